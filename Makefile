@@ -1,0 +1,55 @@
+# The two commands: `make run` and `make test`. Everything else is a helper for them or a benchmark.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PORT ?= 8000
+
+.PHONY: run test test-unit test-browser lint install install-dev demo bench bench-ingest bench-import clean
+
+$(BIN)/python:
+	$(PYTHON) -c 'import sys; sys.exit("Aframes needs Python 3.11 or newer") if sys.version_info < (3, 11) else None'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@ $(VENV)/.installed
+
+install: $(VENV)/.installed
+install-dev: $(VENV)/.installed-dev
+
+## make run: install, migrate, load the demo team and data, start web server and worker.
+run: install
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py load_demo
+	$(BIN)/python manage.py serve --port $(PORT)
+
+## make test: the whole suite (unit and service tests, then browser tests in their own run).
+test: test-unit test-browser
+
+test-unit: install-dev
+	$(BIN)/python -m pytest -m "not browser" -p no:cacheprovider
+
+test-browser: install-dev
+	$(BIN)/python -m pytest -m browser -p no:cacheprovider
+
+lint: install-dev
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/python manage.py makemigrations --check --dry-run
+
+## Benchmarks: heavy runs, never part of make test. Each prints a report ending in one JSON line.
+bench: bench-ingest bench-import
+
+bench-ingest: install-dev
+	$(BIN)/python -m benchmark.ingest
+
+bench-import: install-dev
+	$(BIN)/python -m benchmark.import_jsonl
+
+clean:
+	rm -rf $(VENV) var

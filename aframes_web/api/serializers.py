@@ -1,0 +1,52 @@
+"""Input validation and output shapes of the API (no business logic here)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from aframes_web.streams.models import Entity, Event
+from aframes_web.streams.records import SCOPES, TEXT_FIELDS
+
+
+class EntityCreateSerializer(serializers.Serializer):
+    key = serializers.CharField(max_length=100)
+    scope = serializers.ChoiceField(choices=SCOPES)
+    name = serializers.CharField(max_length=200, required=False, allow_blank=True)
+    timezone = serializers.CharField(max_length=64, required=False, default="UTC")
+
+
+class EntitySerializer(serializers.ModelSerializer):
+    days_captured = serializers.IntegerField(read_only=True, default=None)
+    event_total = serializers.IntegerField(read_only=True, default=None)
+    last_activity = serializers.DateTimeField(read_only=True, default=None)
+
+    class Meta:
+        model = Entity
+        fields = [
+            "key",
+            "name",
+            "scope",
+            "timezone",
+            "created_at",
+            "days_captured",
+            "event_total",
+            "last_activity",
+        ]
+
+
+def event_record(event: Event, *, include_text: bool) -> dict[str, Any]:
+    """An event as GET returns it; this is also the JSONL format ``import_events jsonl`` reads."""
+    payload = event.payload
+    if event.kind == "input" and not include_text and any(k in payload for k in TEXT_FIELDS):
+        payload = {k: v for k, v in payload.items() if k not in TEXT_FIELDS}
+    return {
+        "id": event.id,
+        "occurred_at": event.occurred_at.isoformat(timespec="microseconds").replace("+00:00", "Z"),
+        "kind": event.kind,
+        "source_key": event.source_key,
+        "monitor": event.monitor,
+        "payload": payload,
+        "received_at": event.received_at.isoformat(timespec="microseconds").replace("+00:00", "Z"),
+    }

@@ -1,0 +1,11 @@
+from __future__ import annotations
+
+from django.urls import path
+
+from aframes_web.dashboard import views
+
+app_name = "dashboard"
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("t/<slug:slug>/", views.team, name="team"),
+]

@@ -1,0 +1,217 @@
+"""The one settings module of Aframes: every value comes from the environment.
+
+With nothing configured it runs embedded: SQLite in WAL mode and a filesystem Celery broker,
+both under ``var/``, with a secret key generated there on first start.
+"""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+
+import dj_database_url
+
+from aframes_web.env import ConfigError, env_bool, env_int, env_list, env_str
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(env_str("AFRAMES_VAR_DIR") or BASE_DIR / "var")
+VAR_DIR.mkdir(parents=True, exist_ok=True)
+
+DEBUG = env_bool("DEBUG", False)
+
+
+def _secret_key() -> str:
+    configured = env_str("SECRET_KEY")
+    if configured:
+        return configured
+    if not DEBUG and env_str("DATABASE_URL"):
+        # A configured database means a real deployment: a key that silently lives in a local
+        # file would change with every container and log everyone out.
+        raise ConfigError("SECRET_KEY must be set when DEBUG is off and DATABASE_URL is set.")
+    path = VAR_DIR / "secret_key"
+    if not path.exists():
+        path.write_text(secrets.token_urlsafe(50))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+SECRET_KEY = _secret_key()
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "django_htmx",
+    "template_partials",
+    "aframes_web.teams",
+    "aframes_web.streams",
+    "aframes_web.api",
+    "aframes_web.dashboard",
+]
+
+MIDDLEWARE = [
+    "aframes_web.health.HealthCheckMiddleware",
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "aframes_web.urls"
+WSGI_APPLICATION = "aframes_web.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database -------------------------------------------------------------------------------
+_database_url = env_str("DATABASE_URL")
+if _database_url:
+    try:
+        _db = dj_database_url.parse(_database_url, conn_max_age=60, conn_health_checks=True)
+    except Exception as exc:  # dj-database-url raises several types for malformed URLs
+        raise ConfigError(
+            f"DATABASE_URL is not a usable database URL ({exc}); "
+            "expected e.g. postgres://user@host:5432/name or sqlite:////abs/path.db"
+        ) from None
+    if _db.get("ENGINE") not in (
+        "django.db.backends.postgresql",
+        "django.db.backends.sqlite3",
+    ):
+        raise ConfigError(
+            f"DATABASE_URL names engine {_db.get('ENGINE')!r}; Aframes supports "
+            "PostgreSQL (postgres://) and SQLite (sqlite://)."
+        )
+else:
+    _db = {"ENGINE": "django.db.backends.sqlite3", "NAME": str(VAR_DIR / "aframes.sqlite3")}
+if _db["ENGINE"] == "django.db.backends.sqlite3":
+    # WAL lets the web server read while the worker writes; the busy timeout rides out the
+    # short write locks the two take in turn.
+    _db["OPTIONS"] = {
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        "timeout": 20,
+        "transaction_mode": "IMMEDIATE",
+    }
+    _db.pop("CONN_HEALTH_CHECKS", None)
+DATABASES = {"default": _db}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Queue and cache ------------------------------------------------------------------------
+REDIS_URL = env_str("REDIS_URL")
+if REDIS_URL and not REDIS_URL.startswith(("redis://", "rediss://", "unix://")):
+    raise ConfigError(f"REDIS_URL={REDIS_URL!r} must start with redis://, rediss:// or unix://.")
+BROKER_DIR = VAR_DIR / "broker"
+if REDIS_URL:
+    CELERY_BROKER_URL = REDIS_URL
+    CELERY_RESULT_BACKEND = REDIS_URL
+    CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {"visibility_timeout": 3600}
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+        }
+    }
+else:
+    CELERY_BROKER_URL = "filesystem://"
+    CELERY_RESULT_BACKEND = None
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(BROKER_DIR / "queue"),
+        "data_folder_out": str(BROKER_DIR / "queue"),
+        "processed_folder": str(BROKER_DIR / "processed"),
+        "store_processed": False,
+    }
+    for _folder in ("queue", "processed", "control"):
+        (BROKER_DIR / _folder).mkdir(parents=True, exist_ok=True)
+    CELERY_BROKER_TRANSPORT_OPTIONS["control_folder"] = str(BROKER_DIR / "control")
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "LOCATION": str(VAR_DIR / "cache"),
+        }
+    }
+CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 600, minimum=1)
+CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 540, minimum=1)
+if CELERY_TASK_SOFT_TIME_LIMIT >= CELERY_TASK_TIME_LIMIT:
+    raise ConfigError(
+        "CELERY_TASK_SOFT_TIME_LIMIT must be below CELERY_TASK_TIME_LIMIT so a task can clean up."
+    )
+CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+
+# --- Auth, i18n, static ---------------------------------------------------------------------
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "dashboard:home"
+LOGOUT_REDIRECT_URL = "login"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = Path(env_str("STATIC_ROOT") or VAR_DIR / "staticfiles")
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+WHITENOISE_USE_FINDERS = True
+
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", False)
+CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+if env_bool("TRUST_X_FORWARDED_PROTO", False):
+    # Behind a TLS-terminating proxy that sets X-Forwarded-Proto (and strips it from clients).
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "aframes_web.teams.auth.BearerTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "EXCEPTION_HANDLER": "aframes_web.api.errors.exception_handler",
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+}
+
+# --- Aframes --------------------------------------------------------------------------------
+# Privacy principle 8: typed text and clipboard content are dropped at ingestion unless opted in.
+AFRAMES_STORE_INPUT_TEXT = env_bool("AFRAMES_STORE_INPUT_TEXT", False)
+AFRAMES_MAX_BATCH_EVENTS = env_int("AFRAMES_MAX_BATCH_EVENTS", 10_000, minimum=1)
+AFRAMES_MAX_BATCH_BYTES = env_int("AFRAMES_MAX_BATCH_BYTES", 32 * 1024 * 1024, minimum=1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = AFRAMES_MAX_BATCH_BYTES + 1024
+
+LLM_BASE_URL = env_str("LLM_BASE_URL")
+LLM_MODEL = env_str("LLM_MODEL")
+LLM_API_KEY = env_str("LLM_API_KEY")

@@ -1,0 +1,27 @@
+"""The one place that turns newly stored events into background work.
+
+Ingestion (API and importers) calls :func:`dispatch_days` after its transaction commits, with
+exactly the (entity, local day) pairs that gained events. Each derived layer adds its task here.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from datetime import date
+
+DayPair = tuple[int, date]
+
+
+def group_days(pairs: Iterable[DayPair]) -> dict[int, list[str]]:
+    by_entity: dict[int, set[date]] = defaultdict(set)
+    for entity_id, day in pairs:
+        by_entity[entity_id].add(day)
+    return {entity_id: sorted(d.isoformat() for d in days) for entity_id, days in by_entity.items()}
+
+
+def dispatch_days(pairs: Iterable[DayPair]) -> None:
+    from aframes_web.streams.tasks import refresh_entity_days
+
+    for entity_id, days in sorted(group_days(pairs).items()):
+        refresh_entity_days.delay(entity_id, days)

@@ -1,0 +1,36 @@
+"""JSONL of our own event records: what ``GET /api/v1/entities/{key}/events`` returns as NDJSON."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import BinaryIO
+
+from aframes_web.streams.importers import SourceItem
+
+
+class JsonlReader:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.bytes_read = 0
+
+    def _open(self) -> BinaryIO:
+        with self.path.open("rb") as probe:
+            gzipped = probe.read(2) == b"\x1f\x8b"
+        return gzip.open(self.path, "rb") if gzipped else self.path.open("rb")
+
+    def __iter__(self) -> Iterator[SourceItem]:
+        name = self.path.name
+        with self._open() as handle:
+            raw = getattr(handle, "fileobj", None)  # gzip: progress is in compressed bytes
+            for number, line in enumerate(handle, start=1):
+                self.bytes_read = raw.tell() if raw is not None else self.bytes_read + len(line)
+                if not line.strip():
+                    continue
+                location = f"{name}:{number}"
+                try:
+                    yield SourceItem(location, item=json.loads(line))
+                except (ValueError, UnicodeDecodeError) as exc:
+                    yield SourceItem(location, error=f"not valid JSON ({exc})")

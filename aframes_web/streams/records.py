@@ -1,0 +1,343 @@
+"""Pure validation of incoming event records, shared by the API and every importer.
+
+No Django here: a batch of plain JSON-decoded items goes in, typed records or a list of
+``{index, field, message}`` errors come out. Privacy principle 8 is applied here too: typed
+text and clipboard content are removed unless the team opted in, and counted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+DESKTOP = "desktop"
+SCOPES = ("desktop", "sports", "home", "code")
+DESKTOP_KINDS = ("snapshot", "input", "elements")
+OBSERVATION = "observation"
+KINDS = (*DESKTOP_KINDS, OBSERVATION)
+INPUT_TYPES = ("key", "text", "click", "clipboard", "app_switch", "scroll")
+ELEMENT_SOURCES = ("accessibility", "ocr")
+
+SOURCE_KEY_MAX = 200
+MONITOR_MAX = 64
+# Fields a record may carry besides its own: what GET events returns, so an export re-imports.
+_RECORD_FIELDS = {"occurred_at", "kind", "source_key", "monitor", "payload"}
+_EXPORT_ONLY_FIELDS = {"id", "received_at", "entity"}
+# Input payload keys that hold what a person typed or copied (principle 8).
+TEXT_FIELDS = ("text",)
+
+
+@dataclass(frozen=True, slots=True)
+class EventRecord:
+    occurred_at: datetime  # aware, UTC, microsecond precision
+    kind: str
+    source_key: str
+    monitor: str
+    payload: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ItemError:
+    index: int
+    field: str
+    message: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"index": self.index, "field": self.field, "message": self.message}
+
+
+@dataclass
+class ValidatedBatch:
+    records: list[EventRecord] = field(default_factory=list)
+    errors: list[ItemError] = field(default_factory=list)
+    dropped_text_fields: int = 0
+
+
+class FieldInvalid(Exception):
+    def __init__(self, path: str, message: str) -> None:
+        self.path = path
+        self.message = message
+
+
+def parse_timestamp(value: Any, path: str = "occurred_at") -> datetime:
+    """An ISO 8601 timestamp with an explicit offset, returned in UTC."""
+    if not isinstance(value, str):
+        raise FieldInvalid(path, f"must be an ISO 8601 string with an offset, got {_kind(value)}.")
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        raise FieldInvalid(
+            path, f"{value!r} is not an ISO 8601 timestamp (e.g. 2026-03-01T09:30:00.125Z)."
+        ) from None
+    if parsed.tzinfo is None or parsed.utcoffset() is None:
+        raise FieldInvalid(
+            path,
+            f"{value!r} has no UTC offset; naive times are ambiguous: add Z or +HH:MM.",
+        )
+    return parsed.astimezone(UTC)
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        str: "a string",
+        list: "an array",
+        dict: "an object",
+    }.get(type(value), type(value).__name__)
+
+
+def _text(
+    payload: Mapping[str, Any],
+    key: str,
+    path: str,
+    *,
+    required: bool = False,
+    max_len: int = 4000,
+    nullable: bool = True,
+) -> None:
+    if key not in payload:
+        if required:
+            raise FieldInvalid(f"{path}.{key}", "is required.")
+        return
+    value = payload[key]
+    if value is None:
+        if nullable and not required:
+            return
+        raise FieldInvalid(f"{path}.{key}", "must be a string, got null.")
+    if not isinstance(value, str):
+        raise FieldInvalid(f"{path}.{key}", f"must be a string, got {_kind(value)}.")
+    if required and not value.strip():
+        raise FieldInvalid(f"{path}.{key}", "must not be empty.")
+    if len(value) > max_len:
+        raise FieldInvalid(f"{path}.{key}", f"is {len(value)} characters; the limit is {max_len}.")
+
+
+def _number(payload: Mapping[str, Any], key: str, path: str) -> None:
+    value = payload.get(key)
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise FieldInvalid(f"{path}.{key}", f"must be a finite number or null, got {_kind(value)}.")
+
+
+def _only(payload: Mapping[str, Any], allowed: Iterable[str], path: str) -> None:
+    extra = sorted(set(payload) - set(allowed))
+    if extra:
+        raise FieldInvalid(
+            f"{path}.{extra[0]}",
+            f"is not a field of this kind; allowed: {', '.join(sorted(allowed))}.",
+        )
+
+
+_SNAPSHOT_FIELDS = ("app", "window", "url", "focused")
+_INPUT_FIELDS = (
+    "type",
+    "x",
+    "y",
+    "app",
+    "window",
+    "url",
+    "element_name",
+    "element_role",
+    "text",
+    "snapshot",
+)
+_ELEMENT_FIELDS = ("role", "name", "bounds", "source", "parent")
+_OBSERVATION_FIELDS = ("type", "value", "unit", "attributes", "private")
+
+
+def _check_snapshot(payload: dict[str, Any], path: str) -> None:
+    _only(payload, _SNAPSHOT_FIELDS, path)
+    _text(payload, "app", path, required=True, max_len=300)
+    _text(payload, "window", path, max_len=2000)
+    _text(payload, "url", path, max_len=8000)
+    if "focused" in payload and not isinstance(payload["focused"], bool | None):
+        raise FieldInvalid(
+            f"{path}.focused", f"must be a boolean, got {_kind(payload['focused'])}."
+        )
+
+
+def _check_input(payload: dict[str, Any], path: str) -> None:
+    _only(payload, _INPUT_FIELDS, path)
+    kind = payload.get("type")
+    if kind not in INPUT_TYPES:
+        shown = "missing" if kind is None else repr(kind)
+        raise FieldInvalid(f"{path}.type", f"is {shown}; expected one of {', '.join(INPUT_TYPES)}.")
+    _number(payload, "x", path)
+    _number(payload, "y", path)
+    for key in ("app", "window", "element_name", "element_role", "snapshot"):
+        _text(payload, key, path, max_len=2000)
+    _text(payload, "url", path, max_len=8000)
+    _text(payload, "text", path, max_len=100_000)
+
+
+def _check_elements(payload: dict[str, Any], path: str) -> None:
+    _only(payload, ("snapshot", "elements"), path)
+    _text(payload, "snapshot", path, required=True, max_len=SOURCE_KEY_MAX)
+    elements = payload.get("elements")
+    if not isinstance(elements, list):
+        raise FieldInvalid(f"{path}.elements", f"must be an array, got {_kind(elements)}.")
+    for position, element in enumerate(elements):
+        where = f"{path}.elements[{position}]"
+        if not isinstance(element, dict):
+            raise FieldInvalid(where, f"must be an object, got {_kind(element)}.")
+        _only(element, _ELEMENT_FIELDS, where)
+        _text(element, "role", where, required=True, max_len=200)
+        _text(element, "name", where, max_len=4000)
+        source = element.get("source")
+        if source is not None and source not in ELEMENT_SOURCES:
+            raise FieldInvalid(f"{where}.source", f"must be one of {', '.join(ELEMENT_SOURCES)}.")
+        parent = element.get("parent")
+        if parent is not None and (isinstance(parent, bool) or not isinstance(parent, int)):
+            raise FieldInvalid(f"{where}.parent", "must be the index of another element or null.")
+        bounds = element.get("bounds")
+        if bounds is None:
+            continue
+        if not isinstance(bounds, list) or len(bounds) != 4:
+            raise FieldInvalid(f"{where}.bounds", "must be [left, top, width, height] or null.")
+        for value in bounds:
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int | float)
+                or not -0.01 <= value <= 1.01
+            ):
+                raise FieldInvalid(
+                    f"{where}.bounds",
+                    "values are fractions of the screen between 0 and 1.",
+                )
+
+
+def _check_observation(payload: dict[str, Any], path: str) -> None:
+    _only(payload, _OBSERVATION_FIELDS, path)
+    _text(payload, "type", path, required=True, max_len=100)
+    _text(payload, "unit", path, max_len=50)
+    value = payload.get("value")
+    if isinstance(value, dict | list):
+        raise FieldInvalid(f"{path}.value", "must be a number, string, boolean or null.")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise FieldInvalid(f"{path}.value", "must be finite.")
+    for key in ("attributes", "private"):
+        if key in payload and not isinstance(payload[key], dict):
+            raise FieldInvalid(f"{path}.{key}", f"must be an object, got {_kind(payload[key])}.")
+
+
+_CHECKS: dict[str, Callable[[dict[str, Any], str], None]] = {
+    "snapshot": _check_snapshot,
+    "input": _check_input,
+    "elements": _check_elements,
+    OBSERVATION: _check_observation,
+}
+
+
+def kinds_for_scope(scope: str) -> tuple[str, ...]:
+    return DESKTOP_KINDS if scope == DESKTOP else (OBSERVATION,)
+
+
+def content_key(occurred_at: datetime, kind: str, monitor: str, payload: Mapping[str, Any]) -> str:
+    """A deterministic source key for records sent without one.
+
+    Text fields are left out so the key does not depend on the team's text setting and leaks
+    nothing about what was typed.
+    """
+    stable = {k: v for k, v in payload.items() if not (kind == "input" and k in TEXT_FIELDS)}
+    blob = json.dumps(
+        [occurred_at.isoformat(timespec="microseconds"), kind, monitor, stable],
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+    return "h:" + hashlib.sha256(blob.encode()).hexdigest()[:40]
+
+
+def _has_nul(value: Any) -> bool:
+    # PostgreSQL cannot store U+0000 in text or jsonb; catch it here with a clear message.
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_has_nul(k) or _has_nul(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_has_nul(v) for v in value)
+    return False
+
+
+def validate_item(item: Any, *, scope: str, store_text: bool) -> tuple[EventRecord, int]:
+    """Check one item; returns the record and how many text fields were dropped."""
+    if not isinstance(item, dict):
+        raise FieldInvalid("", f"each event must be an object, got {_kind(item)}.")
+    extra = sorted(set(item) - _RECORD_FIELDS - _EXPORT_ONLY_FIELDS)
+    if extra:
+        raise FieldInvalid(
+            extra[0],
+            f"is not an event field; events have {', '.join(sorted(_RECORD_FIELDS))}.",
+        )
+    if "occurred_at" not in item:
+        raise FieldInvalid("occurred_at", "is required.")
+    occurred_at = parse_timestamp(item["occurred_at"])
+    kind = item.get("kind")
+    allowed = kinds_for_scope(scope)
+    if kind not in allowed:
+        shown = "missing" if kind is None else repr(kind)
+        raise FieldInvalid(
+            "kind",
+            f"is {shown}; a {scope} entity takes {', '.join(allowed)}.",
+        )
+    monitor = item.get("monitor")
+    if monitor is None:
+        monitor = "0" if scope == DESKTOP else ""
+    elif isinstance(monitor, int) and not isinstance(monitor, bool):
+        monitor = str(monitor)
+    elif not isinstance(monitor, str) or len(monitor) > MONITOR_MAX:
+        raise FieldInvalid(
+            "monitor", f"must be a string of at most {MONITOR_MAX} characters or an integer."
+        )
+    payload = item.get("payload")
+    if not isinstance(payload, dict):
+        raise FieldInvalid("payload", f"must be an object, got {_kind(payload)}.")
+    _CHECKS[kind](payload, "payload")
+    if _has_nul(payload):
+        raise FieldInvalid(
+            "payload", "contains the NUL character (\\u0000), which cannot be stored."
+        )
+    dropped = 0
+    if kind == "input" and not store_text:
+        present = [key for key in TEXT_FIELDS if payload.get(key) is not None]
+        if present:
+            payload = {k: v for k, v in payload.items() if k not in present}
+            dropped = len(present)
+    source_key = item.get("source_key")
+    if source_key is None:
+        source_key = content_key(occurred_at, kind, monitor, payload)
+    elif not isinstance(source_key, str) or not source_key or len(source_key) > SOURCE_KEY_MAX:
+        raise FieldInvalid(
+            "source_key", f"must be a non-empty string of at most {SOURCE_KEY_MAX} characters."
+        )
+    elif "\x00" in source_key:
+        raise FieldInvalid("source_key", "contains the NUL character.")
+    return EventRecord(occurred_at, kind, source_key, monitor, payload), dropped
+
+
+def validate_batch(
+    items: Iterable[Any], *, scope: str, store_text: bool, start_index: int = 0
+) -> ValidatedBatch:
+    """Validate every item; collect all errors rather than stopping at the first."""
+    if scope not in SCOPES:
+        raise ValueError(f"unknown scope {scope!r}")
+    batch = ValidatedBatch()
+    for index, item in enumerate(items, start=start_index):
+        try:
+            record, dropped = validate_item(item, scope=scope, store_text=store_text)
+        except FieldInvalid as problem:
+            batch.errors.append(ItemError(index, problem.path, problem.message))
+            continue
+        batch.records.append(record)
+        batch.dropped_text_fields += dropped
+    return batch

@@ -1,0 +1,53 @@
+"""Team-scoped reads of entities and events."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.db.models import Count, Max, Q, QuerySet, Sum
+
+from aframes_web.streams.models import Entity, EntityDay, Event
+from aframes_web.teams.models import Team
+
+
+def entities_for_team(*, team: Team) -> QuerySet[Entity]:
+    return Entity.objects.filter(team=team).order_by("key")
+
+
+def entity_get(*, team: Team, key: str) -> Entity | None:
+    return Entity.objects.filter(team=team, key=key).first()
+
+
+def entity_overview(*, team: Team) -> QuerySet[Entity]:
+    """Entities with days captured, events and last activity, for lists and dashboards."""
+    return entities_for_team(team=team).annotate(
+        days_captured=Count("days", distinct=True),
+        event_total=Sum("days__event_count"),
+        last_activity=Max("days__last_at"),
+    )
+
+
+def events_for_entity(
+    *,
+    entity: Entity,
+    start: datetime | None = None,
+    end: datetime | None = None,
+    kind: str | None = None,
+    after: tuple[datetime, int] | None = None,
+) -> QuerySet[Event]:
+    """Events in time order (ties by id), optionally after a keyset cursor."""
+    events = Event.objects.filter(entity=entity)
+    if start is not None:
+        events = events.filter(occurred_at__gte=start)
+    if end is not None:
+        events = events.filter(occurred_at__lt=end)
+    if kind:
+        events = events.filter(kind=kind)
+    if after is not None:
+        moment, last_id = after
+        events = events.filter(Q(occurred_at__gt=moment) | Q(occurred_at=moment, id__gt=last_id))
+    return events.order_by("occurred_at", "id")
+
+
+def days_for_entity(*, entity: Entity) -> QuerySet[EntityDay]:
+    return EntityDay.objects.filter(entity=entity).order_by("day")

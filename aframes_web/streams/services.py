@@ -1,0 +1,216 @@
+"""Writes to the event store: entities, idempotent all-or-nothing ingestion, day summaries."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from functools import partial
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import Count, Max, Min
+from django.utils import timezone
+
+from aframes_web.streams.dispatch import DayPair, dispatch_days
+from aframes_web.streams.models import Entity, EntityDay, Event
+from aframes_web.streams.records import (
+    SCOPES,
+    EventRecord,
+    ItemError,
+    ValidatedBatch,
+    validate_batch,
+)
+from aframes_web.teams.models import Team
+
+ENTITY_KEY_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,99}$")
+
+
+class EntityError(ValueError):
+    """An entity cannot be created as asked; the message says why."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+class BatchRejected(Exception):
+    """A batch failed validation; nothing of it was stored."""
+
+    def __init__(self, errors: Sequence[ItemError]) -> None:
+        super().__init__(f"{len(errors)} invalid event(s); nothing was stored")
+        self.errors = list(errors)
+
+
+@dataclass
+class IngestResult:
+    accepted: int = 0
+    duplicates: int = 0
+    dropped_text_fields: int = 0
+    days: set[DayPair] = field(default_factory=set)
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "accepted": self.accepted,
+            "duplicates": self.duplicates,
+            "dropped_text_fields": self.dropped_text_fields,
+        }
+
+
+def check_timezone(name: str) -> ZoneInfo:
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise EntityError(
+            "timezone", f"{name!r} is not an IANA time zone (e.g. Europe/Paris, UTC)."
+        ) from None
+
+
+def entity_create(
+    *, team: Team, key: str, scope: str, name: str | None = None, timezone_name: str = "UTC"
+) -> Entity:
+    if not ENTITY_KEY_RE.match(key):
+        raise EntityError(
+            "key",
+            f"{key!r} is not a valid key: 1-100 characters, letters, digits and . _ : @ -, "
+            "starting with a letter or digit.",
+        )
+    if scope not in SCOPES:
+        raise EntityError("scope", f"{scope!r} is not one of {', '.join(SCOPES)}.")
+    check_timezone(timezone_name)
+    with transaction.atomic():
+        if Entity.objects.filter(team=team, key=key).exists():
+            raise EntityError("key", f"team {team.slug!r} already has an entity {key!r}.")
+        return Entity.objects.create(
+            team=team, key=key, scope=scope, name=name or key, timezone=timezone_name
+        )
+
+
+def local_day(moment: datetime, zone: ZoneInfo) -> date:
+    return moment.astimezone(zone).date()
+
+
+# Rows per INSERT statement: PostgreSQL allows 65,535 parameters, SQLite 32,766 (3.32+).
+_CHUNK_ROWS = {"postgresql": 1000, "sqlite": 500}
+_INSERT_COLUMNS = "entity_id, occurred_at, kind, source_key, monitor, payload, received_at"
+
+
+def _insert_chunk(entity_id: int, rows: Sequence[EventRecord], received_at: datetime) -> set[str]:
+    """Insert rows, skipping those whose source key is stored; return the keys inserted."""
+    vendor = connection.vendor
+    table = connection.ops.quote_name(Event._meta.db_table)
+    payload_param = "%s::jsonb" if vendor == "postgresql" else "%s"
+    placeholder = f"(%s, %s, %s, %s, %s, {payload_param}, %s)"
+    adapt = connection.ops.adapt_datetimefield_value
+    received = adapt(received_at)
+    params: list[Any] = []
+    for record in rows:
+        params += [
+            entity_id,
+            adapt(record.occurred_at),
+            record.kind,
+            record.source_key,
+            record.monitor,
+            json.dumps(record.payload, separators=(",", ":"), ensure_ascii=False),
+            received,
+        ]
+    sql = (
+        f"INSERT INTO {table} ({_INSERT_COLUMNS}) VALUES "
+        + ", ".join([placeholder] * len(rows))
+        + " ON CONFLICT (entity_id, source_key) DO NOTHING RETURNING source_key"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return {row[0] for row in cursor.fetchall()}
+
+
+def _store(entity: Entity, records: Sequence[EventRecord]) -> IngestResult:
+    result = IngestResult()
+    zone = check_timezone(entity.timezone)
+    received_at = timezone.now()
+    size = _CHUNK_ROWS.get(connection.vendor, 500)
+    for start in range(0, len(records), size):
+        chunk = records[start : start + size]
+        inserted = _insert_chunk(entity.pk, chunk, received_at)
+        result.accepted += len(inserted)
+        for record in chunk:
+            if record.source_key in inserted:
+                result.days.add((entity.pk, local_day(record.occurred_at, zone)))
+                # A key repeated inside one batch is inserted once; later copies are duplicates.
+                inserted.discard(record.source_key)
+    result.duplicates = len(records) - result.accepted
+    return result
+
+
+def validate_events(
+    *, entity: Entity, items: Iterable[Any], start_index: int = 0, store_text: bool | None = None
+) -> ValidatedBatch:
+    keep = settings.AFRAMES_STORE_INPUT_TEXT if store_text is None else store_text
+    return validate_batch(items, scope=entity.scope, store_text=keep, start_index=start_index)
+
+
+def events_store(
+    *,
+    entity: Entity,
+    batch: ValidatedBatch,
+    on_days: Callable[[set[DayPair]], None] | None = None,
+) -> IngestResult:
+    """Store an already validated batch atomically and queue its days after commit."""
+    if batch.errors:
+        raise BatchRejected(batch.errors)
+    with transaction.atomic():
+        result = _store(entity, batch.records)
+        result.dropped_text_fields = batch.dropped_text_fields
+        if result.days:
+            transaction.on_commit(partial(on_days or dispatch_days, set(result.days)))
+    return result
+
+
+def events_ingest(
+    *, entity: Entity, items: Iterable[Any], store_text: bool | None = None
+) -> IngestResult:
+    """Validate the whole batch, then store all of it or nothing.
+
+    Idempotent: events whose (entity, source_key) is stored already count as duplicates.
+    """
+    batch = validate_events(entity=entity, items=items, store_text=store_text)
+    return events_store(entity=entity, batch=batch)
+
+
+def entity_days_refresh(*, entity_id: int, days: Iterable[str]) -> int:
+    """Recount the given local days of an entity from its events; returns days written.
+
+    Idempotent: the summary is recomputed from the events, never incremented.
+    """
+    entity = Entity.objects.filter(pk=entity_id).first()
+    if entity is None:
+        return 0
+    zone = check_timezone(entity.timezone)
+    written = 0
+    for iso in sorted(set(days)):
+        day = date.fromisoformat(iso)
+        start = datetime.combine(day, datetime.min.time(), tzinfo=zone)
+        end = datetime.combine(day + timedelta(days=1), datetime.min.time(), tzinfo=zone)
+        summary = Event.objects.filter(
+            entity=entity, occurred_at__gte=start, occurred_at__lt=end
+        ).aggregate(count=Count("id"), first=Min("occurred_at"), last=Max("occurred_at"))
+        if not summary["count"]:
+            EntityDay.objects.filter(entity=entity, day=day).delete()
+            continue
+        EntityDay.objects.update_or_create(
+            entity=entity,
+            day=day,
+            defaults={
+                "event_count": summary["count"],
+                "first_at": summary["first"],
+                "last_at": summary["last"],
+                "refreshed_at": timezone.now(),
+            },
+        )
+        written += 1
+    return written

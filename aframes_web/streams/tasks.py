@@ -1,0 +1,18 @@
+"""Background work on the event store. Tasks take ids, call one service, and are idempotent."""
+
+from __future__ import annotations
+
+from celery import shared_task
+from django.db import OperationalError
+
+from aframes_web.streams.services import entity_days_refresh
+
+
+@shared_task(
+    name="streams.refresh_entity_days",
+    autoretry_for=(OperationalError,),
+    retry_backoff=True,
+    retry_kwargs={"max_retries": 5},
+)
+def refresh_entity_days(entity_id: int, days: list[str]) -> int:
+    return entity_days_refresh(entity_id=entity_id, days=days)

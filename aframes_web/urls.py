@@ -1,0 +1,14 @@
+from __future__ import annotations
+
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+
+# /healthz is answered by aframes_web.health.HealthCheckMiddleware, before any URL routing.
+urlpatterns = [
+    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("admin/", admin.site.urls),
+    path("api/v1/", include("aframes_web.api.urls")),
+    path("", include("aframes_web.dashboard.urls")),
+]

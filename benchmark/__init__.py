@@ -1,0 +1,1 @@
+"""Benchmark harnesses (ProactiveStream, QA, cost) and the ingestion benchmarks."""

@@ -1,0 +1,182 @@
+"""Shared plumbing of the ingestion benchmarks: a scratch PostgreSQL database, a real server.
+
+Benchmarks never touch the database the tests or a deployment use: they create (and drop)
+their own ``aframes_bench`` database on the PostgreSQL that DATABASE_URL points at, or on
+127.0.0.1:5432 when it is unset.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench-results"
+BENCH_DB = "aframes_bench"
+
+
+def fail(message: str) -> None:
+    print(f"benchmark cannot run: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+def bench_database_url() -> str:
+    base = os.environ.get("DATABASE_URL") or "postgres://postgres@127.0.0.1:5432/postgres"
+    parts = urlsplit(base)
+    if parts.scheme not in ("postgres", "postgresql"):
+        fail(f"the ingestion benchmarks measure PostgreSQL; DATABASE_URL is {parts.scheme}://")
+    return urlunsplit(parts._replace(path=f"/{BENCH_DB}"))
+
+
+def recreate_database(url: str) -> None:
+    import psycopg
+
+    admin = urlunsplit(urlsplit(url)._replace(path="/postgres"))
+    try:
+        with psycopg.connect(admin, autocommit=True, connect_timeout=5) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{BENCH_DB}" WITH (FORCE)')
+            conn.execute(f'CREATE DATABASE "{BENCH_DB}"')
+    except psycopg.OperationalError as exc:
+        fail(f"PostgreSQL is not reachable at {admin} ({exc}).")
+
+
+def redis_url() -> str | None:
+    url = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
+    host = urlsplit(url).hostname or "127.0.0.1"
+    port = urlsplit(url).port or 6379
+    try:
+        with socket.create_connection((host, port), timeout=1):
+            return url
+    except OSError:
+        return None
+
+
+def server_env(var_dir: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        DATABASE_URL=bench_database_url(),
+        SECRET_KEY="benchmark-only",
+        AFRAMES_VAR_DIR=str(var_dir),
+        LOG_LEVEL="WARNING",
+    )
+    redis = redis_url()
+    if redis:
+        env["REDIS_URL"] = redis
+    else:
+        env.pop("REDIS_URL", None)
+    return env
+
+
+def manage(env: dict[str, str], *args: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        fail(f"manage.py {' '.join(args)} failed:\n{done.stderr}")
+    return done.stdout
+
+
+@contextmanager
+def scratch_instance() -> Iterator[tuple[dict[str, str], str]]:
+    """A migrated scratch database with team ``bench``; yields (env, write token)."""
+    with tempfile.TemporaryDirectory(prefix="aframes-bench-") as tmp:
+        env = server_env(Path(tmp))
+        recreate_database(env["DATABASE_URL"])
+        manage(env, "migrate", "--noinput")
+        manage(env, "create_team", "bench")
+        key = manage(
+            env, "create_token", "bench", "bench", "--scopes", "read,write", "--quiet"
+        ).strip()
+        yield env, key
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def running_server(env: dict[str, str], workers: int) -> Iterator[tuple[str, subprocess.Popen]]:
+    port = free_port()
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "aframes_web.wsgi:application",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--workers",
+            str(workers),
+            "--timeout",
+            "120",
+            "--log-level",
+            "warning",
+        ],
+        cwd=ROOT,
+        env=env,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                urllib.request.urlopen(f"{base}/healthz", timeout=1).read()
+                break
+            except OSError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    fail("the gunicorn server did not come up")
+                time.sleep(0.2)
+        yield base, proc
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def process_tree_peak_rss_mb(pid: int) -> dict[str, float]:
+    """Peak resident memory (VmHWM) of a process and its children, in MB."""
+
+    def hwm(p: int) -> float:
+        try:
+            for line in Path(f"/proc/{p}/status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+        except OSError:
+            pass
+        return 0.0
+
+    children = Path(f"/proc/{pid}/task/{pid}/children")
+    kids = [int(c) for c in children.read_text().split()] if children.exists() else []
+    return {"master": hwm(pid), "max_worker": max((hwm(k) for k in kids), default=0.0)}
+
+
+def percentile(values: list[float], share: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(share * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values) if values else 0.0
+
+
+def finish(name: str, figures: dict[str, Any]) -> None:
+    """Write the figures to bench-results/NAME.json and print them as the last line."""
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / f"{name}.json").write_text(json.dumps(figures, indent=2) + "\n")
+    print(json.dumps(figures))

@@ -1,0 +1,1 @@
+"""SYNTHETIC data generators for tests and benchmarks (no openly licensed real capture exists)."""

@@ -1,0 +1,1 @@
+"""The activity-frames compiler: pure Python, deterministic, no Django (the compiler issue)."""

@@ -1,0 +1,32 @@
+#!/bin/sh
+# Starts one Aframes role in the container: web | worker | beat | manage ARGS... | any command.
+set -eu
+
+role="${1:-web}"
+
+case "$role" in
+  web)
+    # Migrations run before the server accepts requests; worker and beat wait for web to be
+    # healthy in compose, so they never see an unmigrated schema.
+    python manage.py migrate --noinput
+    exec gunicorn aframes_web.wsgi:application \
+      --bind 0.0.0.0:8000 \
+      --workers "${WEB_CONCURRENCY:-2}" \
+      --timeout 120 \
+      --access-logfile -
+    ;;
+  worker)
+    exec celery -A aframes_web worker --loglevel INFO --concurrency "${CELERY_CONCURRENCY:-2}"
+    ;;
+  beat)
+    # The schedule file lives on the shared var volume so a restarted beat keeps its last-run times.
+    exec celery -A aframes_web beat --loglevel INFO --schedule /app/var/celerybeat-schedule
+    ;;
+  manage)
+    shift
+    exec python manage.py "$@"
+    ;;
+  *)
+    exec "$@"
+    ;;
+esac

@@ -1,0 +1,156 @@
+"""Shared fixtures: three users in two teams, tokens, and the service guard for CI."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from aframes_web.streams.models import Entity
+from aframes_web.streams.services import entity_create
+from aframes_web.teams.models import Role
+from aframes_web.teams.services import member_add, team_create, token_create, user_get_or_create
+
+REQUIRE_SERVICES = os.environ.get("AFRAMES_REQUIRE_SERVICES") == "1"
+_skipped: list[str] = []
+
+
+def need_service(name: str, available: bool) -> None:
+    """Skip a test that needs a service we lack; under AFRAMES_REQUIRE_SERVICES=1, fail it."""
+    if available:
+        return
+    if REQUIRE_SERVICES:
+        pytest.fail(f"{name} is required (AFRAMES_REQUIRE_SERVICES=1) but not configured")
+    pytest.skip(f"{name} not configured")
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.skipped:
+        _skipped.append(report.nodeid)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if REQUIRE_SERVICES and _skipped:
+        print(f"\nAFRAMES_REQUIRE_SERVICES=1 but {len(_skipped)} test(s) were skipped:")
+        for nodeid in _skipped:
+            print(f"  {nodeid}")
+        session.exitstatus = 1
+
+
+@pytest.fixture(autouse=True)
+def eager_tasks() -> Any:
+    """Tasks run inline unless a test starts a real worker (tests/test_celery_wiring.py)."""
+    from aframes_web.celery import app
+
+    # start_worker makes its app the current one; shared tasks must resolve to ours again.
+    app.set_current()
+    app.set_default()
+    app.conf.task_always_eager = True
+    yield app
+    app.conf.task_always_eager = False
+
+
+class ApiClient:
+    """The Django test client with a bearer token and JSON helpers."""
+
+    def __init__(self, key: str | None) -> None:
+        self.client = Client()
+        self.headers = {"Authorization": f"Bearer {key}"} if key else {}
+
+    def get(self, path: str, **extra: Any) -> Any:
+        return self.client.get(path, headers={**self.headers, **extra.pop("headers", {})}, **extra)
+
+    def post(
+        self,
+        path: str,
+        data: Any = None,
+        *,
+        content_type: str = "application/json",
+        headers: dict[str, str] | None = None,
+        **extra: Any,
+    ) -> Any:
+        import json
+
+        body = data if isinstance(data, bytes | str) else json.dumps(data)
+        return self.client.post(
+            path,
+            body,
+            content_type=content_type,
+            headers={**self.headers, **(headers or {})},
+            **extra,
+        )
+
+
+@pytest.fixture
+def team(db: Any) -> Any:
+    return team_create(slug="acme", name="Acme")
+
+
+@pytest.fixture
+def other_team(db: Any) -> Any:
+    return team_create(slug="globex", name="Globex")
+
+
+@pytest.fixture
+def owner(team: Any) -> Any:
+    user = user_get_or_create(username="olivia", password="owner-pass-1")
+    member_add(team=team, user=user, role=Role.OWNER)
+    return user
+
+
+@pytest.fixture
+def member(team: Any) -> Any:
+    user = user_get_or_create(username="mia", password="member-pass-1")
+    member_add(team=team, user=user, role=Role.VIEWER)
+    return user
+
+
+@pytest.fixture
+def outsider(other_team: Any) -> Any:
+    user = user_get_or_create(username="oscar", password="outsider-pass-1")
+    member_add(team=other_team, user=user, role=Role.OWNER)
+    return user
+
+
+@pytest.fixture
+def make_client(db: Any) -> Callable[..., ApiClient]:
+    def make(team: Any, scopes: list[str], name: str = "t") -> ApiClient:
+        return ApiClient(token_create(team=team, name=name, scopes=scopes).key)
+
+    return make
+
+
+@pytest.fixture
+def owner_api(team: Any, make_client: Callable[..., ApiClient]) -> ApiClient:
+    return make_client(team, ["read", "write", "label", "admin"], "owner")
+
+
+@pytest.fixture
+def reader_api(team: Any, make_client: Callable[..., ApiClient]) -> ApiClient:
+    return make_client(team, ["read"], "reader")
+
+
+@pytest.fixture
+def outsider_api(other_team: Any, make_client: Callable[..., ApiClient]) -> ApiClient:
+    return make_client(other_team, ["read", "write", "label", "admin"], "outsider")
+
+
+@pytest.fixture
+def desktop(team: Any) -> Entity:
+    return entity_create(
+        team=team, key="alice-laptop", scope="desktop", timezone_name="Europe/Berlin"
+    )
+
+
+def snapshot(t: str, key: str | None = None, app: str = "Code", **payload: Any) -> dict[str, Any]:
+    item: dict[str, Any] = {
+        "occurred_at": t,
+        "kind": "snapshot",
+        "payload": {"app": app, "window": "main.py", **payload},
+    }
+    if key is not None:
+        item["source_key"] = key
+    return item

@@ -1,0 +1,59 @@
+"""Headless Chromium against a live server: a person signs in and sees the team page."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from aframes_web.streams.services import entity_create
+from tests.conftest import need_service
+
+CHROMIUM = Path("/usr/bin/chromium")
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+# Playwright's sync API runs an event loop in this thread; the ORM calls the test makes
+# around it are plain synchronous calls, which is why browser tests run in their own process.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+
+@pytest.fixture
+def page():
+    need_service("Chromium (/usr/bin/chromium)", CHROMIUM.exists())
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM),
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ],
+        )
+        yield browser.new_page()
+        browser.close()
+
+
+def test_member_signs_in_and_sees_team_entities(live_server, page, team, owner) -> None:
+    entity_create(team=team, key="alice-laptop", scope="desktop", timezone_name="Europe/Berlin")
+    page.goto(f"{live_server.url}/t/acme/")
+    assert "/login/" in page.url
+    page.fill("input[name=username]", "olivia")
+    page.fill("input[name=password]", "wrong")
+    page.click("button[type=submit]")
+    assert page.locator(".error").is_visible()
+    page.fill("input[name=username]", "olivia")
+    page.fill("input[name=password]", "owner-pass-1")
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{live_server.url}/t/acme/")
+    rows = page.locator("#entities tbody tr")
+    assert rows.count() == 1 and "alice-laptop" in rows.first.inner_text()
+    # The htmx refresh link swaps the table in place, without leaving the page.
+    page.evaluate("window.__marker = 1")
+    entity_create(team=team, key="bob-laptop", scope="desktop")
+    page.click("text=refresh")
+    page.locator("#entities tbody tr").nth(1).wait_for()
+    assert rows.count() == 2 and page.evaluate("window.__marker") == 1

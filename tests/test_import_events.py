@@ -1,0 +1,111 @@
+from __future__ import annotations
+
+import gzip
+import json
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from aframes_web.streams.models import Entity, Event
+from tests.conftest import snapshot
+
+pytestmark = pytest.mark.django_db
+
+
+def _write(path: Path, items: list, extra_lines: tuple[str, ...] = ()) -> Path:
+    path.write_text("\n".join([json.dumps(i) for i in items] + list(extra_lines)) + "\n")
+    return path
+
+
+def _run(*args: str) -> tuple[str, str]:
+    out, err = StringIO(), StringIO()
+    call_command("import_events", *args, stdout=out, stderr=err)
+    return out.getvalue(), err.getvalue()
+
+
+def test_export_reimports_into_another_entity(owner_api, desktop, team, tmp_path) -> None:
+    owner_api.post(
+        "/api/v1/entities/alice-laptop/events",
+        [snapshot(f"2026-03-02T08:00:{i:02d}Z", f"s{i}") for i in range(5)],
+    )
+    answer = owner_api.get(
+        "/api/v1/entities/alice-laptop/events", headers={"Accept": "application/x-ndjson"}
+    )
+    export = tmp_path / "export.jsonl"
+    export.write_bytes(b"".join(answer.streaming_content))
+    out, _ = _run(
+        "jsonl",
+        str(export),
+        "--team",
+        "acme",
+        "--entity",
+        "copy",
+        "--scope",
+        "desktop",
+        "--tz",
+        "Europe/Berlin",
+        "--json",
+    )
+    assert json.loads(out) == {
+        "read": 5,
+        "imported": 5,
+        "duplicates": 0,
+        "dropped_text_fields": 0,
+        "rejected": {},
+    }
+    copy = Entity.objects.get(key="copy")
+    assert copy.timezone == "Europe/Berlin"
+    assert sorted(Event.objects.filter(entity=copy).values_list("source_key", flat=True)) == sorted(
+        f"s{i}" for i in range(5)
+    )
+
+
+def test_rerun_is_idempotent_and_extended_file_imports_only_new(desktop, tmp_path) -> None:
+    items = [snapshot(f"2026-03-02T08:00:{i:02d}Z", f"s{i}") for i in range(4)]
+    path = _write(tmp_path / "a.jsonl", items)
+    args = ("jsonl", str(path), "--team", "acme", "--entity", "alice-laptop", "--json")
+    assert json.loads(_run(*args)[0])["imported"] == 4
+    again = json.loads(_run(*args)[0])
+    assert again["imported"] == 0 and again["duplicates"] == 4
+    _write(path, items + [snapshot("2026-03-02T09:00:00Z", "s9")])
+    assert json.loads(_run(*args)[0])["imported"] == 1
+
+
+def test_bad_lines_are_reported_with_file_and_line(desktop, tmp_path) -> None:
+    path = _write(
+        tmp_path / "bad.jsonl",
+        [snapshot("2026-03-02T08:00:00Z", "ok")],
+        ('{"occurred_at": "2026-03-02T08:00:00", "kind": "snapshot", "payload": {}}', "{broken"),
+    )
+    out, err = _run("jsonl", str(path), "--team", "acme", "--entity", "alice-laptop")
+    assert "read 3, imported 1, duplicates 0, rejected 2 (occurred_at: 1, unreadable: 1)" in out
+    assert "bad.jsonl:2: occurred_at:" in err and "bad.jsonl:3: not valid JSON" in err
+
+
+def test_strict_stops_at_the_first_bad_line(desktop, tmp_path) -> None:
+    path = _write(tmp_path / "bad.jsonl", [snapshot("2026-03-02T08:00:00Z", "ok")], ("{x",))
+    with pytest.raises(CommandError, match=r"bad.jsonl:2: not valid JSON"):
+        _run("jsonl", str(path), "--team", "acme", "--entity", "alice-laptop", "--strict")
+
+
+def test_gzip_files_are_read(desktop, tmp_path) -> None:
+    path = tmp_path / "a.jsonl.gz"
+    path.write_bytes(gzip.compress(json.dumps(snapshot("2026-03-02T08:00:00Z", "z")).encode()))
+    out, _ = _run("jsonl", str(path), "--team", "acme", "--entity", "alice-laptop", "--json")
+    assert json.loads(out)["imported"] == 1
+
+
+def test_clear_errors_for_missing_team_entity_file_and_mismatches(desktop, tmp_path) -> None:
+    path = _write(tmp_path / "a.jsonl", [])
+    with pytest.raises(CommandError, match="No team 'nope'"):
+        _run("jsonl", str(path), "--team", "nope", "--entity", "x")
+    with pytest.raises(CommandError, match="pass --scope"):
+        _run("jsonl", str(path), "--team", "acme", "--entity", "new-one")
+    with pytest.raises(CommandError, match="is not a readable file"):
+        _run("jsonl", str(tmp_path / "missing.jsonl"), "--team", "acme", "--entity", "x")
+    with pytest.raises(CommandError, match="is a desktop entity, not home"):
+        _run("jsonl", str(path), "--team", "acme", "--entity", "alice-laptop", "--scope", "home")
+    with pytest.raises(CommandError, match="uses time zone Europe/Berlin"):
+        _run("jsonl", str(path), "--team", "acme", "--entity", "alice-laptop", "--tz", "UTC")
