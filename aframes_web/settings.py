@@ -134,7 +134,8 @@ if REDIS_URL:
         }
     }
 else:
-    CELERY_BROKER_URL = "filesystem://"
+    # A host part keeps kombu from warning that it defaulted one; the transport ignores it.
+    CELERY_BROKER_URL = "filesystem://localhost/"
     CELERY_RESULT_BACKEND = None
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(BROKER_DIR / "queue"),

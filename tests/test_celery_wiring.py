@@ -57,7 +57,7 @@ def test_real_worker_on_the_embedded_filesystem_broker(desktop, tmp_path: Path) 
         folder.mkdir()
     embedded = Celery("aframes_embedded_test", set_as_current=False)
     embedded.conf.update(
-        broker_url="filesystem://",
+        broker_url="filesystem://localhost/",
         broker_transport_options={
             "data_folder_in": str(folders["queue"]),
             "data_folder_out": str(folders["queue"]),

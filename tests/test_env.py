@@ -63,7 +63,7 @@ def _settings_with(env: dict[str, str], tmp_path: Path) -> subprocess.CompletedP
 def test_embedded_default_is_sqlite_and_filesystem_broker(tmp_path: Path) -> None:
     done = _settings_with({}, tmp_path)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["django.db.backends.sqlite3", "filesystem://"]
+    assert done.stdout.split() == ["django.db.backends.sqlite3", "filesystem://localhost/"]
     assert (tmp_path / "secret_key").stat().st_mode & 0o777 == 0o600
     assert (tmp_path / "broker" / "queue").is_dir()
 

@@ -9,7 +9,7 @@ from django.test import override_settings
 
 from aframes_web.streams import services
 from aframes_web.streams.models import EntityDay, Event
-from tests.conftest import snapshot
+from tests.conftest import need_service, snapshot
 
 pytestmark = pytest.mark.django_db(transaction=True)
 URL = "/api/v1/entities/alice-laptop/events"
@@ -189,3 +189,55 @@ def test_day_summary_task_counts_each_local_day(owner_api, desktop) -> None:
     )
     days = {d.day.isoformat(): d.event_count for d in EntityDay.objects.filter(entity=desktop)}
     assert days == {"2026-03-02": 2, "2026-03-03": 1}
+
+
+KILLED_INGEST = """
+import os, signal, sys
+import django
+django.setup()
+from aframes_web.streams import services
+from aframes_web.streams.models import Entity
+
+real, calls = services._insert_chunk, []
+
+def insert_then_die(*args, **kwargs):
+    inserted = real(*args, **kwargs)
+    calls.append(len(inserted))
+    if len(calls) == 3:  # rows of three chunks are written inside the open transaction
+        print(sum(calls), flush=True)
+        os.kill(os.getpid(), signal.SIGKILL)
+    return inserted
+
+services._insert_chunk = insert_then_die
+items = [{"occurred_at": f"2026-03-02T08:{i // 60:02d}:{i % 60:02d}Z", "kind": "snapshot",
+          "source_key": f"k{i}", "payload": {"app": "A"}} for i in range(3000)]
+services.events_ingest(entity=Entity.objects.get(pk=int(sys.argv[1])), items=items)
+"""
+
+
+def test_process_killed_mid_batch_leaves_nothing_on_postgres(desktop) -> None:
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from django.db import connection
+
+    need_service("PostgreSQL (DATABASE_URL)", connection.vendor == "postgresql")
+    db = connection.settings_dict
+    env = dict(os.environ)
+    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
+    env["DATABASE_URL"] = (
+        f"postgres://{db['USER']}{password}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", KILLED_INGEST, str(desktop.pk)],
+        cwd=Path(__file__).resolve().parent.parent,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == -9, done.stderr
+    assert int(done.stdout.strip()) == 3000  # all rows were written before the kill...
+    assert Event.objects.filter(entity=desktop).count() == 0  # ...and none survived it
