@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+from django.db import connections
 
 from aframes_web.streams.services import entity_create
 from tests.conftest import need_service
@@ -35,6 +36,9 @@ def page():
         )
         yield browser.new_page()
         browser.close()
+        # ORM calls made while Playwright's loop runs open connections in its context; close
+        # them here, or PostgreSQL refuses to drop the test database at teardown.
+        connections.close_all()
 
 
 def test_member_signs_in_and_sees_team_entities(live_server, page, team, owner) -> None:
