@@ -21,7 +21,13 @@ from aframes_web.api.serializers import EntityCreateSerializer, EntitySerializer
 from aframes_web.streams.models import Entity
 from aframes_web.streams.records import KINDS, FieldInvalid, parse_timestamp
 from aframes_web.streams.selectors import entity_get, entity_overview, events_for_entity
-from aframes_web.streams.services import BatchRejected, EntityError, entity_create, events_ingest
+from aframes_web.streams.services import (
+    BatchRejected,
+    EntityError,
+    EntityExists,
+    entity_create,
+    events_ingest,
+)
 from aframes_web.teams.auth import principal_for
 from aframes_web.teams.models import Scope
 
@@ -44,9 +50,12 @@ class TeamAPIView(APIView):
     permission_classes = [HasScope]
     required_scopes: dict[str, str] = {"GET": Scope.READ, "HEAD": Scope.READ}
 
-    def entity(self, request: Request, key: str) -> Entity:
+    def entity(self, request: Request, key: str, *, overview: bool = False) -> Entity:
         team = principal_for(request).team
-        entity = entity_get(team=team, key=key)
+        if overview:
+            entity = entity_overview(team=team).filter(key=key).first()
+        else:
+            entity = entity_get(team=team, key=key)
         if entity is None:
             # Another team's entity is indistinguishable from a missing one (principle 7).
             raise exceptions.NotFound(f"Team {team.slug!r} has no entity {key!r}.")
@@ -74,7 +83,7 @@ class EntityListView(TeamAPIView):
                 timezone_name=data["timezone"],
             )
         except EntityError as err:
-            code = status.HTTP_409_CONFLICT if "already has" in err.message else 400
+            code = status.HTTP_409_CONFLICT if isinstance(err, EntityExists) else 400
             return Response(
                 {"detail": err.message, "fields": {err.field: [err.message]}}, status=code
             )
@@ -83,11 +92,7 @@ class EntityListView(TeamAPIView):
 
 class EntityDetailView(TeamAPIView):
     def get(self, request: Request, key: str) -> Response:
-        team = principal_for(request).team
-        entity = entity_overview(team=team).filter(key=key).first()
-        if entity is None:
-            raise exceptions.NotFound(f"Team {team.slug!r} has no entity {key!r}.")
-        return Response(EntitySerializer(entity).data)
+        return Response(EntitySerializer(self.entity(request, key, overview=True)).data)
 
 
 def _encode_cursor(moment: datetime, event_id: int) -> str:

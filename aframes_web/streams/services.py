@@ -39,6 +39,10 @@ class EntityError(ValueError):
         self.message = message
 
 
+class EntityExists(EntityError):
+    """The team already has an entity with that key."""
+
+
 class BatchRejected(Exception):
     """A batch failed validation; nothing of it was stored."""
 
@@ -85,7 +89,7 @@ def entity_create(
     check_timezone(timezone_name)
     with transaction.atomic():
         if Entity.objects.filter(team=team, key=key).exists():
-            raise EntityError("key", f"team {team.slug!r} already has an entity {key!r}.")
+            raise EntityExists("key", f"team {team.slug!r} already has an entity {key!r}.")
         return Entity.objects.create(
             team=team, key=key, scope=scope, name=name or key, timezone=timezone_name
         )

@@ -79,6 +79,15 @@ def principal_for(request: Request) -> Principal:
     """
     if isinstance(request.auth, Principal):
         return request.auth
+    cached = getattr(request, "_aframes_principal", None)
+    if cached is not None:
+        return cached
+    principal = _session_principal(request)
+    request._aframes_principal = principal
+    return principal
+
+
+def _session_principal(request: Request) -> Principal:
     user = request.user
     if user is None or not user.is_authenticated:
         raise exceptions.NotAuthenticated()
