@@ -97,3 +97,21 @@ def test_token_last_used_is_recorded(team, make_client) -> None:
     assert ApiToken.objects.get(name="tracked").last_used_at is None
     api.get("/api/v1/entities")
     assert ApiToken.objects.get(name="tracked").last_used_at is not None
+
+
+def test_session_user_of_several_teams_names_the_team(team, other_team, owner) -> None:
+    from aframes_web.teams.models import Role
+    from aframes_web.teams.services import member_add, user_get_or_create
+
+    entity_create(team=other_team, key="g-box", scope="home")
+    member_add(team=other_team, user=owner, role=Role.VIEWER)
+    client = Client()
+    client.force_login(owner)
+    ambiguous = client.get("/api/v1/entities")
+    assert ambiguous.status_code == 400 and "?team=<slug>" in str(ambiguous.json())
+    named = client.get("/api/v1/entities", {"team": "globex"}).json()["results"]
+    assert [e["key"] for e in named] == ["g-box"]
+    assert client.get("/api/v1/entities", {"team": "initech"}).status_code == 404
+    loner = user_get_or_create(username="lone", password="pw-1234567")
+    client.force_login(loner)
+    assert client.get("/api/v1/entities").status_code == 403

@@ -98,9 +98,11 @@ def _session_principal(request: Request) -> Principal:
             raise exceptions.NotFound(f"No team {slug!r} among your teams.")
     else:
         teams = list(teams_for_user(user=user)[:2])
-        if len(teams) != 1:
+        if not teams:
+            raise exceptions.PermissionDenied("You are not a member of any team yet.")
+        if len(teams) > 1:
             raise exceptions.ValidationError(
-                {"team": "You belong to several teams (or none): add ?team=<slug>."}
+                {"team": ["You belong to several teams: add ?team=<slug>."]}
             )
         membership = membership_get(user=user, team_slug=teams[0].slug)
         assert membership is not None
