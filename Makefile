@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
 
-.PHONY: run test test-unit test-browser lint install install-dev demo bench bench-ingest bench-import clean
+.PHONY: run test test-unit test-browser lint typecheck install install-dev demo bench bench-ingest bench-import bench-compiler clean
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; sys.exit("Aframes needs Python 3.11 or newer") if sys.version_info < (3, 11) else None'
@@ -42,14 +42,21 @@ lint: install-dev
 	$(BIN)/ruff format --check .
 	$(BIN)/python manage.py makemigrations --check --dry-run
 
+typecheck: install-dev
+	$(BIN)/mypy --strict compiler
+
 ## Benchmarks: heavy runs, never part of make test. Each prints a report ending in one JSON line.
-bench: bench-ingest bench-import
+bench: bench-ingest bench-import bench-compiler
 
 bench-ingest: install-dev
 	$(BIN)/python -m benchmark.ingest
 
 bench-import: install-dev
 	$(BIN)/python -m benchmark.import_jsonl
+
+bench-compiler: install-dev
+	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
+	$(BIN)/python -m benchmark.compiler_bench
 
 clean:
 	rm -rf $(VENV) var

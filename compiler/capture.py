@@ -1,0 +1,82 @@
+"""The plain records every reader produces and the compiler consumes (activity frames §3.1).
+
+Times are UTC seconds since the epoch as floats (microsecond-exact for capture timestamps);
+ids are integers that are unique within one capture and stable across reads of it, so the
+evidence a document cites can be looked up again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+INPUT_TYPES = ("key", "text", "click", "clipboard", "app_switch", "scroll")
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """One capture row: what was on screen (focused app, window title, URL) at time t."""
+
+    id: int
+    t: float
+    monitor: str
+    app: str
+    window: str | None = None
+    url: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class InputEvent:
+    """A keystroke, typed text, click, clipboard copy, app switch or scroll."""
+
+    id: int
+    t: float
+    type: str
+    monitor: str = "0"
+    x: float | None = None
+    y: float | None = None
+    app: str | None = None
+    window: str | None = None
+    url: str | None = None
+    element_name: str | None = None
+    element_role: str | None = None
+    text: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Element:
+    """One node of a snapshot's accessibility tree; bounds are (left, top, width, height) in 0-1."""
+
+    snapshot_id: int
+    role: str
+    name: str | None = None
+    bounds: tuple[float, float, float, float] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Absence:
+    """An explicit signal that nobody was there (an AFK interval), from start to end.
+
+    ``monitor`` None means every monitor.
+    """
+
+    id: int
+    start: float
+    end: float
+    reason: str = "afk"
+    monitor: str | None = None
+
+
+@dataclass(slots=True)
+class Capture:
+    """Everything a reader read for a window, plus what the reader emulated or could not read."""
+
+    snapshots: list[Snapshot] = field(default_factory=list)
+    inputs: list[InputEvent] = field(default_factory=list)
+    elements: list[Element] = field(default_factory=list)
+    absences: list[Absence] = field(default_factory=list)
+    recorder: str = "unknown"
+    reader: str = "unknown"
+    # Sentences the document repeats verbatim, e.g. that snapshot rows were emulated from
+    # intervals, or that a table was missing from an older database.
+    disclosures: list[str] = field(default_factory=list)
+    screen: tuple[int, int] = (1920, 1080)  # pixels, for click-to-element resolution

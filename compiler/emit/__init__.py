@@ -1,0 +1,191 @@
+"""Emitters: canonical JSON, YAML (PyYAML optional), Markdown for people, the context block."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from compiler.document import Compiled
+from compiler.params import MAX_CONTEXT_PAGES, TYPED_CHARS_NOTE_KEYS
+from compiler.views import ledger
+
+FORMATS = ("json", "yaml", "md", "context")
+MAX_CONTEXT_FRAMES = 40  # §5: frames listed in a context block unless a token budget says otherwise
+
+
+def approx_tokens(text: str) -> int:
+    """A tokenizer-free stand-in (about four bytes a token) for callers without tiktoken."""
+    return len(text.encode()) // 4 + 1
+
+
+def to_json(document: dict[str, Any], *, indent: int | None = 2) -> str:
+    """Sorted keys, UTF-8 text: the same document always gives the same bytes."""
+    return json.dumps(document, sort_keys=True, indent=indent, ensure_ascii=False) + "\n"
+
+
+def to_yaml(document: dict[str, Any]) -> str:
+    try:
+        import yaml  # type: ignore[import-untyped]  # optional; no stubs needed at run time
+    except (
+        ImportError
+    ):  # pragma: no cover - PyYAML ships with Aframes; the compiler alone may lack it
+        raise RuntimeError("YAML output needs PyYAML: pip install PyYAML") from None
+    return str(yaml.safe_dump(document, sort_keys=True, allow_unicode=True, width=100))
+
+
+def _hhmm(iso: str | None) -> str:
+    return iso[11:16] if iso else "--:--"
+
+
+def _md(text: Any) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ") if text is not None else ""
+
+
+def to_markdown(document: dict[str, Any]) -> str:
+    cov = document["coverage"]
+    window = document["window"]
+    title = window.get("day") or f"{window['start']} – {window['end']}"
+    lines = [
+        f"# Activity {title} ({window['timezone']})",
+        "",
+        "Measured from capture; no interpretation.",
+        "",
+        "| first | last | active min | span min | coverage | rows | apps |",
+        "|---|---|---|---|---|---|---|",
+        f"| {_hhmm(cov['first_activity'])} | {_hhmm(cov['last_activity'])} | "
+        f"{cov['active_minutes']} | {cov['span_minutes']} | {cov['coverage_pct']} % | "
+        f"{cov['rows_analyzed']} | {cov['distinct_apps']} |",
+        "",
+    ]
+    if cov["gaps"] or cov["away"]:
+        lines += ["| from | to | minutes | what |", "|---|---|---|---|"]
+        for gap in cov["gaps"]:
+            lines.append(
+                f"| {_hhmm(gap['start'])} | {_hhmm(gap['end'])} | {gap['minutes']} | no capture |"
+            )
+        for away in cov["away"]:
+            lines.append(
+                f"| {_hhmm(away['start'])} | {_hhmm(away['end'])} | {away['minutes']} | "
+                f"away ({away['reason']}) |"
+            )
+        lines.append("")
+    lines += [
+        "| time | monitor | app | site | min | pages | keys | clicks | copies | id |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for frame in document["frames"]:
+        pages = "; ".join(f"{p['kind']}:{p['entity']} ×{p['count']}" for p in frame["pages"][:3])
+        flag = " (transit)" if frame["transit"] else ""
+        lines.append(
+            f"| {_hhmm(frame['start'])}–{_hhmm(frame['end'])} | {_md(frame['monitor'])} | "
+            f"{_md(frame['app'])}{flag} | {_md(frame['site'])} | {frame['duration_min']} | "
+            f"{_md(pages)} | {frame['input']['keys']} | {frame['input']['clicks']} | "
+            f"{frame['input']['copies']} | `{frame['id']}` |"
+        )
+    omitted = document["omitted"]
+    if omitted["below_min_minutes"]:
+        lines += [
+            "",
+            f"{omitted['below_min_minutes']} frames under {omitted['min_minutes']} min "
+            f"({omitted['minutes']} min) are omitted.",
+        ]
+    lines += ["", "## Blind spots", ""] + [f"- {s}" for s in document["blind_spots"]]
+    return "\n".join(lines) + "\n"
+
+
+def _frame_line(frame: dict[str, Any]) -> str:
+    label = frame["app"] + (f"/{frame['site']}" if frame["site"] else "")
+    refs = [f"{p['kind']}:{p['entity']} x{p['count']}" for p in frame["pages"][:MAX_CONTEXT_PAGES]]
+    detail = "; ".join(refs) if refs else (frame["windows"][0] if frame["windows"] else "")
+    if frame["input"]["keys"] > TYPED_CHARS_NOTE_KEYS:
+        detail = (
+            f"{detail}; typed ~{frame['input']['keys']} chars"
+            if detail
+            else f"typed ~{frame['input']['keys']} chars"
+        )
+    span = f"{_hhmm(frame['start'])}-{_hhmm(frame['end'])}"
+    text = f"- {span} {label} ({round(frame['duration_min'])} m)"
+    return f"{text}: {detail}" if detail else text
+
+
+def context_block(
+    compiled: Compiled,
+    *,
+    budget_tokens: int | None = None,
+    max_frames: int = MAX_CONTEXT_FRAMES,
+    count_tokens: Callable[[str], int] = approx_tokens,
+) -> str:
+    """The compact block for system prompts; every active minute is accounted for.
+
+    Frames beyond ``max_frames`` or the token budget are dropped longest-last (the longest
+    frames stay, in chronological order) and named in an ``omitted`` line; the per-app ledger
+    line covers every credited minute, listed or not.
+    """
+    doc = compiled.document
+    cov = doc["coverage"]
+    window = doc["window"]
+    title = window.get("day") or f"{window['start'][:16]} to {window['end'][:16]}"
+    head = [f"Activity {title} ({window['timezone']}): measured from capture, no interpretation."]
+    if cov["first_activity"] is None:
+        head.append("coverage: no activity captured in this window")
+    else:
+        head.append(
+            f"coverage: {_hhmm(cov['first_activity'])}-{_hhmm(cov['last_activity'])}, "
+            f"{round(cov['active_minutes'])} active min, {cov['distinct_apps']} apps"
+        )
+    for gap in cov["gaps"]:
+        head.append(
+            f"no capture: {_hhmm(gap['start'])}-{_hhmm(gap['end'])} ({round(gap['minutes'])}m)"
+        )
+    for away in cov["away"]:
+        head.append(
+            f"away: {_hhmm(away['start'])}-{_hhmm(away['end'])} "
+            f"({round(away['minutes'])}m, {away['reason']})"
+        )
+    apps = ledger(compiled)
+    tail = []
+    if apps:
+        tail.append(
+            "ledger: "
+            + ", ".join(f"{a['app']} {round(a['minutes'])}m ({a['sessions']})" for a in apps)
+        )
+    frames = doc["frames"]
+    lines = [_frame_line(f) for f in frames]
+    ranked = sorted(range(len(frames)), key=lambda i: (-frames[i]["duration_min"], i))
+    fixed = sum(count_tokens(line + "\n") for line in head + tail) + 30  # room for omitted lines
+    keep: set[int] = set()
+    used = fixed
+    for i in ranked[:max_frames]:
+        cost = count_tokens(lines[i] + "\n")
+        if budget_tokens is not None and used + cost > budget_tokens:
+            continue
+        keep.add(i)
+        used += cost
+    body = [lines[i] for i in range(len(frames)) if i in keep]
+    dropped = [frames[i] for i in range(len(frames)) if i not in keep]
+    omitted = doc["omitted"]
+    if omitted["below_min_minutes"]:
+        tail.append(
+            f"omitted: {omitted['below_min_minutes']} frames under {omitted['min_minutes']} min "
+            f"({omitted['minutes']} m)"
+        )
+    if dropped:
+        minutes = round(sum(f["duration_min"] for f in dropped), 1)
+        reason = (
+            "the token budget" if budget_tokens is not None else f"the {max_frames}-frame limit"
+        )
+        tail.append(f"omitted: {len(dropped)} shorter frames beyond {reason} ({minutes} m)")
+    return "\n".join(head + body + tail) + "\n"
+
+
+def render(compiled: Compiled, fmt: str, **options: Any) -> str:
+    if fmt == "json":
+        return to_json(compiled.document)
+    if fmt == "yaml":
+        return to_yaml(compiled.document)
+    if fmt == "md":
+        return to_markdown(compiled.document)
+    if fmt == "context":
+        return context_block(compiled, **options)
+    raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")

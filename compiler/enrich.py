@@ -1,0 +1,143 @@
+"""Enrichment (activity frames §4.3): inputs → the snapshot they happened on, clicks → targets.
+
+Every input event is attributed to the temporally nearest snapshot of its monitor (binary
+search), keeping the distance. A click the capture could not name is resolved against that
+snapshot's element tree in tiers — exact, tolerance, zone — or counted as unresolved; it is
+never guessed.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from compiler.capture import Element, InputEvent, Snapshot
+from compiler.params import CLICK_TOLERANCE_PX, STALE_INPUT_S
+
+TIERS = ("named", "exact", "tolerance", "zone", "unresolved")
+
+# What a QWERTY-configured capture records when the person types on an AZERTY keyboard,
+# mapped back to what they typed. Operators may supply their own map.
+AZERTY: dict[str, str] = {
+    "q": "a", "a": "q", "w": "z", "z": "w", "m": ",", ";": "m",
+    "Q": "A", "A": "Q", "W": "Z", "Z": "W", "M": "?", ":": "M",
+}  # fmt: skip
+LAYOUTS: dict[str, dict[str, str]] = {"identity": {}, "azerty": AZERTY}
+
+
+def layout_map(name_or_map: str | Mapping[str, str]) -> dict[str, str]:
+    if isinstance(name_or_map, str):
+        if name_or_map not in LAYOUTS:
+            raise ValueError(
+                f"unknown keyboard layout {name_or_map!r}; known: {', '.join(LAYOUTS)}"
+            )
+        return LAYOUTS[name_or_map]
+    return dict(name_or_map)
+
+
+def repair_text(text: str, mapping: Mapping[str, str]) -> str:
+    if not mapping:
+        return text
+    return "".join(mapping.get(ch, ch) for ch in text)
+
+
+@dataclass(frozen=True, slots=True)
+class Attributed:
+    """An input event with the snapshot it belongs to and, for clicks, its resolved target."""
+
+    event: InputEvent
+    snapshot_id: int | None  # None: no snapshot of its monitor within STALE_INPUT_S
+    distance_ms: int | None
+    target: str | None = None
+    role: str | None = None
+    tier: str | None = None  # for clicks: one of TIERS
+
+
+def _zone(fx: float, fy: float) -> str:
+    row = "top" if fy < 1 / 3 else "bottom" if fy > 2 / 3 else "middle"
+    col = "left" if fx < 1 / 3 else "right" if fx > 2 / 3 else "center"
+    return f"{row}-{col}"
+
+
+def resolve_click(
+    x: float, y: float, elements: Sequence[Element], screen: tuple[int, int]
+) -> tuple[str | None, str | None, str]:
+    """(target, role, tier) of a click at pixel (x, y) against one snapshot's elements."""
+    width, height = screen
+    best: tuple[float, int, Element] | None = None
+    near: tuple[float, int, Element] | None = None
+    for index, element in enumerate(elements):
+        if element.bounds is None or not element.name:
+            continue
+        left, top, w, h = element.bounds
+        x0, y0, x1, y1 = left * width, top * height, (left + w) * width, (top + h) * height
+        if x0 <= x <= x1 and y0 <= y <= y1:
+            area = (x1 - x0) * (y1 - y0)
+            if best is None or (area, index) < best[:2]:
+                best = (area, index, element)
+        elif best is None:
+            dx = max(x0 - x, 0.0, x - x1)
+            dy = max(y0 - y, 0.0, y - y1)
+            distance = max(dx, dy)
+            if distance <= CLICK_TOLERANCE_PX and (near is None or (distance, index) < near[:2]):
+                near = (distance, index, element)
+    if best is not None:
+        return best[2].name, best[2].role, "exact"
+    if near is not None:
+        return near[2].name, near[2].role, "tolerance"
+    return f"zone:{_zone(x / width, y / height)}", None, "zone"
+
+
+def attribute(
+    inputs: Sequence[InputEvent],
+    snapshots: Sequence[Snapshot],
+    elements: Sequence[Element],
+    screen: tuple[int, int],
+) -> list[Attributed]:
+    """Attribute every input to its nearest snapshot of the same monitor (ties: the earlier)."""
+    times: dict[str, list[float]] = {}
+    ids: dict[str, list[int]] = {}
+    for row in sorted(snapshots, key=lambda r: (r.monitor, r.t, r.id)):
+        times.setdefault(row.monitor, []).append(row.t)
+        ids.setdefault(row.monitor, []).append(row.id)
+    tree: dict[int, list[Element]] = {}
+    for element in elements:
+        tree.setdefault(element.snapshot_id, []).append(element)
+    out: list[Attributed] = []
+    for event in sorted(inputs, key=lambda e: (e.t, e.id)):
+        series = times.get(event.monitor)
+        if not series:
+            out.append(_unresolved(event))
+            continue
+        k = bisect_left(series, event.t)
+        choice = None
+        if k < len(series):
+            choice = k
+        if k > 0 and (choice is None or event.t - series[k - 1] <= series[k] - event.t):
+            choice = k - 1
+        assert choice is not None
+        distance = abs(series[choice] - event.t)
+        if distance > STALE_INPUT_S:
+            out.append(_unresolved(event))
+            continue
+        snapshot_id = ids[event.monitor][choice]
+        target, role, tier = event.element_name, event.element_role, None
+        if event.type == "click":
+            if target:
+                tier = "named"
+            elif event.x is not None and event.y is not None:
+                target, role, tier = resolve_click(
+                    event.x, event.y, tree.get(snapshot_id, ()), screen
+                )
+            else:
+                tier = "unresolved"
+        out.append(Attributed(event, snapshot_id, round(distance * 1000), target, role, tier))
+    return out
+
+
+def _unresolved(event: InputEvent) -> Attributed:
+    tier = None
+    if event.type == "click":
+        tier = "named" if event.element_name else "unresolved"
+    return Attributed(event, None, None, event.element_name, event.element_role, tier)

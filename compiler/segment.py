@@ -1,0 +1,230 @@
+"""Segmentation (activity frames §4.2): snapshot rows → credited per-monitor segments.
+
+Each monitor is its own stream. A row is credited the time to the next row of its monitor,
+capped; a long silence or an explicit absence closes the segment. Short A→B→A flickers fold
+B into A as an interruption. Every row ends up in exactly one segment, interruption or away
+span, and every credited second is counted once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from compiler.capture import Absence, Snapshot
+from compiler.entities import site_of
+from compiler.params import Params
+
+# Apps whose rows mean the screen was locked or asleep: an explicit absence signal.
+LOCK_APPS = frozenset(
+    name.casefold()
+    for name in (
+        "loginwindow",
+        "LockApp",
+        "LockApp.exe",
+        "ScreenSaverEngine",
+        "screensaver",
+        "gnome-screensaver",
+        "xscreensaver",
+        "kscreenlocker_greet",
+        "Windows Default Lock Screen",
+        "lockscreen",
+    )
+)
+# Zero-width and direction marks some platforms put in app names ("\u200eSlack").
+_INVISIBLE = dict.fromkeys(
+    map(ord, "\u200b\u200c\u200d\u200e\u200f\u2060\u2066\u2067\u2068\u2069\ufeff\u00ad")
+)
+
+
+@lru_cache(maxsize=4096)
+def normalise_app(name: str) -> str:
+    """Remove invisible marks and outer space; distinct apps stay distinct (no case folding)."""
+    cleaned = " ".join(name.translate(_INVISIBLE).split())
+    return cleaned or "(unknown app)"
+
+
+def is_lock_app(app: str) -> bool:
+    return app.casefold() in LOCK_APPS
+
+
+@dataclass(slots=True)
+class Segment:
+    """Consecutive rows of one monitor with the same (app, site)."""
+
+    monitor: str
+    app: str
+    site: str | None
+    rows: list[Snapshot] = field(default_factory=list)
+    credits: list[float] = field(default_factory=list)
+    break_after: bool = False  # a session gap or absence follows the last row
+    interruptions: list[Segment] = field(default_factory=list)
+
+    @property
+    def first_t(self) -> float:
+        return self.rows[0].t
+
+    @property
+    def end_t(self) -> float:
+        return self.rows[-1].t + self.credits[-1]
+
+    @property
+    def active_s(self) -> float:
+        return sum(self.credits)
+
+
+@dataclass(slots=True)
+class AwaySpan:
+    """Time an explicit signal says nobody was there; never credited."""
+
+    start: float
+    end: float
+    reason: str
+    monitor: str | None
+    rows: list[Snapshot] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Segmentation:
+    segments: list[Segment]  # all monitors, ordered by (first_t, monitor, first row id)
+    away: list[AwaySpan]
+
+
+def _merge_absences(absences: Iterable[Absence]) -> list[tuple[float, float, str | None]]:
+    """Overlapping absences of the same monitor (None: all monitors) become one interval."""
+    merged: list[tuple[float, float, str | None]] = []
+    for item in sorted(absences, key=lambda a: (a.monitor or "", a.start, a.end, a.id)):
+        if merged and merged[-1][2] == item.monitor and item.start <= merged[-1][1]:
+            start, end, monitor = merged[-1]
+            merged[-1] = (start, max(end, item.end), monitor)
+        else:
+            merged.append((item.start, item.end, item.monitor))
+    return sorted(merged, key=lambda m: (m[0], m[1], m[2] or ""))
+
+
+def _segment_monitor(
+    monitor: str,
+    rows: Sequence[Snapshot],
+    absences: Sequence[tuple[float, float, str | None]],
+    params: Params,
+    away: list[AwaySpan],
+) -> list[Segment]:
+    cap, gap = params.dwell_cap_s, params.session_gap_s
+    mine = [(s, e) for s, e, m in absences if m is None or m == monitor]
+    starts = [s for s, _ in mine]
+    stack: list[Segment] = []
+    current: Segment | None = None
+    lock_run: AwaySpan | None = None
+    a = 0  # index of the first absence that ends after the current row
+    count = len(rows)
+    for i in range(count):
+        row = rows[i]
+        t = row.t
+        while a < len(mine) and mine[a][1] <= t:
+            a += 1
+        app = normalise_app(row.app)
+        inside = a < len(mine) and mine[a][0] <= t
+        if inside or is_lock_app(app):
+            if current is not None:
+                current.break_after = True
+                current = None
+            if inside:
+                # Rows inside a source's absence interval are part of that away span.
+                away.append(AwaySpan(t, t, "afk", monitor, [row]))
+            else:
+                if lock_run is None:
+                    lock_run = AwaySpan(t, t, "lock_screen", monitor, [])
+                    away.append(lock_run)
+                lock_run.rows.append(row)
+                nxt = rows[i + 1].t if i + 1 < count else t
+                lock_run.end = nxt if nxt - t <= gap else t
+            continue
+        lock_run = None
+        nxt_t = rows[i + 1].t if i + 1 < count else None
+        credit = 0.0
+        brk = True
+        if nxt_t is not None:
+            delta = nxt_t - t
+            # An absence that starts before the next row cuts the credit and closes the frame.
+            cut = starts[a] if a < len(starts) and t < starts[a] < nxt_t else None
+            if cut is not None:
+                credit = min(cut - t, cap)
+            elif delta <= gap:
+                credit = min(delta, cap)
+                brk = False
+        site = site_of(row.url) if row.url else None
+        if current is None or current.app != app or current.site != site:
+            current = Segment(monitor, app, site)
+            stack.append(current)
+        current.rows.append(row)
+        current.credits.append(credit)
+        if brk:
+            current.break_after = True
+            current = None
+    return stack
+
+
+def _fold(stack: list[Segment], flicker: float) -> list[Segment]:
+    """Fold every A→B→A with B shorter than the flicker limit and no break around B."""
+    out: list[Segment] = []
+    for seg in stack:
+        if len(out) >= 2:
+            b, host = out[-1], out[-2]
+            if (
+                host.app == seg.app
+                and host.site == seg.site
+                and not host.break_after
+                and not b.break_after
+                and seg.first_t - b.first_t <= flicker
+            ):
+                out.pop()
+                host.interruptions.append(b)
+                host.interruptions.extend(seg.interruptions)
+                host.rows.extend(seg.rows)
+                host.credits.extend(seg.credits)
+                host.break_after = seg.break_after
+                continue
+        out.append(seg)
+    return out
+
+
+def segment(
+    snapshots: Sequence[Snapshot], absences: Sequence[Absence], params: Params
+) -> Segmentation:
+    """Segment all monitors; input order does not matter (rows are sorted by (t, id))."""
+    by_monitor: dict[str, list[Snapshot]] = {}
+    for row in snapshots:
+        by_monitor.setdefault(row.monitor, []).append(row)
+    merged = _merge_absences(absences)
+    away: list[AwaySpan] = []
+    segments: list[Segment] = []
+    for monitor in sorted(by_monitor):
+        rows = by_monitor[monitor]
+        rows.sort(key=lambda r: (r.t, r.id))
+        stack = _segment_monitor(monitor, rows, merged, params, away)
+        segments.extend(_fold(stack, params.flicker_max_s))
+    for start, end, only in merged:
+        away.append(AwaySpan(start, end, "afk", only, []))
+    segments.sort(key=lambda s: (s.first_t, s.monitor, s.rows[0].id))
+    return Segmentation(segments, _merge_away(away))
+
+
+def _merge_away(spans: list[AwaySpan]) -> list[AwaySpan]:
+    """Overlapping away spans of the same reason become one (rows kept, ordered)."""
+    merged: list[AwaySpan] = []
+    for span in sorted(spans, key=lambda s: (s.reason, s.start, s.end)):
+        last = merged[-1] if merged else None
+        if last is not None and last.reason == span.reason and span.start <= last.end:
+            last.end = max(last.end, span.end)
+            last.rows.extend(span.rows)
+            if last.monitor != span.monitor:
+                last.monitor = None
+        else:
+            merged.append(
+                AwaySpan(span.start, span.end, span.reason, span.monitor, list(span.rows))
+            )
+    for span in merged:
+        span.rows.sort(key=lambda r: (r.t, r.id))
+    merged.sort(key=lambda s: (s.start, s.reason))
+    return merged

@@ -1,0 +1,48 @@
+"""Readers that turn a capture on disk into a :class:`compiler.capture.Capture`.
+
+One module per format, each with ``read(path, start=None, end=None) -> Capture``:
+``screenpipe`` (a screenpipe-style capture SQLite, opened read-only), ``activitywatch`` (an
+ActivityWatch export, emulated as snapshot rows), ``jsonl`` (our own event records) and
+``events`` (the converter from our event records that the others share with Django).
+"""
+
+from __future__ import annotations
+
+import os
+
+from compiler.capture import Capture
+
+FORMATS = ("screenpipe", "activitywatch", "jsonl")
+
+
+class SourceError(Exception):
+    """A capture could not be read: the message says which file, where, and what was wrong."""
+
+
+def open_source(spec: str, start: float | None = None, end: float | None = None) -> Capture:
+    """Read ``FORMAT:PATH`` (screenpipe, activitywatch or jsonl) for the window [start, end)."""
+    name, sep, path = spec.partition(":")
+    if not sep or not path:
+        raise SourceError(
+            f"source {spec!r} has no format; write FORMAT:PATH with FORMAT one of "
+            f"{', '.join(FORMATS)}, e.g. screenpipe:~/capture.sqlite."
+        )
+    if name not in FORMATS:
+        raise SourceError(
+            f"unknown source format {name!r} in {spec!r}; use one of {', '.join(FORMATS)}."
+        )
+    path = os.path.expanduser(path)
+    if not os.path.isfile(path):
+        raise SourceError(f"{path}: no such file; check the path after {name + ':'!r}.")
+    # Imported here: the reader modules import SourceError from this package.
+    if name == "screenpipe":
+        from compiler.sources import screenpipe
+
+        return screenpipe.read(path, start, end)
+    if name == "activitywatch":
+        from compiler.sources import activitywatch
+
+        return activitywatch.read(path, start, end)
+    from compiler.sources import jsonl
+
+    return jsonl.read(path, start, end)

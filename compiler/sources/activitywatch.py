@@ -1,0 +1,372 @@
+"""An ActivityWatch export (JSON) as a Capture, by emulating capture rows from intervals.
+
+ActivityWatch stores intervals (``timestamp`` + ``duration``), not capture rows. Following the
+paper's way of compiling interval data, each window interval becomes snapshot rows every
+``HEARTBEAT_S`` seconds; a browser row gets the URL of the web-bucket event that overlaps it
+most; AFK intervals become :class:`~compiler.capture.Absence` records. Input events and
+element trees do not exist in ActivityWatch.
+
+Accepts a full export (``{"buckets": {id: bucket}}``) or a single bucket (``{id, type, ...,
+events}``). Events may be stored newest first, without ids, and AFK events may overlap.
+
+Ids are fixed by the file alone, so every read and every window agrees: with the buckets
+sorted by id (index b) and each bucket's events sorted by time (index e), the k-th row of an
+interval has id ``(b + 1) * BUCKET_STRIDE + e * EVENT_STRIDE + k``; a merged absence takes the
+id of its first AFK event (k = 0).
+"""
+
+from __future__ import annotations
+
+import bisect
+import gzip
+import json
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from itertools import groupby
+from typing import Any
+
+from compiler.capture import Absence, Capture, Snapshot
+from compiler.sources import SourceError
+from compiler.sources._common import PathLike, in_window, parse_iso, plural, require_file
+
+RECORDER = "ActivityWatch"
+# Activity frames' emulation of interval sources: one row per 30 s heartbeat, the cadence at
+# which an event-driven recorder re-captures an unchanged screen.
+HEARTBEAT_S = 30.0
+EVENT_STRIDE = 10**5  # rows per interval an id can hold: 10^5 x 30 s, about 35 days
+BUCKET_STRIDE = 10**14  # events per bucket an id can hold: 10^9
+MONITOR = "0"  # ActivityWatch records the focused window, not which monitor showed it
+EMULATION = (
+    "ActivityWatch intervals were emulated as snapshot rows every 30 s; AFK intervals are "
+    "absences; ActivityWatch records no input events or element trees."
+)
+# Browser names as their words appear in app names on macOS, Windows and Linux
+# ("Google Chrome", "msedge.exe", "firefox-esr", "Brave Browser"), matched word by word so
+# "Archive Utility" is not Arc and "Operations" is not Opera.
+BROWSERS = frozenset(
+    {"firefox", "chrome", "chromium", "brave", "edge", "safari", "arc", "vivaldi", "opera"}
+)
+# Chromium-based browsers run the Chrome extension, whose bucket may say "chrome".
+_CHROMIUM = frozenset({"chrome", "chromium", "brave", "edge", "vivaldi", "opera", "arc"})
+_ALIASES = {"msedge": "edge"}
+_WORD = re.compile(r"[a-z0-9]+")
+
+_WINDOW, _WEB, _AFK = "window", "web", "afk"
+_KIND_BY_TYPE = {"currentwindow": _WINDOW, "web.tab.current": _WEB, "afkstatus": _AFK}
+_KIND_BY_PREFIX = (
+    ("aw-watcher-window", _WINDOW),
+    ("aw-watcher-web", _WEB),
+    ("aw-watcher-afk", _AFK),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Interval:
+    id: int  # id of its first row
+    start: float
+    end: float
+    data: Mapping[str, Any]
+
+
+def _browser(app: str) -> str | None:
+    """The browser an app name denotes, else None."""
+    for found in _WORD.findall(app.lower()):
+        word = _ALIASES.get(str(found), str(found))
+        if word in BROWSERS:
+            return word
+    return None
+
+
+def _family(bucket_id: str) -> str | None:
+    """The browser a web bucket names (aw-watcher-web-firefox_host -> firefox), if any."""
+    rest = bucket_id[len("aw-watcher-web") :]
+    if not rest.startswith("-"):
+        return None
+    name = rest[1:].split("_", 1)[0].lower()
+    name = _ALIASES.get(name, name)
+    return name if name in BROWSERS else None
+
+
+def _serves(family: str | None, browser: str) -> bool:
+    if family is None or family == browser:
+        return True
+    return family == "chrome" and browser in _CHROMIUM
+
+
+def _kind(bucket: Mapping[str, Any]) -> str | None:
+    kind = _KIND_BY_TYPE.get(str(bucket.get("type")))
+    if kind:
+        return kind
+    bucket_id = str(bucket.get("id", ""))
+    for prefix, prefix_kind in _KIND_BY_PREFIX:
+        if bucket_id.startswith(prefix):
+            return prefix_kind
+    return None
+
+
+def _load(name: str) -> Any:
+    try:
+        with open(name, "rb") as probe:
+            gzipped = probe.read(2) == b"\x1f\x8b"
+        opener = gzip.open if gzipped else open
+        with opener(name, "rb") as handle:
+            return json.load(handle)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise SourceError(f"{name}: not a JSON ActivityWatch export ({exc}).") from None
+    except (OSError, EOFError) as exc:
+        raise SourceError(f"{name}: cannot read the file ({exc}).") from None
+
+
+def _buckets(name: str, data: Any) -> list[Mapping[str, Any]]:
+    if isinstance(data, Mapping) and "buckets" in data:
+        raw = data["buckets"]
+        if isinstance(raw, Mapping):
+            buckets = []
+            for key, bucket in raw.items():
+                if not isinstance(bucket, Mapping):
+                    raise SourceError(f"{name}: bucket {key!r} is not an object.")
+                buckets.append(bucket if "id" in bucket else {**bucket, "id": key})
+        elif isinstance(raw, list) and all(isinstance(b, Mapping) for b in raw):
+            buckets = list(raw)
+        else:
+            raise SourceError(f"{name}: 'buckets' must be an object of buckets.")
+    elif isinstance(data, Mapping) and "events" in data and "id" in data:
+        buckets = [data]
+    else:
+        raise SourceError(
+            f'{name}: not an ActivityWatch export; expected {{"buckets": {{...}}}} or one '
+            "bucket with id and events."
+        )
+    return sorted(buckets, key=lambda bucket: str(bucket.get("id")))
+
+
+class _Reader:
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.naive = 0
+
+    def intervals(self, bucket: Mapping[str, Any], number: int) -> list[_Interval]:
+        """The bucket's events sorted by time (ties by duration and data), with their ids."""
+        bucket_id = bucket.get("id")
+        events = bucket.get("events", [])
+        if not isinstance(events, list):
+            raise SourceError(f"{self.name}: bucket {bucket_id!r}: events must be an array.")
+        keyed: list[tuple[float, float, Mapping[str, Any]]] = []
+        for index, event in enumerate(events):
+            where = f"{self.name}: bucket {bucket_id!r}, event {index}"
+            if not isinstance(event, Mapping):
+                raise SourceError(f"{where}: not an object.")
+            stamp = event.get("timestamp")
+            try:
+                if not isinstance(stamp, str):
+                    raise TypeError(stamp)
+                start, naive = parse_iso(stamp)
+            except (TypeError, ValueError):
+                raise SourceError(f"{where}: timestamp {stamp!r} is not ISO 8601.") from None
+            self.naive += naive
+            duration = event.get("duration", 0)
+            if (
+                isinstance(duration, bool)
+                or not isinstance(duration, int | float)
+                or not math.isfinite(duration)
+            ):
+                raise SourceError(f"{where}: duration must be a number of seconds.")
+            data = event.get("data", {})
+            if not isinstance(data, Mapping):
+                raise SourceError(f"{where}: data must be an object.")
+            keyed.append((start, max(0.0, float(duration)), data))
+        keyed.sort(key=_when)
+        # Events of the same instant and length are put in the order of their data, so the
+        # ids do not depend on the order the export stored them in.
+        ordered: list[tuple[float, float, Mapping[str, Any]]] = []
+        for _key, group in groupby(keyed, key=_when):
+            same = list(group)
+            if len(same) > 1:
+                same.sort(key=lambda item: json.dumps(item[2], sort_keys=True, default=str))
+            ordered.extend(same)
+        base = (number + 1) * BUCKET_STRIDE
+        return [
+            _Interval(base + e * EVENT_STRIDE, start, start + duration, data)
+            for e, (start, duration, data) in enumerate(ordered)
+        ]
+
+
+def _when(item: tuple[float, float, Mapping[str, Any]]) -> tuple[float, float]:
+    return item[0], item[1]
+
+
+class _Pages:
+    """Web-bucket intervals, searchable by overlap with a time slot."""
+
+    def __init__(self, pages: list[tuple[_Interval, str | None]]) -> None:
+        pages.sort(key=lambda page: (page[0].start, page[0].id))
+        self.pages = pages
+        self.starts = [page.start for page, _family in pages]
+        self.reach: list[float] = []  # the latest end among pages[0..i]
+        latest = -math.inf
+        for page, _family in pages:
+            latest = max(latest, page.end)
+            self.reach.append(latest)
+
+    def url(self, browser: str, slot_start: float, slot_end: float) -> str | None:
+        """The URL of the page of ``browser`` overlapping [slot_start, slot_end) the most.
+
+        Ties go to the page open at slot_start, then the later one. A zero-length slot (a
+        window interval of one heartbeat) takes the page open at that instant.
+        """
+        point = slot_end <= slot_start
+        best: tuple[float, bool, float, int] | None = None
+        found: str | None = None
+        j = bisect.bisect_right(self.starts, slot_end) - 1
+        while j >= 0 and self.reach[j] >= slot_start:
+            page, family = self.pages[j]
+            j -= 1
+            if point:
+                if page.end < slot_start:
+                    continue
+            elif page.start >= slot_end or (page.end <= slot_start and page.end > page.start):
+                continue  # touches the slot's edge only: it belongs to a neighbouring row
+            elif page.end < slot_start:
+                continue
+            if not _serves(family, browser):
+                continue
+            url = page.data.get("url")
+            if not isinstance(url, str) or not url:
+                continue
+            overlap = min(page.end, slot_end) - max(page.start, slot_start)
+            score = (overlap, page.start <= slot_start, page.start, page.id)
+            if best is None or score > best:
+                best, found = score, url
+        return found
+
+
+def read(path: PathLike, start: float | None = None, end: float | None = None) -> Capture:
+    """Emulated snapshot rows and AFK absences of [start, end), sorted by (t, id).
+
+    An absence that crosses the window's edge is clipped to it.
+    """
+    name = require_file(path)
+    buckets = _buckets(name, _load(name))
+    reader = _Reader(name)
+    windows: list[_Interval] = []
+    pages: list[tuple[_Interval, str | None]] = []
+    away: list[_Interval] = []
+    seen: dict[str, list[str]] = {_WINDOW: [], _WEB: [], _AFK: []}
+    ignored: list[str] = []
+    for number, bucket in enumerate(buckets):
+        kind = _kind(bucket)
+        bucket_id = str(bucket.get("id"))
+        if kind is None:
+            ignored.append(bucket_id)
+            continue
+        seen[kind].append(bucket_id)
+        intervals = reader.intervals(bucket, number)
+        if kind == _WINDOW:
+            windows.extend(intervals)
+        elif kind == _WEB:
+            family = _family(bucket_id)
+            pages.extend((interval, family) for interval in intervals)
+        else:
+            away.extend(i for i in intervals if i.data.get("status") == "afk")
+
+    disclosures = [EMULATION, f"ActivityWatch has no monitors; every row is on monitor {MONITOR}."]
+    snapshots, nameless, truncated = _rows(windows, _Pages(pages), start, end)
+    absences = _absences(away, start, end)
+
+    if len(seen[_WINDOW]) > 1:
+        disclosures.append(
+            f"{len(seen[_WINDOW])} window buckets ({', '.join(seen[_WINDOW])}) were read "
+            f"onto the one monitor {MONITOR}."
+        )
+    if not seen[_WINDOW]:
+        disclosures.append("The export has no window bucket; there are no snapshot rows.")
+    if not seen[_WEB]:
+        disclosures.append("The export has no web bucket; browser rows carry no URL.")
+    if not seen[_AFK]:
+        disclosures.append(
+            "The export has no AFK bucket; time away from the computer is unknown, not inactivity."
+        )
+    if ignored:
+        disclosures.append(f"Buckets not compiled: {', '.join(ignored)}.")
+    if nameless:
+        disclosures.append(
+            f"{plural(nameless, 'window interval')} without an app name "
+            f"{'was' if nameless == 1 else 'were'} left out."
+        )
+    if truncated:
+        disclosures.append(
+            f"{plural(truncated, 'window interval')} longer than {EVENT_STRIDE:,} heartbeats "
+            f"{'was' if truncated == 1 else 'were'} cut at that length."
+        )
+    if reader.naive:
+        disclosures.append(
+            f"{plural(reader.naive, 'timestamp')} had no UTC offset and "
+            f"{'was' if reader.naive == 1 else 'were'} read as UTC."
+        )
+    return Capture(
+        snapshots=snapshots,
+        absences=absences,
+        recorder=RECORDER,
+        reader="activitywatch",
+        disclosures=disclosures,
+    )
+
+
+def _rows(
+    windows: list[_Interval], pages: _Pages, start: float | None, end: float | None
+) -> tuple[list[Snapshot], int, int]:
+    snapshots: list[Snapshot] = []
+    nameless = truncated = 0
+    for interval in windows:
+        count = max(1, math.ceil((interval.end - interval.start) / HEARTBEAT_S))
+        cut = count > EVENT_STRIDE
+        count = min(count, EVENT_STRIDE)
+        # Only the heartbeats near the window are visited; in_window decides exactly.
+        first, last = 0, count
+        if start is not None:
+            first = math.floor(min(max((start - interval.start) / HEARTBEAT_S, 0.0), count))
+        if end is not None:
+            last = math.ceil(min(max((end - interval.start) / HEARTBEAT_S + 1, 0.0), count))
+        if first >= last:
+            continue
+        app = interval.data.get("app")
+        if not isinstance(app, str) or not app:
+            nameless += 1
+            continue
+        truncated += cut
+        title = interval.data.get("title")
+        window = title if isinstance(title, str) and title else None
+        browser = _browser(app)
+        for k in range(first, last):
+            t = interval.start + k * HEARTBEAT_S
+            if not in_window(t, start, end):
+                continue
+            url = None
+            if browser is not None:
+                url = pages.url(browser, t, min(t + HEARTBEAT_S, max(interval.end, t)))
+            snapshots.append(Snapshot(interval.id + k, t, MONITOR, app, window, url))
+    snapshots.sort(key=lambda s: (s.t, s.id))
+    return snapshots, nameless, truncated
+
+
+def _absences(away: list[_Interval], start: float | None, end: float | None) -> list[Absence]:
+    """AFK intervals merged where they overlap, clipped to the window."""
+    merged: list[tuple[int, float, float]] = []
+    for interval in sorted(away, key=lambda i: (i.start, i.id)):
+        if interval.end <= interval.start:
+            continue  # a single heartbeat says nothing about how long nobody was there
+        # Touching intervals stay apart: the input that ended one AFK span was a presence.
+        if merged and interval.start < merged[-1][2]:
+            first, a, b = merged[-1]
+            merged[-1] = (first, a, max(b, interval.end))
+        else:
+            merged.append((interval.id, interval.start, interval.end))
+    low = -math.inf if start is None else start
+    high = math.inf if end is None else end
+    return [
+        Absence(absence_id, max(a, low), min(b, high))
+        for absence_id, a, b in merged
+        if a < high and b > low
+    ]

@@ -1,0 +1,272 @@
+"""Our own event records (``snapshot`` | ``input`` | ``elements``) as a Capture.
+
+The one converter for event records: the JSONL reader streams through it and the Django side
+calls :func:`capture_from_records` for stored Event rows. A record is a mapping with
+``occurred_at`` (ISO 8601 with an offset), ``kind``, ``monitor``, ``payload`` and optionally
+``id`` (int) and ``source_key``, as ``aframes_web.streams.records`` defines it.
+
+Ids: a record's ``id`` when it has one (stored Event rows do); otherwise its 1-based position
+in the input, counting every record (``elements`` records and rows outside the window too), so
+the same input gives the same ids for any window. Do not mix records with and without ids
+unless the ids cannot meet the positions; a clash raises :class:`SourceError`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from typing import Any
+
+from compiler.capture import INPUT_TYPES, Capture, Element, InputEvent, Snapshot
+from compiler.sources import SourceError
+from compiler.sources._common import in_window, plural
+
+RECORDER = "aframes"
+KINDS = ("snapshot", "input", "elements")
+_INPUT_TYPES = frozenset(INPUT_TYPES)
+# One element of a tree before its snapshot's id is known: (role, name, bounds).
+_Node = tuple[str, str | None, tuple[float, float, float, float] | None]
+
+
+class RecordInvalid(Exception):
+    """One record is malformed; the caller adds where it is (``file:line`` or ``record N``)."""
+
+
+def _text(payload: Mapping[str, Any], key: str) -> str | None:
+    value = payload.get(key)
+    if value is None or isinstance(value, str):
+        return value
+    raise RecordInvalid(f"payload.{key} must be a string or null, got {type(value).__name__}.")
+
+
+def _number(payload: Mapping[str, Any], key: str) -> float | None:
+    value = payload.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise RecordInvalid(f"payload.{key} must be a finite number or null.")
+    return float(value)
+
+
+def _bounds(value: Any, where: str) -> tuple[float, float, float, float] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list | tuple) or len(value) != 4:
+        raise RecordInvalid(f"{where}.bounds must be [left, top, width, height] or null.")
+    out: list[float] = []
+    for number in value:
+        if isinstance(number, bool) or not isinstance(number, int | float):
+            raise RecordInvalid(f"{where}.bounds holds a non-number.")
+        out.append(float(number))
+    return out[0], out[1], out[2], out[3]
+
+
+def _elements(payload: Mapping[str, Any]) -> list[_Node]:
+    items = payload.get("elements")
+    if not isinstance(items, list):
+        raise RecordInvalid("payload.elements must be an array.")
+    out: list[_Node] = []
+    for index, item in enumerate(items):
+        where = f"payload.elements[{index}]"
+        if not isinstance(item, Mapping):
+            raise RecordInvalid(f"{where} must be an object.")
+        role = item.get("role")
+        if not isinstance(role, str):
+            raise RecordInvalid(f"{where}.role must be a string.")
+        name = item.get("name")
+        if name is not None and not isinstance(name, str):
+            raise RecordInvalid(f"{where}.name must be a string or null.")
+        out.append((role, name, _bounds(item.get("bounds"), where)))
+    return out
+
+
+class RecordConverter:
+    """Streams records in, keeps those of the window [start, end), and builds the Capture.
+
+    ``add`` raises :class:`RecordInvalid` for a malformed record; nothing is kept from it.
+    """
+
+    def __init__(self, start: float | None = None, end: float | None = None) -> None:
+        self.start = start
+        self.end = end
+        self.snapshots: list[Snapshot] = []
+        self.inputs: list[InputEvent] = []
+        self._ids: dict[int, int] = {}  # id -> position, for every snapshot and input row
+        self._keys: set[str] = set()  # every source_key seen, for idempotent re-reads
+        self._snapshot_keys: set[str] = set()  # every snapshot key, kept or not
+        self._kept: dict[str, Snapshot] = {}  # key -> snapshot in the window and focused
+        # Trees whose snapshot has not been seen yet: (snapshot key, position, inside, tree).
+        self._waiting: list[tuple[str, int, bool, list[_Node]]] = []
+        self._trees: list[tuple[Snapshot, int, list[_Node]]] = []
+        self.unfocused = 0
+        self.orphan_trees = 0
+        self.repeated = 0
+
+    def add(self, record: object, position: int) -> None:
+        if not isinstance(record, Mapping):
+            raise RecordInvalid(f"an event record must be an object, got {type(record).__name__}.")
+        stamp = record.get("occurred_at")
+        if not isinstance(stamp, str):
+            raise RecordInvalid("occurred_at must be an ISO 8601 string with an offset.")
+        try:
+            moment = datetime.fromisoformat(stamp)
+        except ValueError:
+            raise RecordInvalid(f"occurred_at {stamp!r} is not an ISO 8601 timestamp.") from None
+        if moment.utcoffset() is None:
+            raise RecordInvalid(f"occurred_at {stamp!r} has no UTC offset; add Z or +HH:MM.")
+        t = moment.timestamp()
+        kind = record.get("kind")
+        if kind not in KINDS:
+            raise RecordInvalid(f"kind is {kind!r}; a desktop record is one of {', '.join(KINDS)}.")
+        monitor = record.get("monitor")
+        if monitor is None:
+            monitor = "0"
+        elif isinstance(monitor, int) and not isinstance(monitor, bool):
+            monitor = str(monitor)
+        elif not isinstance(monitor, str):
+            raise RecordInvalid("monitor must be a string, an integer or null.")
+        payload = record.get("payload")
+        if not isinstance(payload, Mapping):
+            raise RecordInvalid("payload must be an object.")
+        key = record.get("source_key")
+        if key is not None and not isinstance(key, str):
+            raise RecordInvalid("source_key must be a string or null.")
+        inside = in_window(t, self.start, self.end)
+
+        if key is not None:
+            # Ingestion is idempotent on source_key; a file holding a record twice reads once.
+            if key in self._keys:
+                self.repeated += inside
+                return
+            self._keys.add(key)
+
+        if kind == "elements":
+            snapshot_key = payload.get("snapshot")
+            if not isinstance(snapshot_key, str):
+                raise RecordInvalid("payload.snapshot must be the source_key of a snapshot.")
+            tree = _elements(payload)
+            owner = self._kept.get(snapshot_key)
+            if owner is not None:
+                self._trees.append((owner, position, tree))
+            elif snapshot_key not in self._snapshot_keys:
+                # The snapshot may still come; only a tree of the window counts as an orphan.
+                self._waiting.append((snapshot_key, position, inside, tree))
+            return
+
+        row_id = record.get("id")
+        if row_id is None:
+            row_id = position
+        elif isinstance(row_id, bool) or not isinstance(row_id, int):
+            raise RecordInvalid("id must be an integer or absent.")
+        earlier = self._ids.get(row_id)
+        if earlier is not None:
+            raise RecordInvalid(f"id {row_id} is already used by record {earlier}.")
+        self._ids[row_id] = position
+
+        if kind == "snapshot":
+            app = payload.get("app")
+            if not isinstance(app, str) or not app:
+                raise RecordInvalid("payload.app must be a non-empty string.")
+            snapshot = Snapshot(
+                row_id, t, monitor, app, _text(payload, "window"), _text(payload, "url")
+            )
+            if key is not None:
+                self._snapshot_keys.add(key)
+            if not inside:
+                return
+            if payload.get("focused") is False:
+                self.unfocused += 1
+                return
+            self.snapshots.append(snapshot)
+            if key is not None:
+                self._kept[key] = snapshot
+            return
+
+        kind_of_input = payload.get("type")
+        if kind_of_input not in _INPUT_TYPES:
+            raise RecordInvalid(
+                f"payload.type is {kind_of_input!r}; expected one of {', '.join(INPUT_TYPES)}."
+            )
+        event = InputEvent(
+            row_id,
+            t,
+            kind_of_input,
+            monitor,
+            _number(payload, "x"),
+            _number(payload, "y"),
+            _text(payload, "app"),
+            _text(payload, "window"),
+            _text(payload, "url"),
+            _text(payload, "element_name"),
+            _text(payload, "element_role"),
+            _text(payload, "text"),  # kept: the compiler decides what to emit (principle 8)
+        )
+        if inside:
+            self.inputs.append(event)
+
+    def finish(self, *, recorder: str = RECORDER, reader: str = "events") -> Capture:
+        for snapshot_key, position, inside, tree in self._waiting:
+            owner = self._kept.get(snapshot_key)
+            if owner is not None:
+                self._trees.append((owner, position, tree))
+            elif snapshot_key not in self._snapshot_keys and inside:
+                self.orphan_trees += 1
+        self._waiting = []
+        self.snapshots.sort(key=lambda s: (s.t, s.id))
+        self.inputs.sort(key=lambda e: (e.t, e.id))
+        self._trees.sort(key=lambda item: (item[0].t, item[0].id, item[1]))
+        elements = [
+            Element(owner.id, role, name, bounds)
+            for owner, _position, tree in self._trees
+            for role, name, bounds in tree
+        ]
+        disclosures: list[str] = []
+        if self.unfocused:
+            disclosures.append(
+                f"{plural(self.unfocused, 'snapshot row')} marked unfocused "
+                f"{'was' if self.unfocused == 1 else 'were'} left out; activity frames compile "
+                "focused rows only."
+            )
+        if self.orphan_trees:
+            disclosures.append(
+                f"{plural(self.orphan_trees, 'element tree')} named a snapshot that is not in "
+                "the input and " + ("was" if self.orphan_trees == 1 else "were") + " dropped."
+            )
+        if self.repeated:
+            disclosures.append(
+                f"{plural(self.repeated, 'record')} repeated the source_key of an earlier "
+                "record and " + ("was" if self.repeated == 1 else "were") + " read once."
+            )
+        return Capture(
+            snapshots=self.snapshots,
+            inputs=self.inputs,
+            elements=elements,
+            recorder=recorder,
+            reader=reader,
+            disclosures=disclosures,
+        )
+
+
+def capture_from_records(
+    records: Iterable[Mapping[str, Any]],
+    start: float | None = None,
+    end: float | None = None,
+    *,
+    recorder: str = RECORDER,
+    reader: str = "events",
+) -> Capture:
+    """The rows of ``records`` whose time falls in [start, end), sorted by (t, id).
+
+    Snapshots marked ``focused: false`` are left out (and counted in a disclosure), as the
+    screenpipe reader leaves out unfocused frames. Element trees are kept for the snapshots
+    kept; a tree naming a snapshot absent from the input is dropped and counted. A malformed
+    record raises :class:`SourceError` naming its 1-based position.
+    """
+    converter = RecordConverter(start, end)
+    for position, record in enumerate(records, start=1):
+        try:
+            converter.add(record, position)
+        except RecordInvalid as problem:
+            raise SourceError(f"record {position}: {problem}") from None
+    return converter.finish(recorder=recorder, reader=reader)

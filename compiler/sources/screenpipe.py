@@ -1,0 +1,453 @@
+"""A screenpipe-style capture SQLite (frames, ui_events, elements), opened read-only.
+
+The recorder owns the database; this reader never writes to it: the connection is opened with
+SQLite's ``mode=ro`` URI flag and ``PRAGMA query_only``. Older databases may lack
+``ui_events``, ``elements`` or some columns; what is missing is read as empty and said in the
+capture's disclosures.
+
+Ids: a snapshot's id is its ``frames.id``. An input event's id is ``INPUT_ID_BASE`` plus its
+``ui_events.id`` (its rowid where there is no id column), so evidence naming either kind of
+row is unambiguous: an id at or above ``INPUT_ID_BASE`` is an input event.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+from datetime import UTC, datetime
+from pathlib import Path
+
+from compiler.capture import INPUT_TYPES, Capture, Element, InputEvent, Snapshot
+from compiler.sources import SourceError
+from compiler.sources._common import PathLike, plural, require_file
+
+RECORDER = "screenpipe"
+# Input ids live above every frame id: a capture would need 10^12 frames (one a second for
+# 30,000 years) before the two spaces met.
+INPUT_ID_BASE = 10**12
+# focused values that mean "explicitly not focused"; NULL means the recorder did not say.
+_NOT_FOCUSED = frozenset({0, "0", "false", "False", "FALSE"})
+_INPUT_TYPES = frozenset(INPUT_TYPES)
+# SQLite stores what the recorder wrote; the window is selected on the first 19 characters
+# (YYYY-MM-DD?HH:MM:SS), with either separator, then checked exactly after parsing.
+_SEPARATORS = ("T", " ")
+_LATEST = 253_402_300_799  # 9999-12-31T23:59:59Z, the last second strftime can write
+
+
+def connect(path: PathLike) -> sqlite3.Connection:
+    """A read-only connection to the capture database (raises SourceError if it is missing)."""
+    name = require_file(path)
+    uri = Path(name).resolve().as_uri() + "?mode=ro"
+    try:
+        connection = sqlite3.connect(uri, uri=True)
+        connection.execute("PRAGMA query_only = ON")
+    except sqlite3.Error as exc:
+        raise SourceError(f"{name}: cannot open the database read-only ({exc}).") from None
+    return connection
+
+
+def _columns(connection: sqlite3.Connection, table: str) -> set[str]:
+    rows = connection.execute(f'PRAGMA table_info("{table}")').fetchall()
+    return {str(row[1]).lower() for row in rows}
+
+
+def _pick(columns: set[str], name: str, alias: str = "") -> str:
+    qualified = f'{alias}."{name}"' if alias else f'"{name}"'
+    return qualified if name in columns else "NULL"
+
+
+def _second(epoch: float, separator: str, *, after: bool = False) -> str:
+    """The UTC second holding ``epoch`` (or the one after it), as the recorder spells it."""
+    second = math.floor(min(max(epoch, 0.0), float(_LATEST - 1))) + after
+    return datetime.fromtimestamp(second, UTC).strftime(f"%Y-%m-%d{separator}%H:%M:%S")
+
+
+def _window_sql(column: str, start: float | None, end: float | None) -> tuple[str, list[str]]:
+    """A WHERE clause that keeps every row of [start, end) and few others.
+
+    A stored string whose first 19 characters are >= the start second's prefix, and < the
+    prefix of the second after the end second, covers every instant in the window whatever
+    follows (fraction, Z, +00:00, nothing). Both separators are tried, so a database that
+    writes "2026-03-02 08:00:00" is read as well as one that writes "2026-03-02T08:00:00".
+    """
+    if start is None and end is None:
+        return "1", []
+    branches: list[str] = []
+    params: list[str] = []
+    for separator in _SEPARATORS:
+        parts: list[str] = []
+        if start is not None:
+            parts.append(f"{column} >= ?")
+            params.append(_second(start, separator))
+        if end is not None:
+            parts.append(f"{column} < ?")
+            params.append(_second(end, separator, after=True))
+        branches.append("(" + " AND ".join(parts) + ")")
+    return "(" + " OR ".join(branches) + ")", params
+
+
+class _Tally:
+    """Counts the stored timestamps of the window that needed a decision."""
+
+    def __init__(self, start: float | None, end: float | None) -> None:
+        self.low = -math.inf if start is None else start
+        self.high = math.inf if end is None else end
+        self.naive = 0
+        self.offset = 0
+        self.unreadable = 0
+
+    def other(self, moment: datetime) -> float | None:
+        """Epoch seconds of a timestamp not written in UTC, if in the window (rare path)."""
+        if moment.tzinfo is None:
+            t = moment.replace(tzinfo=UTC).timestamp()
+            if self.low <= t < self.high:
+                self.naive += 1
+                return t
+            return None
+        t = moment.timestamp()
+        if self.low <= t < self.high:
+            if moment.utcoffset():
+                self.offset += 1
+            return t
+        return None
+
+
+def read(path: PathLike, start: float | None = None, end: float | None = None) -> Capture:
+    """Snapshots, input events and element trees of [start, end), sorted by (t, id).
+
+    Frames whose ``focused`` is explicitly 0/false are left out (activity frames compile
+    focused rows); NULL counts as focused. Frames without an app name are left out. Each
+    omission is counted in the disclosures.
+    """
+    connection = connect(path)
+    try:
+        return _read(connection, str(path), start, end)
+    except sqlite3.DatabaseError as exc:
+        raise SourceError(f"{path}: not a readable capture database ({exc}).") from None
+    finally:
+        connection.close()
+
+
+def _read(
+    connection: sqlite3.Connection, name: str, start: float | None, end: float | None
+) -> Capture:
+    disclosures: list[str] = []
+    tally = _Tally(start, end)
+    frame_columns = _columns(connection, "frames")
+    if not {"id", "timestamp", "app_name"} <= frame_columns:
+        raise SourceError(
+            f"{name}: not a screenpipe-style capture: it needs a frames table with id, "
+            "timestamp and app_name columns."
+        )
+    snapshots, refs = _snapshots(connection, start, end, tally, frame_columns, disclosures)
+    if any(s.id >= INPUT_ID_BASE for s in snapshots):
+        raise SourceError(
+            f"{name}: a frame id reaches {INPUT_ID_BASE:,}, where input ids begin; this "
+            "reader cannot keep the two apart."
+        )
+    inputs = _inputs(connection, start, end, tally, frame_columns, disclosures)
+    elements = _elements(connection, snapshots, refs, disclosures)
+    if tally.naive:
+        disclosures.append(
+            f"{plural(tally.naive, 'timestamp')} had no UTC offset and "
+            f"{'was' if tally.naive == 1 else 'were'} read as UTC."
+        )
+    if tally.offset:
+        disclosures.append(
+            f"{plural(tally.offset, 'timestamp')} carried a non-UTC offset; the times were "
+            "converted, but rows were selected for the window by their written time."
+        )
+    if tally.unreadable:
+        disclosures.append(
+            f"{plural(tally.unreadable, 'row')} with an unreadable timestamp "
+            f"{'was' if tally.unreadable == 1 else 'were'} left out."
+        )
+    return Capture(
+        snapshots=snapshots,
+        inputs=inputs,
+        elements=elements,
+        recorder=RECORDER,
+        reader="screenpipe",
+        disclosures=disclosures,
+    )
+
+
+def _snapshots(
+    connection: sqlite3.Connection,
+    start: float | None,
+    end: float | None,
+    tally: _Tally,
+    columns: set[str],
+    disclosures: list[str],
+) -> tuple[list[Snapshot], dict[int, int]]:
+    """Focused frames of the window, and which frames show another frame's element tree."""
+    missing = [c for c in ("window_name", "browser_url") if c not in columns]
+    if missing:
+        disclosures.append(
+            f"The frames table has no {' or '.join(missing)} column (an older schema); "
+            "those fields are empty on every snapshot."
+        )
+    if "focused" not in columns:
+        disclosures.append(
+            "The frames table has no focused column (an older schema); every frame was read "
+            "as focused."
+        )
+    if "device_name" not in columns:
+        disclosures.append(
+            "The frames table has no device_name column (an older schema); every snapshot "
+            "is on monitor 0."
+        )
+    where, params = _window_sql('"timestamp"', start, end)
+    rows = connection.execute(
+        f'SELECT CAST("id" AS INTEGER), "timestamp", "app_name", '
+        f"{_pick(columns, 'window_name')}, {_pick(columns, 'browser_url')}, "
+        f"{_pick(columns, 'focused')}, {_pick(columns, 'device_name')}, "
+        f"{_pick(columns, 'elements_ref_frame_id')} FROM frames WHERE {where}",
+        params,
+    ).fetchall()
+    snapshots: list[Snapshot] = []
+    append = snapshots.append
+    refs: dict[int, int] = {}  # snapshot id -> the frame whose element tree it shows
+    unfocused = nameless = 0
+    parse = datetime.fromisoformat
+    low, high = tally.low, tally.high
+    # The hot loop of a read: the UTC case is inlined, every other case goes to the tally.
+    for frame_id, stamp, app, window, url, focused, device, ref in rows:
+        try:
+            moment = parse(stamp)
+        except (TypeError, ValueError):
+            tally.unreadable += 1
+            continue
+        if moment.tzinfo is UTC:
+            t = moment.timestamp()
+            if not low <= t < high:
+                continue
+        else:
+            other = tally.other(moment)
+            if other is None:
+                continue
+            t = other
+        if focused is not None and focused in _NOT_FOCUSED:
+            unfocused += 1
+            continue
+        if not app:
+            nameless += 1
+            continue
+        append(Snapshot(frame_id, t, device or "0", app, window, url))
+        if ref is not None and ref != frame_id:
+            refs[frame_id] = ref
+    snapshots.sort(key=_row_order)
+    if unfocused:
+        disclosures.append(
+            f"{plural(unfocused, 'unfocused frame')} (focused = 0) "
+            f"{'was' if unfocused == 1 else 'were'} left out; activity frames compile focused "
+            "rows only."
+        )
+    if nameless:
+        disclosures.append(
+            f"{plural(nameless, 'frame')} without an app name "
+            f"{'was' if nameless == 1 else 'were'} left out."
+        )
+    return snapshots, refs
+
+
+def _row_order(row: Snapshot | InputEvent) -> tuple[float, int]:
+    return row.t, row.id
+
+
+_INPUT_FIELDS = (
+    "x",
+    "y",
+    "text_content",
+    "app_name",
+    "window_title",
+    "browser_url",
+    "element_name",
+    "element_role",
+)
+
+
+def _inputs(
+    connection: sqlite3.Connection,
+    start: float | None,
+    end: float | None,
+    tally: _Tally,
+    frame_columns: set[str],
+    disclosures: list[str],
+) -> list[InputEvent]:
+    columns = _columns(connection, "ui_events")
+    if not columns:
+        disclosures.append(
+            "The database has no ui_events table (an older schema); no input events were read."
+        )
+        return []
+    if not {"timestamp", "event_type"} <= columns:
+        disclosures.append(
+            "The ui_events table has no timestamp or event_type column; no input events were read."
+        )
+        return []
+    missing = [c for c in _INPUT_FIELDS if c not in columns]
+    if missing:
+        disclosures.append(
+            f"The ui_events table has no {', '.join(missing)} column"
+            f"{'s' if len(missing) > 1 else ''} (an older schema); those fields are empty on "
+            "every input event."
+        )
+    if "id" in columns:
+        row_id = 'CAST(u."id" AS INTEGER)'
+    else:
+        row_id = "u.rowid"
+        disclosures.append(
+            "The ui_events table has no id column; input ids come from SQLite rowids, which "
+            "a VACUUM may renumber."
+        )
+    device, join = "NULL", ""
+    if "device_name" in frame_columns:
+        if "frame_id" in columns:
+            device, join = 'f."device_name"', 'LEFT JOIN frames f ON f."id" = u."frame_id"'
+        else:
+            disclosures.append(
+                "The ui_events table has no frame_id column (an older schema); every input "
+                "event is on monitor 0."
+            )
+    fields = [_pick(columns, c, "u") for c in _INPUT_FIELDS]
+    for number in (0, 1):  # x, y: the recorder may store integers
+        if fields[number] != "NULL":
+            fields[number] = f"CAST({fields[number]} AS REAL)"
+    where, params = _window_sql('u."timestamp"', start, end)
+    rows = connection.execute(
+        f'SELECT {row_id}, u."timestamp", u."event_type", {", ".join(fields)}, {device} '
+        f"FROM ui_events u {join} WHERE {where}",
+        params,
+    ).fetchall()
+    inputs: list[InputEvent] = []
+    append = inputs.append
+    others: dict[str, int] = {}
+    parse = datetime.fromisoformat
+    low, high = tally.low, tally.high
+    for event_id, stamp, kind, x, y, text, app, window, url, name, role, monitor in rows:
+        try:
+            moment = parse(stamp)
+        except (TypeError, ValueError):
+            tally.unreadable += 1
+            continue
+        if moment.tzinfo is UTC:
+            t = moment.timestamp()
+            if not low <= t < high:
+                continue
+        else:
+            other = tally.other(moment)
+            if other is None:
+                continue
+            t = other
+        if kind not in _INPUT_TYPES:
+            kind = str(kind).lower()
+            if kind not in _INPUT_TYPES:
+                others[kind] = others.get(kind, 0) + 1
+                continue
+        append(
+            InputEvent(
+                INPUT_ID_BASE + event_id,
+                t,
+                kind,
+                monitor or "0",
+                x,
+                y,
+                app,
+                window,
+                url,
+                name,
+                role,
+                text,  # kept: the compiler decides what to emit (principle 8)
+            )
+        )
+    inputs.sort(key=_row_order)
+    if others:
+        total = sum(others.values())
+        disclosures.append(
+            f"{plural(total, 'ui_events row')} of other types ({', '.join(sorted(others))}) "
+            f"{'was' if total == 1 else 'were'} left out."
+        )
+    return inputs
+
+
+def _elements(
+    connection: sqlite3.Connection,
+    snapshots: list[Snapshot],
+    refs: dict[int, int],
+    disclosures: list[str],
+) -> list[Element]:
+    """Element trees of the snapshots kept, in snapshot order, each tree in stored order.
+
+    A frame whose ``elements_ref_frame_id`` names another frame shows that frame's tree (the
+    recorder stores an unchanged tree once); the tree is repeated under the snapshot's id.
+    """
+    columns = _columns(connection, "elements")
+    if not columns:
+        disclosures.append(
+            "The database has no elements table (an older schema); no element trees were read."
+        )
+        return []
+    if "frame_id" not in columns:
+        disclosures.append("The elements table has no frame_id column; no element trees were read.")
+        return []
+    if not snapshots:
+        return []
+    # Recorders name the bounds left_bound.. (screenpipe) or left.. (older exports).
+    for names in (("left_bound", "top_bound", "width_bound", "height_bound"), _PLAIN_BOUNDS):
+        if set(names) <= columns:
+            bounds = ", ".join(f'CAST("{n}" AS REAL)' for n in names)
+            break
+    else:
+        bounds = "NULL, NULL, NULL, NULL"
+        disclosures.append(
+            "The elements table has no bounds columns; elements carry no bounds, so clicks "
+            "cannot be matched to them."
+        )
+    shown = {s.id: refs.get(s.id, s.id) for s in snapshots}
+    wanted = set(shown.values())
+    source = "\"source\" = 'ocr'" if "source" in columns else "0"
+    order = '"id"' if "id" in columns else "rowid"
+    # Frame ids grow with time, so one range scan over the window's frames finds the trees;
+    # rows of frames left out (unfocused) fall in the range too and are dropped here.
+    rows = connection.execute(
+        f'SELECT CAST("frame_id" AS INTEGER), {source}, {_pick(columns, "role")}, '
+        f"{_pick(columns, 'text')}, {bounds} FROM elements "
+        f'WHERE "frame_id" BETWEEN ? AND ? ORDER BY "frame_id", {order}',
+        (min(wanted), max(wanted)),
+    ).fetchall()
+    elements: list[Element] = []
+    append = elements.append
+    ocr = 0
+    for frame_id, is_ocr, role, text, left, top, width, height in rows:
+        if frame_id not in wanted:
+            continue
+        ocr += is_ocr or 0
+        box = (
+            None
+            if left is None or top is None or width is None or height is None
+            else (left, top, width, height)
+        )
+        append(Element(frame_id, role or "", text, box))
+    if refs:
+        trees: dict[int, list[Element]] = {}
+        for element in elements:
+            trees.setdefault(element.snapshot_id, []).append(element)
+        elements = [
+            e if e.snapshot_id == s.id else Element(s.id, e.role, e.name, e.bounds)
+            for s in snapshots
+            for e in trees.get(shown[s.id], ())
+        ]
+    elif any(a.id > b.id for a, b in zip(snapshots, snapshots[1:], strict=False)):
+        # Frame ids out of time order: regroup the trees by snapshot order (sort is stable).
+        position = {s.id: number for number, s in enumerate(snapshots)}
+        elements.sort(key=lambda e: position[e.snapshot_id])
+    if ocr:
+        disclosures.append(
+            f"{plural(ocr, 'element')} came from OCR rather than the accessibility tree; "
+            "element records do not mark which."
+        )
+    return elements
+
+
+_PLAIN_BOUNDS = ("left", "top", "width", "height")

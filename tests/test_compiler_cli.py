@@ -1,0 +1,111 @@
+"""python -m compiler: the commands and their one-line errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from benchmark.synthetic.desktop import generate_day, write_jsonl
+
+ROOT = Path(__file__).resolve().parent.parent
+DAY = "2026-03-03"
+
+
+@pytest.fixture(scope="module")
+def day_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("cli") / "day.jsonl"
+    write_jsonl(path, generate_day(date.fromisoformat(DAY), seed=11))
+    return path
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "compiler", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def day_args(path: Path, *extra: str) -> list[str]:
+    return ["--source", f"jsonl:{path}", "--date", DAY, "--tz", "Europe/Berlin", *extra]
+
+
+def test_day_in_every_format(day_file: Path) -> None:
+    as_json = run("day", *day_args(day_file), "-f", "json")
+    assert as_json.returncode == 0, as_json.stderr
+    doc = json.loads(as_json.stdout)
+    assert doc["schema_version"] == 1 and doc["frames"]
+    assert doc["coverage"]["monitors"] == ["0", "1"]
+    context = run("day", *day_args(day_file), "-f", "context")
+    assert context.stdout.startswith(f"Activity {DAY} (Europe/Berlin)")
+    markdown = run("day", *day_args(day_file), "-f", "md")
+    assert "| time | monitor | app |" in markdown.stdout
+    yaml_out = run("day", *day_args(day_file), "-f", "yaml")
+    assert "schema_version: 1" in yaml_out.stdout
+
+
+def test_budget_uses_real_tokens_and_shrinks_the_block(day_file: Path) -> None:
+    full = run("day", *day_args(day_file), "-f", "context").stdout
+    small = run("day", *day_args(day_file), "-f", "context", "--budget-tokens", "300").stdout
+    assert len(small) < len(full) and "beyond the token budget" in small
+
+
+def test_text_only_on_request(day_file: Path) -> None:
+    plain = run("day", *day_args(day_file), "-f", "json").stdout
+    with_text = run("day", *day_args(day_file), "-f", "json", "--include-text").stdout
+    assert '"text"' not in plain and '"clipboard"' not in plain
+    assert '"text"' in with_text
+
+
+def test_tokens_report(day_file: Path) -> None:
+    done = run("tokens", *day_args(day_file))
+    assert done.returncode == 0, done.stderr
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    assert figures["raw_tokens"] > figures["document_tokens"] > figures["context_tokens"] > 0
+    assert figures["raw_to_context"] == round(figures["raw_tokens"] / figures["context_tokens"], 1)
+
+
+def test_apps_comms_and_steps(day_file: Path) -> None:
+    apps = json.loads(run("apps", *day_args(day_file)).stdout)
+    assert apps[0]["minutes"] >= apps[-1]["minutes"] and {"app", "sessions"} <= set(apps[0])
+    comms = json.loads(run("comms", *day_args(day_file), "--kind", "messaging").stdout)
+    assert comms and all(c["kind"] == "messaging" for c in comms)
+    doc = json.loads(run("day", *day_args(day_file)).stdout)
+    busiest = max(doc["frames"], key=lambda f: f["input"]["clicks"])
+    result = json.loads(run("steps", *day_args(day_file), "--frame", busiest["id"]).stdout)
+    assert result["frame"] == busiest["id"]
+    assert sum(1 for s in result["steps"] if s["op"] == "click") == busiest["input"]["clicks"]
+
+
+def test_urls_report(tmp_path: Path) -> None:
+    path = tmp_path / "urls.txt"
+    path.write_text(
+        "https://github.com/a/b/pull/1\nhttps://example.com/x\nhttps://github.com/a/b/pull/1\n"
+    )
+    report = json.loads(run("urls", str(path)).stdout)
+    assert report["total"] == 2
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["day", "--source", "jsonl:/nope.jsonl", "--date", DAY, "--tz", "UTC"], "nope.jsonl"),
+        (["day", "--source", "csv:/x", "--date", DAY, "--tz", "UTC"], "csv"),
+        (["day", "--source", "jsonl:/x", "--date", "2026-13-01", "--tz", "UTC"], "--date"),
+        (["day", "--source", "jsonl:/x", "--date", DAY, "--tz", "Mars/Base"], "--tz"),
+        (["day", "--date", DAY], "required"),
+        (["urls", "/does/not/exist.txt"], "cannot read"),
+    ],
+)
+def test_errors_exit_2_with_one_line(args: list[str], message: str) -> None:
+    done = run(*args)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0]

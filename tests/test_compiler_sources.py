@@ -1,0 +1,858 @@
+"""The capture readers: screenpipe SQLite, ActivityWatch export, JSONL and our event records.
+
+Round trips go through SYNTHETIC days written in each recorder's native format
+(``benchmark.synthetic.native``) and compare what the readers return with the records.
+"""
+
+from __future__ import annotations
+
+import ast
+import gzip
+import hashlib
+import json
+import math
+import sqlite3
+import sys
+from collections.abc import Iterator
+from datetime import UTC, date, datetime
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import compiler.sources
+from benchmark.synthetic.desktop import generate_day, write_jsonl
+from benchmark.synthetic.native import (
+    activitywatch_export,
+    write_activitywatch,
+    write_screenpipe,
+)
+from compiler.capture import Capture, Element, InputEvent, Snapshot
+from compiler.sources import SourceError, activitywatch, jsonl, open_source, screenpipe
+from compiler.sources.activitywatch import BUCKET_STRIDE, EMULATION, EVENT_STRIDE, HEARTBEAT_S
+from compiler.sources.events import capture_from_records
+from compiler.sources.screenpipe import INPUT_ID_BASE
+
+DAY = date(2026, 3, 2)
+SOURCES = Path(compiler.sources.__file__).resolve().parent
+
+
+@cache
+def _day() -> tuple[dict[str, Any], ...]:
+    return tuple(generate_day(DAY, seed=7))
+
+
+def day() -> list[dict[str, Any]]:
+    return [json.loads(json.dumps(r)) for r in _day()]  # a private copy per test
+
+
+def epoch(stamp: str) -> float:
+    return datetime.fromisoformat(stamp).timestamp()
+
+
+def at(hour: int, minute: int = 0, second: float = 0.0) -> float:
+    return datetime(2026, 3, 2, hour, minute, tzinfo=UTC).timestamp() + second
+
+
+def is_sorted(capture: Capture) -> bool:
+    keys = [(s.t, s.id) for s in capture.snapshots], [(e.t, e.id) for e in capture.inputs]
+    return all(a < b for rows in keys for a, b in zip(rows, rows[1:], strict=False))
+
+
+def focused_snapshots(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        r for r in records if r["kind"] == "snapshot" and r["payload"].get("focused") is not False
+    ]
+
+
+@pytest.fixture
+def sp_day(tmp_path: Path) -> Path:
+    path = tmp_path / "capture.sqlite"
+    write_screenpipe(path, day())
+    return path
+
+
+@pytest.fixture
+def aw_day(tmp_path: Path) -> Path:
+    path = tmp_path / "aw-export.json"
+    write_activitywatch(path, day())
+    return path
+
+
+def make_db(path: Path, script: str, rows: dict[str, list[tuple[Any, ...]]]) -> Path:
+    connection = sqlite3.connect(path)
+    with connection:
+        connection.executescript(script)
+        for table, values in rows.items():
+            if values:
+                marks = ", ".join("?" * len(values[0]))
+                connection.executemany(f"INSERT INTO {table} VALUES ({marks})", values)
+    connection.close()
+    return path
+
+
+# --------------------------------------------------------------------------------------------
+# screenpipe
+# --------------------------------------------------------------------------------------------
+
+
+def test_screenpipe_round_trip_keeps_every_focused_row_and_field(sp_day: Path) -> None:
+    records = day()
+    capture = screenpipe.read(sp_day)
+    assert (capture.recorder, capture.reader) == ("screenpipe", "screenpipe")
+    assert is_sorted(capture)
+
+    snapshot_records = [r for r in records if r["kind"] == "snapshot"]
+    frame_id = {r["source_key"]: n for n, r in enumerate(snapshot_records, start=1)}
+    expected = [
+        Snapshot(
+            frame_id[r["source_key"]],
+            epoch(r["occurred_at"]),
+            f"monitor_{r['monitor']}",
+            r["payload"]["app"],
+            r["payload"]["window"],
+            r["payload"]["url"],
+        )
+        for r in focused_snapshots(records)
+    ]
+    assert capture.snapshots == sorted(expected, key=lambda s: (s.t, s.id))
+
+    input_records = [r for r in records if r["kind"] == "input"]
+    expected_inputs = [
+        InputEvent(
+            INPUT_ID_BASE + n,
+            epoch(r["occurred_at"]),
+            r["payload"]["type"],
+            f"monitor_{r['monitor']}",
+            r["payload"]["x"],
+            r["payload"]["y"],
+            r["payload"]["app"],
+            r["payload"]["window"],
+            r["payload"]["url"],
+            r["payload"]["element_name"],
+            r["payload"]["element_role"],
+            r["payload"].get("text"),
+        )
+        for n, r in enumerate(input_records, start=1)
+    ]
+    assert capture.inputs == expected_inputs
+    assert any(e.text for e in capture.inputs)  # typed text stays; the compiler decides
+
+    kept = {s.id for s in capture.snapshots}
+    trees = [
+        (frame_id[r["payload"]["snapshot"]], r["payload"]["elements"])
+        for r in records
+        if r["kind"] == "elements" and frame_id[r["payload"]["snapshot"]] in kept
+    ]
+    assert len(capture.elements) == sum(len(tree) for _, tree in trees)
+    first_id, first_tree = trees[0]
+    assert capture.elements[0] == Element(
+        first_id, first_tree[0]["role"], first_tree[0]["name"], tuple(first_tree[0]["bounds"])
+    )
+    assert all(isinstance(e.bounds, tuple) for e in capture.elements if e.bounds is not None)
+    unfocused = len(snapshot_records) - len(expected)
+    assert capture.disclosures == [
+        f"{unfocused:,} unfocused frames (focused = 0) were left out; activity frames compile "
+        "focused rows only."
+    ]
+
+
+def test_screenpipe_and_jsonl_readers_agree_on_the_same_day(sp_day: Path, tmp_path: Path) -> None:
+    path = tmp_path / "day.jsonl"
+    write_jsonl(path, day())
+    from_db = screenpipe.read(sp_day)
+    from_jsonl = jsonl.read(path)
+
+    def rows(capture: Capture) -> list[tuple[object, ...]]:
+        return [(s.t, s.monitor[-1], s.app, s.window, s.url) for s in capture.snapshots]
+
+    assert rows(from_db) == rows(from_jsonl)
+    assert [(e.t, e.type, e.text) for e in from_db.inputs] == [
+        (e.t, e.type, e.text) for e in from_jsonl.inputs
+    ]
+    assert [(e.role, e.name, e.bounds) for e in from_db.elements] == [
+        (e.role, e.name, e.bounds) for e in from_jsonl.elements
+    ]
+
+
+def test_screenpipe_window_is_half_open_and_ids_are_stable(sp_day: Path) -> None:
+    whole = screenpipe.read(sp_day)
+    again = screenpipe.read(sp_day)
+    assert whole == again
+    start, end = whole.snapshots[100].t, whole.snapshots[400].t
+    part = screenpipe.read(sp_day, start, end)
+    assert part.snapshots == [s for s in whole.snapshots if start <= s.t < end]
+    assert part.snapshots[0] == whole.snapshots[100]  # start is included, end is not
+    assert part.inputs == [e for e in whole.inputs if start <= e.t < end]
+    kept = {s.id for s in part.snapshots}
+    assert part.elements == [e for e in whole.elements if e.snapshot_id in kept]
+    assert screenpipe.read(sp_day, None, start).snapshots == whole.snapshots[:100]
+    assert screenpipe.read(sp_day, end, None).snapshots == whole.snapshots[400:]
+    assert screenpipe.read(sp_day, end, start).snapshots == []
+
+
+def test_screenpipe_input_ids_cannot_meet_snapshot_ids(sp_day: Path) -> None:
+    capture = screenpipe.read(sp_day)
+    assert max(s.id for s in capture.snapshots) < INPUT_ID_BASE
+    assert min(e.id for e in capture.inputs) > INPUT_ID_BASE
+
+
+def test_screenpipe_opens_the_database_read_only(sp_day: Path) -> None:
+    before = (sp_day.stat().st_mtime_ns, hashlib.sha256(sp_day.read_bytes()).hexdigest())
+    screenpipe.read(sp_day, at(9), at(10))
+    after = (sp_day.stat().st_mtime_ns, hashlib.sha256(sp_day.read_bytes()).hexdigest())
+    assert before == after
+    assert sorted(p.name for p in sp_day.parent.iterdir()) == [sp_day.name]  # no journal left
+    connection = screenpipe.connect(sp_day)
+    try:
+        with pytest.raises(sqlite3.OperationalError, match="readonly|read-only|query_only"):
+            connection.execute("DELETE FROM frames")
+        with pytest.raises(sqlite3.OperationalError):
+            connection.execute("CREATE TABLE sneaky (x)")
+    finally:
+        connection.close()
+    assert hashlib.sha256(sp_day.read_bytes()).hexdigest() == before[1]
+
+
+OLD_FRAMES = """
+CREATE TABLE frames (id INTEGER PRIMARY KEY, timestamp TEXT, app_name TEXT,
+                     window_name TEXT, browser_url TEXT);
+"""
+
+
+def test_screenpipe_older_schema_reads_with_disclosures(tmp_path: Path) -> None:
+    path = make_db(
+        tmp_path / "old.sqlite",
+        OLD_FRAMES,
+        {
+            "frames": [
+                (1, "2026-03-02T09:00:00.250000", "Code", "a.py", None),
+                (2, "2026-03-02T09:00:10Z", "Firefox", "Docs", "https://example.org/"),
+                (3, "2026-03-02 09:00:20.5", "Slack", None, None),
+                (4, "2026-03-02T09:00:30+00:00", "", None, None),
+            ]
+        },
+    )
+    capture = screenpipe.read(path)
+    assert [(s.id, s.t, s.monitor, s.app) for s in capture.snapshots] == [
+        (1, at(9, 0, 0.25), "0", "Code"),
+        (2, at(9, 0, 10), "0", "Firefox"),
+        (3, at(9, 0, 20.5), "0", "Slack"),
+    ]
+    assert capture.inputs == [] and capture.elements == []
+    assert capture.disclosures == [
+        "The frames table has no focused column (an older schema); every frame was read as "
+        "focused.",
+        "The frames table has no device_name column (an older schema); every snapshot is on "
+        "monitor 0.",
+        "1 frame without an app name was left out.",
+        "The database has no ui_events table (an older schema); no input events were read.",
+        "The database has no elements table (an older schema); no element trees were read.",
+        "2 timestamps had no UTC offset and were read as UTC.",
+    ]
+
+
+def test_screenpipe_tolerates_missing_optional_columns_of_ui_events_and_elements(
+    tmp_path: Path,
+) -> None:
+    path = make_db(
+        tmp_path / "mixed.sqlite",
+        OLD_FRAMES
+        + """
+        CREATE TABLE ui_events (timestamp TEXT, event_type TEXT, x INTEGER, y INTEGER,
+                                text_content TEXT, app_name TEXT, window_title TEXT,
+                                browser_url TEXT, element_name TEXT, element_role TEXT);
+        CREATE TABLE elements (frame_id INTEGER, source TEXT, role TEXT, text TEXT,
+                               "left" REAL, "top" REAL, width REAL, height REAL);
+        """,
+        {
+            "frames": [(7, "2026-03-02T09:00:00Z", "Code", "a.py", None)],
+            "ui_events": [
+                ("2026-03-02T09:00:01Z", "click", 10, 20, None, "Code", "a.py", None, "Run", "B"),
+                (
+                    "2026-03-02T09:00:02Z",
+                    "mouse_move",
+                    11,
+                    21,
+                    None,
+                    "Code",
+                    None,
+                    None,
+                    None,
+                    None,
+                ),
+                ("2026-03-02T09:00:03Z", "KEY", None, None, "x", "Code", None, None, None, None),
+            ],
+            "elements": [
+                (7, "accessibility", "AXButton", "Run", 0.5, 0.25, 0.125, 0.0625),
+                (7, "ocr", None, "hello", None, None, None, None),
+            ],
+        },
+    )
+    capture = screenpipe.read(path)
+    assert capture.inputs == [
+        InputEvent(INPUT_ID_BASE + 1, at(9, 0, 1), "click", "0", 10.0, 20.0, "Code", "a.py",
+                   None, "Run", "B", None),
+        InputEvent(INPUT_ID_BASE + 3, at(9, 0, 3), "key", "0", None, None, "Code", None,
+                   None, None, None, "x"),
+    ]  # fmt: skip
+    assert capture.elements == [
+        Element(7, "AXButton", "Run", (0.5, 0.25, 0.125, 0.0625)),
+        Element(7, "", "hello", None),
+    ]
+    assert (
+        "The ui_events table has no id column; input ids come from SQLite rowids, which a "
+        "VACUUM may renumber." in capture.disclosures
+    )
+    assert "1 ui_events row of other types (mouse_move) was left out." in capture.disclosures
+    assert (
+        "1 element came from OCR rather than the accessibility tree; element records do not "
+        "mark which." in capture.disclosures
+    )
+
+
+def test_screenpipe_input_monitor_comes_from_its_frame(tmp_path: Path) -> None:
+    script = """
+        CREATE TABLE frames (id INTEGER PRIMARY KEY, timestamp TEXT, app_name TEXT,
+                             window_name TEXT, browser_url TEXT, focused INTEGER,
+                             device_name TEXT);
+        CREATE TABLE ui_events (id INTEGER PRIMARY KEY, timestamp TEXT, event_type TEXT);
+    """
+    path = make_db(
+        tmp_path / "noframe.sqlite",
+        script,
+        {
+            "frames": [(1, "2026-03-02T09:00:00Z", "Code", None, None, None, "monitor_2")],
+            "ui_events": [(1, "2026-03-02T09:00:01Z", "key")],
+        },
+    )
+    capture = screenpipe.read(path)
+    assert capture.snapshots[0].monitor == "monitor_2"  # focused NULL counts as focused
+    assert capture.inputs[0].monitor == "0"
+    assert (
+        "The ui_events table has no frame_id column (an older schema); every input event is "
+        "on monitor 0." in capture.disclosures
+    )
+    assert any("no x, y, text_content" in d for d in capture.disclosures)
+
+
+def test_screenpipe_selects_the_window_whatever_the_timestamp_spelling(tmp_path: Path) -> None:
+    stamps = [
+        "2026-03-02T08:59:59.999999Z",  # just before
+        "2026-03-02T09:00:00Z",  # exactly the start: in
+        "2026-03-02T09:00:00.000001+00:00",
+        "2026-03-02 09:30:00",  # naive, space separator
+        "2026-03-02T09:45:00.5+00:30",  # 09:15:00.5 UTC: in
+        "2026-03-02T09:59:30-00:30",  # 10:29:30 UTC: out
+        "2026-03-02T10:00:00+00:00",  # exactly the end: out
+        "2026-03-03T09:30:00Z",  # next day
+        "yesterday",  # unreadable
+    ]
+    path = make_db(
+        tmp_path / "stamps.sqlite",
+        OLD_FRAMES,
+        {"frames": [(n, s, "Code", None, None) for n, s in enumerate(stamps, start=1)]},
+    )
+    capture = screenpipe.read(path, at(9), at(10))
+    assert [s.id for s in capture.snapshots] == [2, 3, 5, 4]
+    assert capture.snapshots[2].t == at(9, 15, 0.5)
+    assert capture.snapshots[1].t == at(9, 0, 0.000001)
+    assert "1 timestamp had no UTC offset and was read as UTC." in capture.disclosures
+    assert any(d.startswith("1 timestamp carried a non-UTC offset") for d in capture.disclosures)
+    everything = screenpipe.read(path)
+    assert len(everything.snapshots) == 8
+    assert "1 row with an unreadable timestamp was left out." in everything.disclosures
+
+
+def test_screenpipe_frames_sharing_an_element_tree_each_get_it(tmp_path: Path) -> None:
+    path = make_db(
+        tmp_path / "refs.sqlite",
+        """
+        CREATE TABLE frames (id INTEGER PRIMARY KEY, timestamp TEXT, app_name TEXT,
+                             window_name TEXT, browser_url TEXT, elements_ref_frame_id INTEGER);
+        CREATE TABLE elements (id INTEGER PRIMARY KEY, frame_id INTEGER, source TEXT,
+                               role TEXT, text TEXT, left_bound REAL, top_bound REAL,
+                               width_bound REAL, height_bound REAL, parent_id INTEGER);
+        """,
+        {
+            "frames": [
+                (1, "2026-03-02T09:00:00Z", "Code", None, None, None),
+                (2, "2026-03-02T09:00:05Z", "Code", None, None, 1),
+                (3, "2026-03-02T09:00:09Z", "Code", None, None, 3),
+            ],
+            "elements": [
+                (1, 1, "accessibility", "AXWindow", "a.py", 0, 0, 1, 1, None),
+                (2, 1, "accessibility", "AXButton", "Run", 0.5, 0.5, 0.1, 0.1, 1),
+                (3, 3, "accessibility", "AXWindow", "b.py", 0, 0, 1, 1, None),
+            ],
+        },
+    )
+    capture = screenpipe.read(path)
+    assert [(e.snapshot_id, e.name) for e in capture.elements] == [
+        (1, "a.py"), (1, "Run"), (2, "a.py"), (2, "Run"), (3, "b.py"),
+    ]  # fmt: skip
+    assert capture.elements[0].bounds == (0.0, 0.0, 1.0, 1.0)
+    assert all(type(v) is float for e in capture.elements for v in e.bounds or ())
+    # From the window on, frame 1 is outside but frame 2 still shows its tree.
+    later = screenpipe.read(path, at(9, 0, 1))
+    assert [(e.snapshot_id, e.name) for e in later.elements] == [
+        (2, "a.py"), (2, "Run"), (3, "b.py"),
+    ]  # fmt: skip
+
+
+def test_screenpipe_rejects_files_that_are_not_capture_databases(tmp_path: Path) -> None:
+    text = tmp_path / "notes.sqlite"
+    text.write_text("hello, not a database\n" * 100)
+    with pytest.raises(SourceError, match="not a readable capture database"):
+        screenpipe.read(text)
+    empty = make_db(tmp_path / "other.sqlite", "CREATE TABLE t (x);", {})
+    with pytest.raises(SourceError, match="needs a frames table"):
+        screenpipe.read(empty)
+    with pytest.raises(SourceError, match="no such file"):
+        screenpipe.read(tmp_path / "missing.sqlite")
+
+
+# --------------------------------------------------------------------------------------------
+# ActivityWatch
+# --------------------------------------------------------------------------------------------
+
+
+def _events(export: dict[str, Any], prefix: str) -> list[tuple[float, float, dict[str, Any]]]:
+    return sorted(
+        (epoch(e["timestamp"]), e["duration"], e["data"])
+        for bucket_id, bucket in export["buckets"].items()
+        if bucket_id.startswith(prefix)
+        for e in bucket["events"]
+    )
+
+
+def test_activitywatch_round_trip_emulates_heartbeats(aw_day: Path) -> None:
+    export = json.loads(aw_day.read_text())
+    capture = activitywatch.read(aw_day)
+    assert (capture.recorder, capture.reader) == ("ActivityWatch", "activitywatch")
+    assert capture.inputs == [] and capture.elements == []
+    assert capture.disclosures[:2] == [
+        EMULATION,
+        "ActivityWatch has no monitors; every row is on monitor 0.",
+    ]
+    assert EMULATION == (
+        "ActivityWatch intervals were emulated as snapshot rows every 30 s; AFK intervals are "
+        "absences; ActivityWatch records no input events or element trees."
+    )
+    assert is_sorted(capture)
+    windows = _events(export, "aw-watcher-window")
+    expected = []
+    for start, duration, data in windows:
+        count = max(1, math.ceil(duration / HEARTBEAT_S))
+        title = data["title"] or None
+        expected += [(start + k * HEARTBEAT_S, data["app"], title) for k in range(count)]
+    assert [(s.t, s.app, s.window) for s in capture.snapshots] == sorted(expected)
+    assert {s.monitor for s in capture.snapshots} == {"0"}
+    # Window buckets sort last (index 3): ids are (3 + 1) * BUCKET_STRIDE + e * EVENT_STRIDE + k.
+    first, second = capture.snapshots[0], capture.snapshots[1]
+    assert first.id == 4 * BUCKET_STRIDE
+    long_event = next(n for n, (_, d, _) in enumerate(windows) if d > 2 * HEARTBEAT_S)
+    rows = [s for s in capture.snapshots if s.id // EVENT_STRIDE == 4 * 10**9 + long_event]
+    assert [s.id % EVENT_STRIDE for s in rows] == list(range(len(rows)))
+    assert all(
+        b.t - a.t == pytest.approx(HEARTBEAT_S) for a, b in zip(rows, rows[1:], strict=False)
+    )
+    assert second.t > first.t
+
+
+def test_activitywatch_browser_rows_carry_the_url_of_their_web_event(aw_day: Path) -> None:
+    export = json.loads(aw_day.read_text())
+    capture = activitywatch.read(aw_day)
+    pages = _events(export, "aw-watcher-web")
+    browser_rows = [s for s in capture.snapshots if s.app in ("Firefox", "Google Chrome")]
+    assert browser_rows and all(s.url for s in browser_rows)
+    assert all(s.url is None for s in capture.snapshots if s not in browser_rows)
+    for row in browser_rows[::7]:
+        covering = [d["url"] for a, length, d in pages if a <= row.t < a + max(length, 1e-6)]
+        assert row.url in covering
+    # The URLs are the ones the person visited in that browser.
+    records = focused_snapshots(day())
+    visited = {(r["payload"]["app"], r["payload"]["url"]) for r in records}
+    assert {(s.app, s.url) for s in browser_rows} <= visited
+
+
+def test_activitywatch_afk_events_become_merged_absences(aw_day: Path) -> None:
+    export = json.loads(aw_day.read_text())
+    afk = [
+        (a, a + d) for a, d, data in _events(export, "aw-watcher-afk") if data["status"] == "afk"
+    ]
+    capture = activitywatch.read(aw_day)
+    assert [(x.start, x.end) for x in capture.absences] == afk
+    assert all(x.reason == "afk" and x.monitor is None for x in capture.absences)
+    inputs = sorted(epoch(r["occurred_at"]) for r in day() if r["kind"] == "input")
+    gaps = [(a, b) for a, b in zip(inputs, inputs[1:], strict=False) if b - a > 180]
+    assert len(capture.absences) == len(gaps)
+    assert [x.start for x in capture.absences] == pytest.approx([a for a, _ in gaps], abs=1e-6)
+
+
+def _bucket(bucket_id: str, kind: str, events: list[dict[str, Any]]) -> dict[str, Any]:
+    meta = {"client": "test", "hostname": "h", "created": "", "data": {}}
+    return {"id": bucket_id, "type": kind, **meta, "events": events}
+
+
+def _ev(stamp: str, duration: float, **data: Any) -> dict[str, Any]:
+    return {"timestamp": stamp, "duration": duration, "data": data}
+
+
+def _export(afk_events: list[dict[str, Any]]) -> dict[str, Any]:
+    window = [
+        _ev("2026-03-02T09:00:00+00:00", 95.0, app="Code", title="a.py"),
+        _ev("2026-03-02T09:01:35+00:00", 0.0, app="Firefox", title="Docs"),
+        _ev("2026-03-02T09:01:35.5+00:00", 40.0, app="Safari", title="Blog"),
+    ]
+    return {
+        "buckets": {
+            "aw-watcher-window_h": _bucket("aw-watcher-window_h", "currentwindow", window[::-1]),
+            "aw-watcher-afk_h": _bucket("aw-watcher-afk_h", "afkstatus", afk_events),
+        }
+    }
+
+
+def write(path: Path, data: Any) -> Path:
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_activitywatch_overlapping_afk_stored_newest_first_merge(tmp_path: Path) -> None:
+    afk = [
+        _ev("2026-03-02T12:10:00+00:00", 60.0, status="afk"),  # touches: an input at 12:10
+        _ev("2026-03-02T12:05:00+00:00", 300.0, status="afk"),
+        _ev("2026-03-02T12:00:00+00:00", 400.0, status="afk"),  # overlaps the next
+        _ev("2026-03-02T11:00:00+00:00", 3600.0, status="not-afk"),
+        _ev("2026-03-02T10:00:00+00:00", 600.0, status="afk"),
+        _ev("2026-03-02T09:59:59+00:00", 30.0, status="afk"),
+        _ev("2026-03-02T09:00:00+00:00", 0.0, status="afk"),  # one heartbeat: no length
+    ]
+    newest_first = activitywatch.read(write(tmp_path / "a.json", _export(afk)))
+    oldest_first = activitywatch.read(write(tmp_path / "b.json", _export(afk[::-1])))
+    assert newest_first == oldest_first
+    assert [(a.start, a.end) for a in newest_first.absences] == [
+        (at(9, 59, 59), at(10, 10)),
+        (at(12), at(12, 10)),
+        (at(12, 10), at(12, 11)),
+    ]
+    base = BUCKET_STRIDE  # aw-watcher-afk_h sorts first (index 0)
+    ids = [a.id for a in newest_first.absences]
+    assert ids == [base + 1 * EVENT_STRIDE, base + 4 * EVENT_STRIDE, base + 6 * EVENT_STRIDE]
+    clipped = activitywatch.read(tmp_path / "a.json", at(12, 5), at(13))
+    assert [(a.id, a.start, a.end) for a in clipped.absences] == [
+        (ids[1], at(12, 5), at(12, 10)),
+        (ids[2], at(12, 10), at(12, 11)),
+    ]
+
+
+def test_activitywatch_ids_do_not_depend_on_the_stored_order_of_ties(tmp_path: Path) -> None:
+    twins = [
+        _ev("2026-03-02T09:00:00+00:00", 10.0, app="B", title="b"),
+        _ev("2026-03-02T09:00:00+00:00", 10.0, app="A", title="a"),
+    ]
+    reads = [
+        activitywatch.read(
+            write(
+                tmp_path / f"{n}.json",
+                {"buckets": {"w": _bucket("aw-watcher-window_h", "currentwindow", order)}},
+            )
+        )
+        for n, order in enumerate((twins, twins[::-1]))
+    ]
+    assert reads[0] == reads[1]
+    assert [(s.id, s.app) for s in reads[0].snapshots] == [
+        (BUCKET_STRIDE, "A"),
+        (BUCKET_STRIDE + EVENT_STRIDE, "B"),
+    ]
+
+
+def test_activitywatch_heartbeats_cover_each_interval(tmp_path: Path) -> None:
+    capture = activitywatch.read(write(tmp_path / "a.json", _export([])))
+    window_bucket = 2 * BUCKET_STRIDE
+    assert [(s.id - window_bucket, s.t, s.app, s.url) for s in capture.snapshots] == [
+        (0, at(9), "Code", None),
+        (1, at(9, 0, 30), "Code", None),
+        (2, at(9, 1), "Code", None),
+        (3, at(9, 1, 30), "Code", None),  # 95 s -> rows at 0, 30, 60, 90
+        (EVENT_STRIDE, at(9, 1, 35), "Firefox", None),  # zero duration: one row, no web bucket
+        (2 * EVENT_STRIDE, at(9, 1, 35.5), "Safari", None),
+        (2 * EVENT_STRIDE + 1, at(9, 2, 5.5), "Safari", None),
+    ]
+    assert "The export has no web bucket; browser rows carry no URL." in capture.disclosures
+    part = activitywatch.read(tmp_path / "a.json", at(9, 0, 30), at(9, 1, 35))
+    assert [s.t for s in part.snapshots] == [at(9, 0, 30), at(9, 1), at(9, 1, 30)]
+    assert set(part.snapshots) <= set(capture.snapshots)
+
+
+def test_activitywatch_urls_match_the_browser_and_the_time(tmp_path: Path) -> None:
+    window = [
+        _ev("2026-03-02T09:00:00+00:00", 60.0, app="Firefox", title="Docs"),
+        _ev("2026-03-02T09:01:00+00:00", 60.0, app="Google Chrome", title="Mail"),
+        _ev("2026-03-02T09:02:00+00:00", 30.0, app="Archive Utility", title="x.zip"),
+        _ev("2026-03-02T09:02:30+00:00", 30.0, app="msedge.exe", title="Bing"),
+    ]
+    firefox = [
+        _ev("2026-03-02T08:59:00+00:00", 61.0, url="https://old.example/"),  # 1 s into the row
+        _ev("2026-03-02T09:00:01+00:00", 200.0, url="https://docs.example/"),
+    ]
+    chrome = [_ev("2026-03-02T09:00:00+00:00", 400.0, url="https://mail.example/")]
+    web = "web.tab.current"
+    export = {
+        "buckets": {
+            "aw-watcher-window_h": _bucket("aw-watcher-window_h", "currentwindow", window),
+            "aw-watcher-web-firefox_h": _bucket("aw-watcher-web-firefox_h", web, firefox),
+            "aw-watcher-web-chrome_h": _bucket("aw-watcher-web-chrome_h", web, chrome),
+        }
+    }
+    capture = activitywatch.read(write(tmp_path / "w.json", export))
+    assert [(s.app, s.url) for s in capture.snapshots] == [
+        ("Firefox", "https://docs.example/"),  # the page overlapping the row most
+        ("Firefox", "https://docs.example/"),
+        ("Google Chrome", "https://mail.example/"),  # not Firefox's page at the same time
+        ("Google Chrome", "https://mail.example/"),
+        ("Archive Utility", None),  # not Arc
+        ("msedge.exe", "https://mail.example/"),  # Edge runs the Chrome extension
+    ]
+    assert (
+        "The export has no AFK bucket; time away from the computer is unknown, not inactivity."
+        in capture.disclosures
+    )
+
+
+def test_activitywatch_a_page_touching_a_row_only_at_its_edge_is_not_its_url(
+    tmp_path: Path,
+) -> None:
+    window = [
+        _ev("2026-03-02T09:10:00+00:00", 0.0, app="Firefox", title="A"),  # one instant
+        _ev("2026-03-02T09:20:00+00:00", 30.0, app="Firefox", title="B"),
+    ]
+    pages = [
+        _ev("2026-03-02T09:09:00+00:00", 60.0, url="https://a.example/"),  # open until 09:10
+        _ev("2026-03-02T09:19:00+00:00", 60.0, url="https://b.example/"),  # closed at 09:20
+        _ev("2026-03-02T09:20:30+00:00", 10.0, url="https://c.example/"),  # after the row
+    ]
+    export = {
+        "buckets": {
+            "aw-watcher-window_h": _bucket("aw-watcher-window_h", "currentwindow", window),
+            "aw-watcher-web-firefox_h": _bucket("aw-watcher-web-firefox_h", "web", pages),
+        }
+    }
+    capture = activitywatch.read(write(tmp_path / "edge.json", export))
+    assert [(s.window, s.url) for s in capture.snapshots] == [
+        ("A", "https://a.example/"),
+        ("B", None),
+    ]
+
+
+def test_activitywatch_reads_single_bucket_exports(tmp_path: Path) -> None:
+    events = [_ev("2026-03-02T09:00:00+00:00", 45.0, app="Code", title="a.py")]
+    bare = _bucket("aw-watcher-window_h", "currentwindow", events)
+    wrapped = {"buckets": {"aw-watcher-window_h": bare}}
+    one = activitywatch.read(write(tmp_path / "bare.json", bare))
+    two = activitywatch.read(write(tmp_path / "wrapped.json", wrapped))
+    assert one == two
+    assert [(s.id, s.t) for s in one.snapshots] == [
+        (BUCKET_STRIDE, at(9)),
+        (BUCKET_STRIDE + 1, at(9, 0, 30)),
+    ]
+    gz = tmp_path / "export.json.gz"
+    gz.write_bytes(gzip.compress(json.dumps(wrapped).encode()))
+    assert activitywatch.read(gz) == one
+
+
+def test_activitywatch_other_buckets_and_naive_times_are_disclosed(tmp_path: Path) -> None:
+    export = {
+        "buckets": {
+            "aw-watcher-window_h": _bucket(
+                "aw-watcher-window_h", "currentwindow", [_ev("2026-03-02T09:00:00", 1.0, app="X")]
+            ),
+            "aw-stopwatch": _bucket("aw-stopwatch", "general.stopwatch", []),
+        }
+    }
+    capture = activitywatch.read(write(tmp_path / "x.json", export))
+    assert capture.snapshots[0].t == at(9)
+    assert "Buckets not compiled: aw-stopwatch." in capture.disclosures
+    assert "1 timestamp had no UTC offset and was read as UTC." in capture.disclosures
+
+
+def test_activitywatch_rejects_what_is_not_an_export(tmp_path: Path) -> None:
+    with pytest.raises(SourceError, match="not an ActivityWatch export"):
+        activitywatch.read(write(tmp_path / "list.json", [1, 2]))
+    (tmp_path / "broken.json").write_text("{")
+    with pytest.raises(SourceError, match="not a JSON ActivityWatch export"):
+        activitywatch.read(tmp_path / "broken.json")
+    bad = _export([_ev("noon", 1.0, status="afk")])
+    with pytest.raises(SourceError, match="aw-watcher-afk_h.*event 0.*'noon'"):
+        activitywatch.read(write(tmp_path / "bad.json", bad))
+
+
+def test_activitywatch_export_of_a_synthetic_day_is_deterministic() -> None:
+    assert activitywatch_export(day()) == activitywatch_export(day())
+
+
+# --------------------------------------------------------------------------------------------
+# Our event records and JSONL
+# --------------------------------------------------------------------------------------------
+
+
+def _records() -> list[dict[str, Any]]:
+    return [
+        {"occurred_at": "2026-03-02T10:00:00+01:00", "kind": "snapshot", "monitor": "0",
+         "source_key": "s1", "payload": {"app": "Code", "window": "a.py", "url": None}},
+        {"occurred_at": "2026-03-02T09:00:01Z", "kind": "elements", "monitor": "0",
+         "source_key": "e1", "payload": {"snapshot": "s1", "elements": [
+             {"role": "AXButton", "name": "Run", "bounds": [0.5, 0.5, 0.1, 0.1]},
+             {"role": "AXWindow", "name": None, "bounds": None}]}},
+        {"occurred_at": "2026-03-02T09:00:02Z", "kind": "input", "monitor": 1,
+         "source_key": "i1", "payload": {"type": "text", "x": 3, "text": "hello"}},
+        {"occurred_at": "2026-03-02T09:00:03Z", "kind": "elements", "monitor": "0",
+         "source_key": "e2", "payload": {"snapshot": "nowhere", "elements": []}},
+        {"occurred_at": "2026-03-02T09:00:04Z", "kind": "snapshot", "monitor": "1",
+         "source_key": "s2", "payload": {"app": "Slack", "focused": False}},
+        {"occurred_at": "2026-03-02T09:00:02Z", "kind": "input", "monitor": "0",
+         "source_key": "i1", "payload": {"type": "key"}},
+    ]  # fmt: skip
+
+
+def test_capture_from_records_converts_our_records() -> None:
+    capture = capture_from_records(_records())
+    assert capture.snapshots == [Snapshot(1, at(9), "0", "Code", "a.py", None)]
+    assert capture.inputs == [
+        InputEvent(3, at(9, 0, 2), "text", "1", 3.0, None, text="hello"),
+    ]
+    assert capture.elements == [
+        Element(1, "AXButton", "Run", (0.5, 0.5, 0.1, 0.1)),
+        Element(1, "AXWindow", None, None),
+    ]
+    assert capture.disclosures == [
+        "1 snapshot row marked unfocused was left out; activity frames compile focused rows only.",
+        "1 element tree named a snapshot that is not in the input and was dropped.",
+        "1 record repeated the source_key of an earlier record and was read once.",
+    ]
+    assert (capture.recorder, capture.reader) == ("aframes", "events")
+
+
+def test_capture_from_records_uses_stored_ids_and_any_record_order() -> None:
+    records = _records()[:3]
+    for number, record in enumerate(records):
+        record["id"] = 100 + number
+    reordered = [records[1], records[2], records[0]]  # the tree before its snapshot
+    capture = capture_from_records(reordered)
+    assert [s.id for s in capture.snapshots] == [100]
+    assert [e.id for e in capture.inputs] == [102]
+    assert [e.snapshot_id for e in capture.elements] == [100, 100]
+    assert capture.disclosures == []
+
+
+def test_capture_from_records_window_keeps_positional_ids() -> None:
+    records = _records()
+    part = capture_from_records(records, at(9, 0, 1), at(9, 0, 5))
+    assert part.snapshots == []
+    assert [e.id for e in part.inputs] == [3]
+    assert part.elements == []  # their snapshot is outside the window
+    assert capture_from_records(records, None, at(9, 0, 1)).elements != []
+
+
+def test_capture_from_records_rejects_bad_records_by_position() -> None:
+    records = _records()
+    records[2]["occurred_at"] = "2026-03-02T09:00:02"
+    with pytest.raises(SourceError, match=r"^record 3: occurred_at .* has no UTC offset"):
+        capture_from_records(records)
+    clash = _records()[:3]
+    clash[0]["id"] = 3
+    with pytest.raises(SourceError, match="record 3: id 3 is already used by record 1"):
+        capture_from_records(clash)
+    with pytest.raises(SourceError, match="kind is 'observation'"):
+        capture_from_records([{**_records()[0], "kind": "observation"}])
+
+
+def test_jsonl_reads_plain_and_gzip_like_the_converter(tmp_path: Path) -> None:
+    records = day()
+    plain = tmp_path / "day.jsonl"
+    write_jsonl(plain, records)
+    packed = tmp_path / "day.jsonl.gz"
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    expected = capture_from_records(records, at(9), at(12))
+    got = jsonl.read(plain, at(9), at(12))
+    assert got.reader == "jsonl"
+    assert (got.snapshots, got.inputs, got.elements) == (
+        expected.snapshots,
+        expected.inputs,
+        expected.elements,
+    )
+    assert jsonl.read(packed, at(9), at(12)) == got
+
+
+def test_jsonl_bad_line_names_file_and_line(tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    lines = [json.dumps(r) for r in _records()[:3]]
+    lines.insert(1, "")
+    lines.insert(3, '{"occurred_at": "2026-03-02T09:00:00Z", "kind": ')
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(SourceError, match=rf"^{path}:4: not valid JSON"):
+        jsonl.read(path)
+    lines[3] = json.dumps({**_records()[2], "payload": {"type": "wink"}})
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(SourceError, match=rf"^{path}:4: payload.type is 'wink'"):
+        jsonl.read(path)
+    truncated = tmp_path / "cut.jsonl.gz"
+    truncated.write_bytes(gzip.compress(b"\n".join(x.encode() for x in lines))[:-20])
+    with pytest.raises(SourceError, match=rf"^{truncated}:"):
+        jsonl.read(truncated)
+
+
+# --------------------------------------------------------------------------------------------
+# open_source and purity
+# --------------------------------------------------------------------------------------------
+
+
+def test_open_source_dispatches_by_format(sp_day: Path, aw_day: Path, tmp_path: Path) -> None:
+    plain = tmp_path / "day.jsonl"
+    write_jsonl(plain, day())
+    assert open_source(f"screenpipe:{sp_day}", at(9), at(10)) == screenpipe.read(
+        sp_day, at(9), at(10)
+    )
+    assert open_source(f"activitywatch:{aw_day}") == activitywatch.read(aw_day)
+    assert open_source(f"jsonl:{plain}", at(9)) == jsonl.read(plain, at(9))
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("csv:/tmp/x.csv", r"unknown source format 'csv'"),
+        ("/tmp/capture.sqlite", r"has no format; write FORMAT:PATH"),
+        ("screenpipe:", r"has no format"),
+        ("screenpipe:/nonexistent/capture.sqlite", r"/nonexistent/capture.sqlite: no such file"),
+        ("jsonl:/nonexistent/x.jsonl", r"no such file"),
+    ],
+)
+def test_open_source_rejects_bad_specs_in_one_line(spec: str, message: str) -> None:
+    with pytest.raises(SourceError, match=message) as caught:
+        open_source(spec)
+    assert "\n" not in str(caught.value)
+
+
+def _imports(path: Path) -> Iterator[str]:
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            yield node.module
+
+
+def test_sources_import_only_the_standard_library_and_compiler() -> None:
+    files = sorted(SOURCES.glob("*.py"))
+    assert {f.name for f in files} >= {
+        "__init__.py", "events.py", "jsonl.py", "screenpipe.py", "activitywatch.py",
+    }  # fmt: skip
+    for path in files:
+        text = path.read_text()
+        assert text.startswith('"""'), f"{path.name} needs a module docstring"
+        assert "from __future__ import annotations" in text
+        for module in _imports(path):
+            top = module.split(".")[0]
+            assert top in sys.stdlib_module_names or top in {"__future__", "compiler"}, (
+                f"{path.name} imports {module}"
+            )
