@@ -26,19 +26,6 @@ NATIVE_SURFACES: dict[str, str] = {
     "telegram": "messaging", "signal": "messaging", "element": "messaging",
     "zoom": "meeting", "zoom.us": "meeting",
 }  # fmt: skip
-# Page kinds (from compiler.entities) that are communication surfaces in a browser.
-PAGE_SURFACES = (
-    "email",
-    "gmail",
-    "outlook",
-    "slack",
-    "teams",
-    "discord",
-    "whatsapp",
-    "telegram",
-    "messaging",
-    "meeting",
-)
 
 
 def ledger(compiled: Compiled) -> list[dict[str, Any]]:
