@@ -109,3 +109,37 @@ def test_errors_exit_2_with_one_line(args: list[str], message: str) -> None:
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0]
+
+
+def test_screenpipe_and_jsonl_of_the_same_day_agree(day_file: Path, tmp_path: Path) -> None:
+    from benchmark.synthetic.native import write_screenpipe
+
+    records = [json.loads(line) for line in day_file.read_text().splitlines()]
+    database = tmp_path / "capture.sqlite"
+    write_screenpipe(database, records)
+    from_jsonl = json.loads(run("day", *day_args(day_file)).stdout)
+    from_sqlite = json.loads(
+        run("day", "--source", f"screenpipe:{database}", "--date", DAY, "--tz",
+            "Europe/Berlin").stdout
+    )
+    assert from_sqlite["source"]["reader"] != from_jsonl["source"]["reader"]
+    assert from_sqlite["coverage"]["active_minutes"] == from_jsonl["coverage"]["active_minutes"]
+    assert [(f["app"], f["duration_min"]) for f in from_sqlite["frames"]] == [
+        (f["app"], f["duration_min"]) for f in from_jsonl["frames"]
+    ]
+
+
+def test_activitywatch_export_compiles_and_discloses_emulation(
+    day_file: Path, tmp_path: Path
+) -> None:
+    from benchmark.synthetic.native import write_activitywatch
+
+    records = [json.loads(line) for line in day_file.read_text().splitlines()]
+    export = tmp_path / "aw.json"
+    write_activitywatch(export, records)
+    doc = json.loads(
+        run("day", "--source", f"activitywatch:{export}", "--date", DAY, "--tz",
+            "Europe/Berlin").stdout
+    )
+    assert any("every 30 s" in line for line in doc["source"]["disclosures"])
+    assert doc["frames"] and doc["coverage"]["monitors"] == ["0"]

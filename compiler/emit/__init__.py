@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from collections.abc import Callable
 from typing import Any
 
@@ -32,6 +33,10 @@ def to_yaml(document: dict[str, Any]) -> str:
     ):  # pragma: no cover - PyYAML ships with Aframes; the compiler alone may lack it
         raise RuntimeError("YAML output needs PyYAML: pip install PyYAML") from None
     return str(yaml.safe_dump(document, sort_keys=True, allow_unicode=True, width=100))
+
+
+def _at(iso: str) -> datetime:
+    return datetime.fromisoformat(iso)
 
 
 def _hhmm(iso: str | None) -> str:
@@ -134,11 +139,19 @@ def context_block(
             f"coverage: {_hhmm(cov['first_activity'])}-{_hhmm(cov['last_activity'])}, "
             f"{round(cov['active_minutes'])} active min, {cov['distinct_apps']} apps"
         )
+    aways = cov["away"]
     for gap in cov["gaps"]:
+        # A gap that an explicit away span covers is said once, as away time.
+        if any(
+            _at(a["start"]) <= _at(gap["start"]) and _at(gap["end"]) <= _at(a["end"]) for a in aways
+        ):
+            continue
         head.append(
             f"no capture: {_hhmm(gap['start'])}-{_hhmm(gap['end'])} ({round(gap['minutes'])}m)"
         )
-    for away in cov["away"]:
+    for away in aways:
+        if away["minutes"] < 1:
+            continue  # still in the document; too short to be worth a prompt line
         head.append(
             f"away: {_hhmm(away['start'])}-{_hhmm(away['end'])} "
             f"({round(away['minutes'])}m, {away['reason']})"
