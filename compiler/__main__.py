@@ -59,8 +59,28 @@ def _compile(args: argparse.Namespace) -> Compiled:
         min_minutes=args.min_minutes,
         include_text=getattr(args, "include_text", False),
         layout=getattr(args, "layout", "identity"),
+        layout_map=_layout_file(getattr(args, "layout_map", None)),
     )
     return compile_day(capture, day, tz, params)
+
+
+def _layout_file(path: str | None) -> tuple[tuple[str, str], ...]:
+    """An operator's keyboard map: a JSON object of single characters, captured -> typed."""
+    if not path:
+        return ()
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except OSError as err:
+        raise CliError(f"cannot read --layout-map {path}: {err.strerror}") from None
+    except ValueError as err:
+        raise CliError(f"--layout-map {path} is not JSON: {err}") from None
+    if not isinstance(data, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) and len(k) == 1 and len(v) == 1
+        for k, v in data.items()
+    ):
+        raise CliError(f"--layout-map {path} must map single characters to single characters")
+    return tuple(sorted(data.items()))
 
 
 def cl100k() -> Callable[[str], int]:
@@ -209,6 +229,7 @@ def build_parser() -> argparse.ArgumentParser:
     day.add_argument("--include-text", action="store_true", help="include typed and copied text")
     day.add_argument("--budget-tokens", type=int, help="context block token budget (cl100k_base)")
     day.add_argument("--layout", choices=sorted(LAYOUTS), default="identity")
+    day.add_argument("--layout-map", help="JSON file mapping captured to typed characters")
     day.set_defaults(run=_day)
 
     tokens = commands.add_parser("tokens", help="token counts: raw rows vs document vs block")
@@ -229,6 +250,7 @@ def build_parser() -> argparse.ArgumentParser:
     step.add_argument("--frame", required=True, help="frame id, e.g. f-1234")
     step.add_argument("--include-text", action="store_true")
     step.add_argument("--layout", choices=sorted(LAYOUTS), default="identity")
+    step.add_argument("--layout-map", help="JSON file mapping captured to typed characters")
     step.add_argument("--max-steps", type=int, default=250)
     step.set_defaults(run=_steps)
 

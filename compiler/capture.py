@@ -2,17 +2,20 @@
 
 Times are UTC seconds since the epoch as floats (microsecond-exact for capture timestamps);
 ids are integers that are unique within one capture and stable across reads of it, so the
-evidence a document cites can be looked up again.
+evidence a document cites can be looked up again. Records are treated as immutable; they are
+not frozen only because a frozen dataclass costs five times as much to build, and a day has
+thousands of them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
 INPUT_TYPES = ("key", "text", "click", "clipboard", "app_switch", "scroll")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Snapshot:
     """One capture row: what was on screen (focused app, window title, URL) at time t."""
 
@@ -24,7 +27,7 @@ class Snapshot:
     url: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class InputEvent:
     """A keystroke, typed text, click, clipboard copy, app switch or scroll."""
 
@@ -42,7 +45,7 @@ class InputEvent:
     text: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Element:
     """One node of a snapshot's accessibility tree; bounds are (left, top, width, height) in 0-1."""
 
@@ -52,7 +55,7 @@ class Element:
     bounds: tuple[float, float, float, float] | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Absence:
     """An explicit signal that nobody was there (an AFK interval), from start to end.
 
@@ -80,3 +83,24 @@ class Capture:
     # intervals, or that a table was missing from an older database.
     disclosures: list[str] = field(default_factory=list)
     screen: tuple[int, int] = (1920, 1080)  # pixels, for click-to-element resolution
+    # Readers of large stores may load element trees on demand: only the trees of snapshots
+    # with a click to resolve are ever needed, a few dozen a day out of thousands.
+    element_loader: Callable[[Collection[int]], list[Element]] | None = field(
+        default=None, compare=False, repr=False
+    )
+
+    def elements_for(self, snapshot_ids: Collection[int]) -> dict[int, list[Element]]:
+        """The element trees of these snapshots, each in stored order."""
+        wanted = set(snapshot_ids)
+        if not wanted:
+            return {}
+        found = (
+            self.element_loader(wanted)
+            if self.element_loader is not None
+            else [e for e in self.elements if e.snapshot_id in wanted]
+        )
+        trees: dict[int, list[Element]] = {}
+        for element in found:
+            if element.snapshot_id in wanted:
+                trees.setdefault(element.snapshot_id, []).append(element)
+        return trees

@@ -17,8 +17,8 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from compiler.capture import Capture
-from compiler.enrich import TIERS, Attributed, attribute, layout_map, repair_text
+from compiler.capture import Capture, Element
+from compiler.enrich import TIERS, Attributed, attribute, layout_for, repair_text
 from compiler.entities import parse_url
 from compiler.params import (
     COMPILER_VERSION,
@@ -104,8 +104,11 @@ def _pack(digest: Any, ints: Sequence[int], floats: Sequence[float], texts: Iter
     digest.update("\x1f".join(texts).encode("utf-8", "surrogatepass"))
 
 
-def _rows_digest(capture: Capture) -> str:
-    """sha256 of every row the compile saw, in id order (text contributes its length only)."""
+def _rows_digest(capture: Capture, used_elements: Sequence[Element]) -> str:
+    """sha256 of the rows the compile used, in id order (text contributes its length only).
+
+    Element rows count when their tree was consulted to resolve a click.
+    """
     digest = hashlib.sha256()
     snaps = sorted(capture.snapshots, key=lambda r: r.id)
     _pack(
@@ -126,7 +129,7 @@ def _rows_digest(capture: Capture) -> str:
         [f"{r.monitor}\x1e{r.type}\x1e{r.element_name}\x1e{r.element_role}" for r in inputs],
     )
     elements = sorted(
-        capture.elements, key=lambda r: (r.snapshot_id, r.role, r.name or "", r.bounds or ())
+        used_elements, key=lambda r: (r.snapshot_id, r.role, r.name or "", r.bounds or ())
     )
     _pack(
         digest,
@@ -177,7 +180,7 @@ def compile_window(
     """Compile the frames that start in [start, end); rows outside only close frames at edges."""
     params = params or Params()
     zone = ZoneInfo(tz)
-    layout = layout_map(params.layout)
+    layout = layout_for(params.layout, params.layout_map)
     seg = segment(capture.snapshots, capture.absences, params)
     frames = [s for s in seg.segments if start <= s.first_t < end]
     host: dict[int, int] = {}
@@ -187,7 +190,9 @@ def compile_window(
         for interruption in frame.interruptions:
             for row in interruption.rows:
                 host[row.id] = index
-    attributed = attribute(capture.inputs, capture.snapshots, capture.elements, capture.screen)
+    attributed, used_elements = attribute(
+        capture.inputs, capture.snapshots, capture.elements_for, capture.screen
+    )
     per_frame: dict[int, list[Attributed]] = {}
     unattributed: list[Attributed] = []
     for item in attributed:
@@ -235,7 +240,7 @@ def compile_window(
         "provenance": {
             "compiler": COMPILER_VERSION,
             "parameters_sha256": params.digest(),
-            "input_sha256": _rows_digest(capture),
+            "input_sha256": _rows_digest(capture, used_elements),
         },
     }
     compiled.document = document
@@ -247,11 +252,11 @@ def _frame_doc(
 ) -> dict[str, Any]:
     titles = Counter(row.window for row in frame.rows if row.window)
     pages: Counter[tuple[str, str]] = Counter()
-    for row in frame.rows:
-        if row.url:
-            ref = parse_url(row.url)
-            if ref is not None:
-                pages[(ref.kind, ref.entity)] += 1
+    # Count URLs first: a frame revisits the same few pages, so each is typed once.
+    for url, count in Counter(row.url for row in frame.rows if row.url).items():
+        ref = parse_url(url)
+        if ref is not None:
+            pages[(ref.kind, ref.entity)] += count
     keys = clicks = copies = 0
     typed: list[str] = []
     clipboard: list[str] = []
@@ -329,7 +334,9 @@ def _coverage(
         "span_minutes": _minutes(span),
         "coverage_pct": round(100.0 * max(span - gap_s, 0.0) / span, 1) if span else 0.0,
         "rows_analyzed": len(rows),
-        "distinct_apps": len({f.app for f in frames}),
+        "distinct_apps": len(
+            {f.app for f in frames} | {b.app for f in frames for b in f.interruptions}
+        ),
         "monitors": sorted({f.monitor for f in frames}),
         "gaps": gaps,
         "away": [

@@ -9,13 +9,16 @@ never guessed.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 
 from compiler.capture import Element, InputEvent, Snapshot
 from compiler.params import CLICK_TOLERANCE_PX, STALE_INPUT_S
 
 TIERS = ("named", "exact", "tolerance", "zone", "unresolved")
+_BY_MONITOR_TIME = attrgetter("monitor", "t", "id")
+_BY_TIME = attrgetter("t", "id")
 
 # What a QWERTY-configured capture records when the person types on an AZERTY keyboard,
 # mapped back to what they typed. Operators may supply their own map.
@@ -24,6 +27,11 @@ AZERTY: dict[str, str] = {
     "Q": "A", "A": "Q", "W": "Z", "Z": "W", "M": "?", ":": "M",
 }  # fmt: skip
 LAYOUTS: dict[str, dict[str, str]] = {"identity": {}, "azerty": AZERTY}
+
+
+def layout_for(name: str, custom: Sequence[tuple[str, str]] = ()) -> dict[str, str]:
+    """The character map a compile applies: an operator's own map, else a named layout."""
+    return dict(custom) if custom else layout_map(name)
 
 
 def layout_map(name_or_map: str | Mapping[str, str]) -> dict[str, str]:
@@ -42,7 +50,7 @@ def repair_text(text: str, mapping: Mapping[str, str]) -> str:
     return "".join(mapping.get(ch, ch) for ch in text)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Attributed:
     """An input event with the snapshot it belongs to and, for clicks, its resolved target."""
 
@@ -92,48 +100,60 @@ def resolve_click(
 def attribute(
     inputs: Sequence[InputEvent],
     snapshots: Sequence[Snapshot],
-    elements: Sequence[Element],
+    elements_for: Callable[[Collection[int]], dict[int, list[Element]]],
     screen: tuple[int, int],
-) -> list[Attributed]:
-    """Attribute every input to its nearest snapshot of the same monitor (ties: the earlier)."""
+) -> tuple[list[Attributed], list[Element]]:
+    """Attribute every input to its nearest snapshot of the same monitor (ties: the earlier).
+
+    Returns the attributed inputs in time order and the element-tree rows that were consulted
+    (only trees of snapshots with an unnamed click are loaded).
+    """
     times: dict[str, list[float]] = {}
     ids: dict[str, list[int]] = {}
-    for row in sorted(snapshots, key=lambda r: (r.monitor, r.t, r.id)):
+    for row in sorted(snapshots, key=_BY_MONITOR_TIME):
         times.setdefault(row.monitor, []).append(row.t)
         ids.setdefault(row.monitor, []).append(row.id)
-    tree: dict[int, list[Element]] = {}
-    for element in elements:
-        tree.setdefault(element.snapshot_id, []).append(element)
-    out: list[Attributed] = []
-    for event in sorted(inputs, key=lambda e: (e.t, e.id)):
+    placed: list[tuple[InputEvent, int | None, int | None]] = []
+    needed: set[int] = set()
+    place = placed.append
+    for event in sorted(inputs, key=_BY_TIME):
+        t = event.t
         series = times.get(event.monitor)
         if not series:
-            out.append(_unresolved(event))
+            place((event, None, None))
             continue
-        k = bisect_left(series, event.t)
-        choice = None
-        if k < len(series):
-            choice = k
-        if k > 0 and (choice is None or event.t - series[k - 1] <= series[k] - event.t):
+        size = len(series)
+        k = bisect_left(series, t)
+        choice = k if k < size else k - 1
+        if 0 < k < size and t - series[k - 1] <= series[k] - t:
             choice = k - 1
-        assert choice is not None
-        distance = abs(series[choice] - event.t)
+        distance = abs(series[choice] - t)
         if distance > STALE_INPUT_S:
+            place((event, None, None))
+            continue
+        nearest = ids[event.monitor][choice]
+        place((event, nearest, round(distance * 1000)))
+        if event.type == "click" and not event.element_name and event.x is not None:
+            needed.add(nearest)
+    trees = elements_for(needed)
+    out: list[Attributed] = []
+    for event, snapshot_id, distance_ms in placed:
+        if snapshot_id is None:
             out.append(_unresolved(event))
             continue
-        snapshot_id = ids[event.monitor][choice]
         target, role, tier = event.element_name, event.element_role, None
         if event.type == "click":
             if target:
                 tier = "named"
             elif event.x is not None and event.y is not None:
                 target, role, tier = resolve_click(
-                    event.x, event.y, tree.get(snapshot_id, ()), screen
+                    event.x, event.y, trees.get(snapshot_id, ()), screen
                 )
             else:
                 tier = "unresolved"
-        out.append(Attributed(event, snapshot_id, round(distance * 1000), target, role, tier))
-    return out
+        out.append(Attributed(event, snapshot_id, distance_ms, target, role, tier))
+    used = [element for snapshot_id in sorted(trees) for element in trees[snapshot_id]]
+    return out, used
 
 
 def _unresolved(event: InputEvent) -> Attributed:

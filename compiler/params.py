@@ -34,6 +34,8 @@ class Params:
     min_minutes: float = MIN_MINUTES_DEFAULT
     include_text: bool = False
     layout: str = "identity"
+    # An operator's own keyboard map (captured character -> typed character); overrides layout.
+    layout_map: tuple[tuple[str, str], ...] = ()
     dwell_cap_s: float = DWELL_CAP_S
     session_gap_s: float = SESSION_GAP_S
     flicker_max_s: float = FLICKER_MAX_S

@@ -10,7 +10,7 @@ from collections import Counter
 from typing import Any
 
 from compiler.document import Compiled, runs
-from compiler.enrich import layout_map, repair_text
+from compiler.enrich import layout_for, repair_text
 from compiler.entities import parse_url
 
 UNTRUSTED = (
@@ -149,7 +149,7 @@ def steps(compiled: Compiled, frame_id: str, *, max_steps: int = 250) -> dict[st
     if index is None:
         raise KeyError(f"no frame {frame_id!r} in this window")
     frame = compiled.frames[index]
-    layout = layout_map(compiled.params.layout)
+    layout = layout_for(compiled.params.layout, compiled.params.layout_map)
     include = compiled.params.include_text
     timeline: list[tuple[float, int, dict[str, Any]]] = []
     last_title: str | None = None
@@ -167,7 +167,13 @@ def steps(compiled: Compiled, frame_id: str, *, max_steps: int = 250) -> dict[st
         event = item.event
         step: dict[str, Any]
         if event.type == "click":
-            step = {"op": "click", "target": item.target, "role": item.role, "tier": item.tier}
+            step = {
+                "op": "click",
+                "target": item.target,
+                "role": item.role,
+                "tier": item.tier,
+                "distance_ms": item.distance_ms,
+            }
         elif event.type in ("key", "text"):
             step = {
                 "op": "type",

@@ -119,8 +119,9 @@ def test_screenpipe_and_jsonl_of_the_same_day_agree(day_file: Path, tmp_path: Pa
     write_screenpipe(database, records)
     from_jsonl = json.loads(run("day", *day_args(day_file)).stdout)
     from_sqlite = json.loads(
-        run("day", "--source", f"screenpipe:{database}", "--date", DAY, "--tz",
-            "Europe/Berlin").stdout
+        run(
+            "day", "--source", f"screenpipe:{database}", "--date", DAY, "--tz", "Europe/Berlin"
+        ).stdout
     )
     assert from_sqlite["source"]["reader"] != from_jsonl["source"]["reader"]
     assert from_sqlite["coverage"]["active_minutes"] == from_jsonl["coverage"]["active_minutes"]
@@ -138,8 +139,19 @@ def test_activitywatch_export_compiles_and_discloses_emulation(
     export = tmp_path / "aw.json"
     write_activitywatch(export, records)
     doc = json.loads(
-        run("day", "--source", f"activitywatch:{export}", "--date", DAY, "--tz",
-            "Europe/Berlin").stdout
+        run(
+            "day", "--source", f"activitywatch:{export}", "--date", DAY, "--tz", "Europe/Berlin"
+        ).stdout
     )
     assert any("every 30 s" in line for line in doc["source"]["disclosures"])
     assert doc["frames"] and doc["coverage"]["monitors"] == ["0"]
+
+
+def test_layout_map_file_is_checked(day_file: Path, tmp_path: Path) -> None:
+    good = tmp_path / "map.json"
+    good.write_text('{"q": "a", "a": "q"}')
+    assert run("day", *day_args(day_file), "--layout-map", str(good)).returncode == 0
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"qq": "a"}')
+    done = run("day", *day_args(day_file), "--layout-map", str(bad))
+    assert done.returncode == 2 and "single characters" in done.stderr

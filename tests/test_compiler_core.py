@@ -388,3 +388,30 @@ def test_views_ledger_and_communications() -> None:
     assert ("email", "Firefox", "mail.google.com") in kinds
     assert all("untrusted" in s for s in surfaces)
     assert communications(result, "email") == [s for s in surfaces if s["kind"] == "email"]
+
+
+def test_operator_layout_map_overrides_the_named_layout() -> None:
+    result = compiled(include_text=True, layout="azerty", layout_map=(("b", "B"), ("_", "-")))
+    code = frames_by_app(result.document)["Code"][0]
+    assert code["input"]["text"] == "Bulk-create"
+    assert result.document["source"]["parameters"]["layout_map"] == (("b", "B"), ("_", "-"))
+
+
+def test_steps_keep_the_attribution_distance() -> None:
+    result = compiled()
+    gmail = next(f for f in result.document["frames"] if f["site"] == "mail.google.com")
+    clicks = [s for s in steps(result, gmail["id"])["steps"] if s["op"] == "click"]
+    assert [s["distance_ms"] for s in clicks] == [1000, 2000, 3000, 4000, 5000]
+
+
+def test_input_digest_covers_the_element_trees_consulted_only() -> None:
+    from compiler.capture import Element
+
+    base = compiled().document["provenance"]["input_sha256"]
+    unclicked = full_day()
+    unclicked.elements.append(Element(1, "AXButton", "Run", (0.5, 0.5, 0.1, 0.1)))
+    assert compiled(unclicked).document["provenance"]["input_sha256"] == base
+    clicked = full_day()
+    sid = next(s.id for s in clicked.snapshots if s.window == "Gmail")
+    clicked.elements.append(Element(sid, "AXButton", "Archive", (0.9, 0.0, 0.05, 0.05)))
+    assert compiled(clicked).document["provenance"]["input_sha256"] != base

@@ -14,6 +14,7 @@ import math
 import sqlite3
 import sys
 from collections.abc import Iterator
+from dataclasses import astuple
 from datetime import UTC, date, datetime
 from functools import cache
 from pathlib import Path
@@ -61,9 +62,49 @@ def is_sorted(capture: Capture) -> bool:
 
 
 def focused_snapshots(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows ActivityWatch's window watcher would see (the AW writer exports only these)."""
     return [
         r for r in records if r["kind"] == "snapshot" and r["payload"].get("focused") is not False
     ]
+
+
+def all_trees(capture: Capture) -> dict[int, list[Element]]:
+    """Every element tree of the capture, loaded the way the compiler loads them."""
+    return capture.elements_for([s.id for s in capture.snapshots])
+
+
+def contents(capture: Capture) -> tuple[object, ...]:
+    """Everything a read returned, with element trees loaded (two loaders never compare equal)."""
+    return (
+        capture.snapshots,
+        capture.inputs,
+        capture.elements,
+        all_trees(capture),
+        capture.absences,
+        capture.recorder,
+        capture.reader,
+        capture.disclosures,
+        capture.screen,
+    )
+
+
+def written_trees(
+    records: list[dict[str, Any]], frame_id: dict[str, int]
+) -> dict[int, list[Element]]:
+    """The element trees of ``records`` as the screenpipe writer stored them, by frame id."""
+    trees: dict[int, list[Element]] = {}
+    for r in records:
+        if r["kind"] == "elements" and r["payload"]["snapshot"] in frame_id:
+            trees.setdefault(frame_id[r["payload"]["snapshot"]], []).extend(
+                Element(
+                    frame_id[r["payload"]["snapshot"]],
+                    node["role"],
+                    node["name"],
+                    None if node["bounds"] is None else tuple(node["bounds"]),
+                )
+                for node in r["payload"]["elements"]
+            )
+    return {k: v for k, v in trees.items() if v}
 
 
 @pytest.fixture
@@ -97,7 +138,7 @@ def make_db(path: Path, script: str, rows: dict[str, list[tuple[Any, ...]]]) -> 
 # --------------------------------------------------------------------------------------------
 
 
-def test_screenpipe_round_trip_keeps_every_focused_row_and_field(sp_day: Path) -> None:
+def test_screenpipe_round_trip_keeps_every_row_and_field(sp_day: Path) -> None:
     records = day()
     capture = screenpipe.read(sp_day)
     assert (capture.recorder, capture.reader) == ("screenpipe", "screenpipe")
@@ -114,9 +155,14 @@ def test_screenpipe_round_trip_keeps_every_focused_row_and_field(sp_day: Path) -
             r["payload"]["window"],
             r["payload"]["url"],
         )
-        for r in focused_snapshots(records)
+        for r in snapshot_records
     ]
     assert capture.snapshots == sorted(expected, key=lambda s: (s.t, s.id))
+    # Unfocused frames are kept: each monitor is its own stream (§4.2).
+    unfocused = {frame_id[r["source_key"]] for r in snapshot_records} - {
+        frame_id[r["source_key"]] for r in focused_snapshots(records)
+    }
+    assert unfocused and unfocused <= {s.id for s in capture.snapshots}
 
     input_records = [r for r in records if r["kind"] == "input"]
     expected_inputs = [
@@ -139,23 +185,16 @@ def test_screenpipe_round_trip_keeps_every_focused_row_and_field(sp_day: Path) -
     assert capture.inputs == expected_inputs
     assert any(e.text for e in capture.inputs)  # typed text stays; the compiler decides
 
-    kept = {s.id for s in capture.snapshots}
-    trees = [
-        (frame_id[r["payload"]["snapshot"]], r["payload"]["elements"])
-        for r in records
-        if r["kind"] == "elements" and frame_id[r["payload"]["snapshot"]] in kept
-    ]
-    assert len(capture.elements) == sum(len(tree) for _, tree in trees)
-    first_id, first_tree = trees[0]
-    assert capture.elements[0] == Element(
-        first_id, first_tree[0]["role"], first_tree[0]["name"], tuple(first_tree[0]["bounds"])
+    # Element trees are loaded on demand; every tree written comes back, every field of it.
+    assert capture.elements == [] and capture.element_loader is not None
+    trees = all_trees(capture)
+    assert trees == written_trees(records, frame_id)
+    assert sum(len(tree) for tree in trees.values()) == sum(
+        len(r["payload"]["elements"]) for r in records if r["kind"] == "elements"
     )
-    assert all(isinstance(e.bounds, tuple) for e in capture.elements if e.bounds is not None)
-    unfocused = len(snapshot_records) - len(expected)
-    assert capture.disclosures == [
-        f"{unfocused:,} unfocused frames (focused = 0) were left out; activity frames compile "
-        "focused rows only."
-    ]
+    assert unfocused & set(trees)  # unfocused frames keep their trees too
+    assert all(type(v) is float for tree in trees.values() for e in tree for v in e.bounds or ())
+    assert capture.disclosures == []
 
 
 def test_screenpipe_and_jsonl_readers_agree_on_the_same_day(sp_day: Path, tmp_path: Path) -> None:
@@ -171,25 +210,84 @@ def test_screenpipe_and_jsonl_readers_agree_on_the_same_day(sp_day: Path, tmp_pa
     assert [(e.t, e.type, e.text) for e in from_db.inputs] == [
         (e.t, e.type, e.text) for e in from_jsonl.inputs
     ]
-    assert [(e.role, e.name, e.bounds) for e in from_db.elements] == [
-        (e.role, e.name, e.bounds) for e in from_jsonl.elements
-    ]
+    assert len(from_db.snapshots) == sum(1 for r in day() if r["kind"] == "snapshot")
+
+
+def _key(snapshot: Snapshot) -> tuple[float, str]:
+    """A snapshot's time and monitor: ids differ between readers, these do not."""
+    return snapshot.t, snapshot.monitor.removeprefix("monitor_")
+
+
+def test_screenpipe_and_jsonl_give_the_same_element_trees_for_the_same_snapshots(
+    sp_day: Path, tmp_path: Path
+) -> None:
+    path = tmp_path / "day.jsonl"
+    write_jsonl(path, day())
+    from_db = screenpipe.read(sp_day)
+    from_jsonl = jsonl.read(path)
+    assert from_db.elements == [] and from_jsonl.element_loader is None  # lazy vs in memory
+
+    def trees(capture: Capture) -> dict[tuple[float, str], list[tuple[object, ...]]]:
+        where = {s.id: _key(s) for s in capture.snapshots}
+        assert len(set(where.values())) == len(where)
+        return {
+            where[snapshot_id]: [(e.role, e.name, e.bounds) for e in tree]
+            for snapshot_id, tree in all_trees(capture).items()
+        }
+
+    db_trees, jsonl_trees = trees(from_db), trees(from_jsonl)
+    assert db_trees == jsonl_trees
+    assert len(db_trees) == sum(1 for r in day() if r["kind"] == "elements")
+    # Asking for a few snapshots, as the compiler does, gives the same trees as well.
+    db_id = {key: s.id for s in from_db.snapshots if (key := _key(s)) in db_trees}
+    jsonl_id = {_key(s): s.id for s in from_jsonl.snapshots}
+    some = sorted(db_id)[::9]
+    asked_db = from_db.elements_for([db_id[k] for k in some])
+    asked_jsonl = from_jsonl.elements_for([jsonl_id[k] for k in some])
+    assert len(asked_db) == len(asked_jsonl) == len(some) > 1
+    for k in some:
+        assert [(e.role, e.name, e.bounds) for e in asked_db[db_id[k]]] == db_trees[k]
+        assert [(e.role, e.name, e.bounds) for e in asked_jsonl[jsonl_id[k]]] == db_trees[k]
 
 
 def test_screenpipe_window_is_half_open_and_ids_are_stable(sp_day: Path) -> None:
     whole = screenpipe.read(sp_day)
     again = screenpipe.read(sp_day)
-    assert whole == again
+    assert contents(whole) == contents(again)
     start, end = whole.snapshots[100].t, whole.snapshots[400].t
     part = screenpipe.read(sp_day, start, end)
     assert part.snapshots == [s for s in whole.snapshots if start <= s.t < end]
     assert part.snapshots[0] == whole.snapshots[100]  # start is included, end is not
     assert part.inputs == [e for e in whole.inputs if start <= e.t < end]
     kept = {s.id for s in part.snapshots}
-    assert part.elements == [e for e in whole.elements if e.snapshot_id in kept]
+    trees = {k: v for k, v in all_trees(whole).items() if k in kept}
+    assert trees and all_trees(part) == trees
+    # A window's loader serves only its own snapshots, even when asked for others.
+    assert part.elements_for({s.id for s in whole.snapshots}) == trees
     assert screenpipe.read(sp_day, None, start).snapshots == whole.snapshots[:100]
     assert screenpipe.read(sp_day, end, None).snapshots == whole.snapshots[400:]
     assert screenpipe.read(sp_day, end, start).snapshots == []
+
+
+def test_screenpipe_elements_for_returns_the_trees_of_reading_everything(sp_day: Path) -> None:
+    records = day()
+    capture = screenpipe.read(sp_day)
+    snapshot_records = [r for r in records if r["kind"] == "snapshot"]
+    frame_id = {r["source_key"]: n for n, r in enumerate(snapshot_records, start=1)}
+    everything = written_trees(records, frame_id)
+    ids = [s.id for s in capture.snapshots]
+    assert capture.elements_for(ids) == everything  # past 500 ids: one range scan
+    with_trees = sorted(everything)
+    for subset in (with_trees[::7], with_trees[3::50], ids[::11], with_trees[:1]):
+        # Under 500 ids: fetched by frame id; snapshots without a tree get no entry.
+        assert len(subset) <= 500
+        assert capture.elements_for(subset) == {
+            k: v for k, v in everything.items() if k in set(subset)
+        }
+    assert capture.elements_for([]) == {}
+    assert capture.elements_for([0, 10**9, INPUT_ID_BASE + 1]) == {}  # not snapshots
+    assert capture.elements == []  # loading never fills the eager list
+    assert capture.disclosures == []  # the synthetic trees have no OCR rows
 
 
 def test_screenpipe_input_ids_cannot_meet_snapshot_ids(sp_day: Path) -> None:
@@ -241,9 +339,8 @@ def test_screenpipe_older_schema_reads_with_disclosures(tmp_path: Path) -> None:
         (3, at(9, 0, 20.5), "0", "Slack"),
     ]
     assert capture.inputs == [] and capture.elements == []
+    assert capture.element_loader is None and all_trees(capture) == {}
     assert capture.disclosures == [
-        "The frames table has no focused column (an older schema); every frame was read as "
-        "focused.",
         "The frames table has no device_name column (an older schema); every snapshot is on "
         "monitor 0.",
         "1 frame without an app name was left out.",
@@ -297,19 +394,24 @@ def test_screenpipe_tolerates_missing_optional_columns_of_ui_events_and_elements
         InputEvent(INPUT_ID_BASE + 3, at(9, 0, 3), "key", "0", None, None, "Code", None,
                    None, None, None, "x"),
     ]  # fmt: skip
-    assert capture.elements == [
-        Element(7, "AXButton", "Run", (0.5, 0.25, 0.125, 0.0625)),
-        Element(7, "", "hello", None),
-    ]
+    ocr = (
+        "1 element came from OCR rather than the accessibility tree; element records do not "
+        "mark which."
+    )
+    assert ocr not in capture.disclosures  # counted when the trees are loaded
+    assert capture.elements == []
+    assert capture.elements_for([7]) == {
+        7: [
+            Element(7, "AXButton", "Run", (0.5, 0.25, 0.125, 0.0625)),
+            Element(7, "", "hello", None),
+        ]
+    }
+    assert ocr in capture.disclosures
     assert (
         "The ui_events table has no id column; input ids come from SQLite rowids, which a "
         "VACUUM may renumber." in capture.disclosures
     )
     assert "1 ui_events row of other types (mouse_move) was left out." in capture.disclosures
-    assert (
-        "1 element came from OCR rather than the accessibility tree; element records do not "
-        "mark which." in capture.disclosures
-    )
 
 
 def test_screenpipe_input_monitor_comes_from_its_frame(tmp_path: Path) -> None:
@@ -328,7 +430,7 @@ def test_screenpipe_input_monitor_comes_from_its_frame(tmp_path: Path) -> None:
         },
     )
     capture = screenpipe.read(path)
-    assert capture.snapshots[0].monitor == "monitor_2"  # focused NULL counts as focused
+    assert capture.snapshots[0].monitor == "monitor_2"  # focused is NULL: read all the same
     assert capture.inputs[0].monitor == "0"
     assert (
         "The ui_events table has no frame_id column (an older schema); every input event is "
@@ -389,14 +491,21 @@ def test_screenpipe_frames_sharing_an_element_tree_each_get_it(tmp_path: Path) -
         },
     )
     capture = screenpipe.read(path)
-    assert [(e.snapshot_id, e.name) for e in capture.elements] == [
+
+    def names(trees: dict[int, list[Element]]) -> list[tuple[int, str | None]]:
+        return [(e.snapshot_id, e.name) for k in sorted(trees) for e in trees[k]]
+
+    trees = capture.elements_for([1, 2, 3])
+    assert names(trees) == [
         (1, "a.py"), (1, "Run"), (2, "a.py"), (2, "Run"), (3, "b.py"),
     ]  # fmt: skip
-    assert capture.elements[0].bounds == (0.0, 0.0, 1.0, 1.0)
-    assert all(type(v) is float for e in capture.elements for v in e.bounds or ())
+    assert trees[1][0].bounds == (0.0, 0.0, 1.0, 1.0)
+    assert all(type(v) is float for tree in trees.values() for e in tree for v in e.bounds or ())
+    # Asked for frame 2 alone, the loader still reads frame 1's rows and gives them to 2.
+    assert names(capture.elements_for([2])) == [(2, "a.py"), (2, "Run")]
     # From the window on, frame 1 is outside but frame 2 still shows its tree.
     later = screenpipe.read(path, at(9, 0, 1))
-    assert [(e.snapshot_id, e.name) for e in later.elements] == [
+    assert names(later.elements_for([1, 2, 3])) == [
         (2, "a.py"), (2, "Run"), (3, "b.py"),
     ]  # fmt: skip
 
@@ -583,7 +692,7 @@ def test_activitywatch_heartbeats_cover_each_interval(tmp_path: Path) -> None:
     assert "The export has no web bucket; browser rows carry no URL." in capture.disclosures
     part = activitywatch.read(tmp_path / "a.json", at(9, 0, 30), at(9, 1, 35))
     assert [s.t for s in part.snapshots] == [at(9, 0, 30), at(9, 1), at(9, 1, 30)]
-    assert set(part.snapshots) <= set(capture.snapshots)
+    assert {astuple(s) for s in part.snapshots} <= {astuple(s) for s in capture.snapshots}
 
 
 def test_activitywatch_urls_match_the_browser_and_the_time(tmp_path: Path) -> None:
@@ -718,7 +827,10 @@ def _records() -> list[dict[str, Any]]:
 
 def test_capture_from_records_converts_our_records() -> None:
     capture = capture_from_records(_records())
-    assert capture.snapshots == [Snapshot(1, at(9), "0", "Code", "a.py", None)]
+    assert capture.snapshots == [
+        Snapshot(1, at(9), "0", "Code", "a.py", None),
+        Snapshot(5, at(9, 0, 4), "1", "Slack", None, None),  # focused: false, kept
+    ]
     assert capture.inputs == [
         InputEvent(3, at(9, 0, 2), "text", "1", 3.0, None, text="hello"),
     ]
@@ -726,8 +838,8 @@ def test_capture_from_records_converts_our_records() -> None:
         Element(1, "AXButton", "Run", (0.5, 0.5, 0.1, 0.1)),
         Element(1, "AXWindow", None, None),
     ]
+    assert capture.elements_for([1, 5]) == {1: capture.elements}
     assert capture.disclosures == [
-        "1 snapshot row marked unfocused was left out; activity frames compile focused rows only.",
         "1 element tree named a snapshot that is not in the input and was dropped.",
         "1 record repeated the source_key of an earlier record and was read once.",
     ]
@@ -749,7 +861,7 @@ def test_capture_from_records_uses_stored_ids_and_any_record_order() -> None:
 def test_capture_from_records_window_keeps_positional_ids() -> None:
     records = _records()
     part = capture_from_records(records, at(9, 0, 1), at(9, 0, 5))
-    assert part.snapshots == []
+    assert [(s.id, s.app) for s in part.snapshots] == [(5, "Slack")]  # unfocused, kept
     assert [e.id for e in part.inputs] == [3]
     assert part.elements == []  # their snapshot is outside the window
     assert capture_from_records(records, None, at(9, 0, 1)).elements != []
@@ -811,8 +923,8 @@ def test_jsonl_bad_line_names_file_and_line(tmp_path: Path) -> None:
 def test_open_source_dispatches_by_format(sp_day: Path, aw_day: Path, tmp_path: Path) -> None:
     plain = tmp_path / "day.jsonl"
     write_jsonl(plain, day())
-    assert open_source(f"screenpipe:{sp_day}", at(9), at(10)) == screenpipe.read(
-        sp_day, at(9), at(10)
+    assert contents(open_source(f"screenpipe:{sp_day}", at(9), at(10))) == contents(
+        screenpipe.read(sp_day, at(9), at(10))
     )
     assert open_source(f"activitywatch:{aw_day}") == activitywatch.read(aw_day)
     assert open_source(f"jsonl:{plain}", at(9)) == jsonl.read(plain, at(9))

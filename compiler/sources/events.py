@@ -95,11 +95,10 @@ class RecordConverter:
         self._ids: dict[int, int] = {}  # id -> position, for every snapshot and input row
         self._keys: set[str] = set()  # every source_key seen, for idempotent re-reads
         self._snapshot_keys: set[str] = set()  # every snapshot key, kept or not
-        self._kept: dict[str, Snapshot] = {}  # key -> snapshot in the window and focused
+        self._kept: dict[str, Snapshot] = {}  # key -> snapshot in the window
         # Trees whose snapshot has not been seen yet: (snapshot key, position, inside, tree).
         self._waiting: list[tuple[str, int, bool, list[_Node]]] = []
         self._trees: list[tuple[Snapshot, int, list[_Node]]] = []
-        self.unfocused = 0
         self.orphan_trees = 0
         self.repeated = 0
 
@@ -175,9 +174,6 @@ class RecordConverter:
                 self._snapshot_keys.add(key)
             if not inside:
                 return
-            if payload.get("focused") is False:
-                self.unfocused += 1
-                return
             self.snapshots.append(snapshot)
             if key is not None:
                 self._kept[key] = snapshot
@@ -222,12 +218,6 @@ class RecordConverter:
             for role, name, bounds in tree
         ]
         disclosures: list[str] = []
-        if self.unfocused:
-            disclosures.append(
-                f"{plural(self.unfocused, 'snapshot row')} marked unfocused "
-                f"{'was' if self.unfocused == 1 else 'were'} left out; activity frames compile "
-                "focused rows only."
-            )
         if self.orphan_trees:
             disclosures.append(
                 f"{plural(self.orphan_trees, 'element tree')} named a snapshot that is not in "
@@ -258,10 +248,10 @@ def capture_from_records(
 ) -> Capture:
     """The rows of ``records`` whose time falls in [start, end), sorted by (t, id).
 
-    Snapshots marked ``focused: false`` are left out (and counted in a disclosure), as the
-    screenpipe reader leaves out unfocused frames. Element trees are kept for the snapshots
-    kept; a tree naming a snapshot absent from the input is dropped and counted. A malformed
-    record raises :class:`SourceError` naming its 1-based position.
+    Every snapshot is kept, focused or not (monitors are separate streams, §4.2). Element
+    trees are kept for the snapshots kept; a tree naming a snapshot absent from the input is
+    dropped and counted. A malformed record raises :class:`SourceError` naming its 1-based
+    position.
     """
     converter = RecordConverter(start, end)
     for position, record in enumerate(records, start=1):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import sqlite3
+from collections.abc import Callable, Collection
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -25,8 +26,6 @@ RECORDER = "screenpipe"
 # Input ids live above every frame id: a capture would need 10^12 frames (one a second for
 # 30,000 years) before the two spaces met.
 INPUT_ID_BASE = 10**12
-# focused values that mean "explicitly not focused"; NULL means the recorder did not say.
-_NOT_FOCUSED = frozenset({0, "0", "false", "False", "FALSE"})
 _INPUT_TYPES = frozenset(INPUT_TYPES)
 # SQLite stores what the recorder wrote; the window is selected on the first 19 characters
 # (YYYY-MM-DD?HH:MM:SS), with either separator, then checked exactly after parsing.
@@ -115,9 +114,10 @@ class _Tally:
 def read(path: PathLike, start: float | None = None, end: float | None = None) -> Capture:
     """Snapshots, input events and element trees of [start, end), sorted by (t, id).
 
-    Frames whose ``focused`` is explicitly 0/false are left out (activity frames compile
-    focused rows); NULL counts as focused. Frames without an app name are left out. Each
-    omission is counted in the disclosures.
+    Every monitor's frames are kept, focused or not: monitors are separate streams (§4.2),
+    and what is on screen is what the capture saw. Frames without an app name are left out
+    and counted in the disclosures. Element trees are loaded on demand, for the snapshots the
+    compiler needs to resolve clicks against.
     """
     connection = connect(path)
     try:
@@ -146,7 +146,7 @@ def _read(
             "reader cannot keep the two apart."
         )
     inputs = _inputs(connection, start, end, tally, frame_columns, disclosures)
-    elements = _elements(connection, snapshots, refs, disclosures)
+    loader = _element_loader(connection, name, snapshots, refs, disclosures)
     if tally.naive:
         disclosures.append(
             f"{plural(tally.naive, 'timestamp')} had no UTC offset and "
@@ -165,11 +165,47 @@ def _read(
     return Capture(
         snapshots=snapshots,
         inputs=inputs,
-        elements=elements,
         recorder=RECORDER,
         reader="screenpipe",
         disclosures=disclosures,
+        element_loader=loader,
     )
+
+
+def _element_loader(
+    connection: sqlite3.Connection,
+    path: str,
+    snapshots: list[Snapshot],
+    refs: dict[int, int],
+    disclosures: list[str],
+) -> Callable[[Collection[int]], list[Element]] | None:
+    """A loader of element trees by snapshot id, or None when the database has none."""
+    columns = _columns(connection, "elements")
+    if not columns:
+        disclosures.append(
+            "The database has no elements table (an older schema); no element trees were read."
+        )
+        return None
+    if "frame_id" not in columns:
+        disclosures.append("The elements table has no frame_id column; no element trees were read.")
+        return None
+    by_id = {s.id: s for s in snapshots}
+
+    def load(snapshot_ids: Collection[int]) -> list[Element]:
+        wanted = [by_id[i] for i in sorted(snapshot_ids) if i in by_id]
+        if not wanted:
+            return []
+        again = connect(path)
+        found: list[str] = []
+        try:
+            trees = _elements(again, wanted, refs, found)
+        finally:
+            again.close()
+        # A capture may be compiled more than once; say each thing about its trees once.
+        disclosures.extend(sentence for sentence in found if sentence not in disclosures)
+        return trees
+
+    return load
 
 
 def _snapshots(
@@ -187,11 +223,6 @@ def _snapshots(
             f"The frames table has no {' or '.join(missing)} column (an older schema); "
             "those fields are empty on every snapshot."
         )
-    if "focused" not in columns:
-        disclosures.append(
-            "The frames table has no focused column (an older schema); every frame was read "
-            "as focused."
-        )
     if "device_name" not in columns:
         disclosures.append(
             "The frames table has no device_name column (an older schema); every snapshot "
@@ -201,18 +232,18 @@ def _snapshots(
     rows = connection.execute(
         f'SELECT CAST("id" AS INTEGER), "timestamp", "app_name", '
         f"{_pick(columns, 'window_name')}, {_pick(columns, 'browser_url')}, "
-        f"{_pick(columns, 'focused')}, {_pick(columns, 'device_name')}, "
+        f"{_pick(columns, 'device_name')}, "
         f"{_pick(columns, 'elements_ref_frame_id')} FROM frames WHERE {where}",
         params,
     ).fetchall()
     snapshots: list[Snapshot] = []
     append = snapshots.append
     refs: dict[int, int] = {}  # snapshot id -> the frame whose element tree it shows
-    unfocused = nameless = 0
+    nameless = 0
     parse = datetime.fromisoformat
     low, high = tally.low, tally.high
     # The hot loop of a read: the UTC case is inlined, every other case goes to the tally.
-    for frame_id, stamp, app, window, url, focused, device, ref in rows:
+    for frame_id, stamp, app, window, url, device, ref in rows:
         try:
             moment = parse(stamp)
         except (TypeError, ValueError):
@@ -227,9 +258,6 @@ def _snapshots(
             if other is None:
                 continue
             t = other
-        if focused is not None and focused in _NOT_FOCUSED:
-            unfocused += 1
-            continue
         if not app:
             nameless += 1
             continue
@@ -237,12 +265,6 @@ def _snapshots(
         if ref is not None and ref != frame_id:
             refs[frame_id] = ref
     snapshots.sort(key=_row_order)
-    if unfocused:
-        disclosures.append(
-            f"{plural(unfocused, 'unfocused frame')} (focused = 0) "
-            f"{'was' if unfocused == 1 else 'were'} left out; activity frames compile focused "
-            "rows only."
-        )
     if nameless:
         disclosures.append(
             f"{plural(nameless, 'frame')} without an app name "
@@ -409,13 +431,23 @@ def _elements(
     source = "\"source\" = 'ocr'" if "source" in columns else "0"
     order = '"id"' if "id" in columns else "rowid"
     # Frame ids grow with time, so one range scan over the window's frames finds the trees;
-    # rows of frames left out (unfocused) fall in the range too and are dropped here.
-    rows = connection.execute(
+    # rows of frames not asked for fall in the range too and are dropped here.
+    select = (
         f'SELECT CAST("frame_id" AS INTEGER), {source}, {_pick(columns, "role")}, '
         f"{_pick(columns, 'text')}, {bounds} FROM elements "
-        f'WHERE "frame_id" BETWEEN ? AND ? ORDER BY "frame_id", {order}',
-        (min(wanted), max(wanted)),
-    ).fetchall()
+    )
+    if len(wanted) <= _IN_LIST_MAX:
+        # The usual case: a few dozen trees of clicked snapshots, fetched by index.
+        marks = ", ".join("?" * len(wanted))
+        rows = connection.execute(
+            f'{select} WHERE "frame_id" IN ({marks}) ORDER BY "frame_id", {order}',
+            sorted(wanted),
+        ).fetchall()
+    else:
+        rows = connection.execute(
+            f'{select} WHERE "frame_id" BETWEEN ? AND ? ORDER BY "frame_id", {order}',
+            (min(wanted), max(wanted)),
+        ).fetchall()
     elements: list[Element] = []
     append = elements.append
     ocr = 0
@@ -451,3 +483,4 @@ def _elements(
 
 
 _PLAIN_BOUNDS = ("left", "top", "width", "height")
+_IN_LIST_MAX = 500  # SQLite allows 32,766 parameters; past a few hundred a range scan is as fast

@@ -1,0 +1,96 @@
+"""The compile benchmark's SYNTHETIC days: exact row counts, both monitors, order, one date.
+
+Only our parts are tested here; timings and the reference comparison live in the benchmark.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from benchmark.compiler_bench import EDGE_S, BenchDay, build_day, default_sizes, fit_line
+from benchmark.synthetic.native import write_screenpipe
+from compiler.document import day_window
+from compiler.sources import open_source
+
+MONDAY = date(2026, 1, 5)
+TZ = "Europe/Berlin"
+
+
+def epoch(stamp: str) -> float:
+    return datetime.fromisoformat(stamp).timestamp()
+
+
+def snapshots(bench: BenchDay) -> list[dict[str, Any]]:
+    return [r for r in bench.records if r["kind"] == "snapshot"]
+
+
+def assert_plausible(bench: BenchDay) -> None:
+    rows = snapshots(bench)
+    assert len(rows) == bench.rows
+    assert set(Counter(str(r["monitor"]) for r in rows)) == {"0", "1"}
+    times = [epoch(r["occurred_at"]) for r in bench.records]
+    assert times == sorted(times)
+    for monitor in ("0", "1"):
+        mine = [epoch(r["occurred_at"]) for r in rows if str(r["monitor"]) == monitor]
+        assert all(b > a for a, b in zip(mine, mine[1:], strict=False)), monitor
+    start, end = day_window(bench.day, ZoneInfo(TZ))
+    assert start + EDGE_S - 1 <= times[0] and times[-1] <= end - EDGE_S + 1
+    kept = {r["source_key"] for r in rows}
+    assert all(r["payload"]["snapshot"] in kept for r in bench.records if r["kind"] != "snapshot")
+
+
+def test_small_day_is_cut_at_exactly_the_row_count_on_both_monitors() -> None:
+    bench = build_day(600, MONDAY, tz=TZ)
+    assert bench.pieces == [MONDAY]
+    assert bench.squeeze == 1.0
+    assert_plausible(bench)
+    assert {"input", "elements"} <= {r["kind"] for r in bench.records}
+
+
+def test_bigger_day_stitches_working_days_with_a_gap_between_them() -> None:
+    bench = build_day(3_000, MONDAY, tz=TZ)
+    assert bench.pieces == [MONDAY, date(2026, 1, 6)]
+    assert_plausible(bench)
+    times = [epoch(r["occurred_at"]) for r in bench.records]
+    assert max(b - a for a, b in zip(times, times[1:], strict=False)) >= 20 * 60
+
+
+def test_six_thousand_rows_fit_one_calendar_day_by_a_uniform_squeeze() -> None:
+    bench = build_day(6_000, date(2026, 2, 2), tz=TZ)
+    assert len(bench.pieces) == 3
+    assert 0.85 < bench.squeeze < 1.0
+    assert_plausible(bench)
+
+
+def test_written_day_reads_back_with_every_row(tmp_path: Path) -> None:
+    bench = build_day(600, MONDAY, tz=TZ)
+    path = tmp_path / "day.sqlite"
+    assert write_screenpipe(path, bench.records)["frames"] == 600
+    start, end = day_window(MONDAY, ZoneInfo(TZ))
+    capture = open_source(f"screenpipe:{path}", start, end)
+    unfocused = sum(1 for r in snapshots(bench) if r["payload"]["focused"] is False)
+    assert unfocused > 0
+    assert len(capture.snapshots) == 600  # unfocused rows too: both sides read every row
+    assert {s.monitor for s in capture.snapshots} == {"monitor_0", "monitor_1"}
+
+
+def test_weekend_start_is_refused() -> None:
+    with pytest.raises(ValueError, match="weekend"):
+        build_day(100, date(2026, 1, 10), tz=TZ)
+
+
+def test_default_sizes_spread_over_the_issue_range() -> None:
+    assert default_sizes(1) == [2_000]
+    assert default_sizes(3) == [2_000, 4_000, 6_000]
+    assert default_sizes(5) == [2_000, 3_000, 4_000, 5_000, 6_000]
+
+
+def test_fit_line_recovers_a_line() -> None:
+    slope, intercept, r2 = fit_line([1, 2, 3, 4], [3, 5, 7, 9])
+    assert (round(slope, 9), round(intercept, 9), round(r2, 9)) == (2, 1, 1)
