@@ -191,7 +191,7 @@ def compile_window(
             for row in interruption.rows:
                 host[row.id] = index
     attributed, used_elements = attribute(
-        capture.inputs, capture.snapshots, capture.elements_for, capture.screen
+        capture.inputs, seg.by_monitor, capture.elements_for, capture.screen
     )
     per_frame: dict[int, list[Attributed]] = {}
     unattributed: list[Attributed] = []
@@ -247,16 +247,30 @@ def compile_window(
     return compiled
 
 
+def _top(counts: dict[Any, int], limit: int) -> list[Any]:
+    """The most frequent keys, ties in first-seen order."""
+    return [key for key, _ in sorted(counts.items(), key=lambda item: -item[1])[:limit]]
+
+
 def _frame_doc(
     compiled: Compiled, frame: Segment, inputs: Sequence[Attributed], layout: dict[str, str]
 ) -> dict[str, Any]:
-    titles = Counter(row.window for row in frame.rows if row.window)
-    pages: Counter[tuple[str, str]] = Counter()
-    # Count URLs first: a frame revisits the same few pages, so each is typed once.
-    for url, count in Counter(row.url for row in frame.rows if row.url).items():
+    # One pass over the rows; ties keep first-seen order, as Counter.most_common does.
+    titles: dict[str, int] = {}
+    urls: dict[str, int] = {}
+    for row in frame.rows:
+        window, url = row.window, row.url
+        if window:
+            titles[window] = titles.get(window, 0) + 1
+        if url:
+            urls[url] = urls.get(url, 0) + 1
+    pages: dict[tuple[str, str], int] = {}
+    # A frame revisits the same few pages, so each distinct URL is typed once.
+    for url, count in urls.items():
         ref = parse_url(url)
         if ref is not None:
-            pages[(ref.kind, ref.entity)] += count
+            key = (ref.kind, ref.entity)
+            pages[key] = pages.get(key, 0) + count
     keys = clicks = copies = 0
     typed: list[str] = []
     clipboard: list[str] = []
@@ -283,10 +297,10 @@ def _frame_doc(
         "duration_min": _minutes(frame.active_s),
         "wall_min": _minutes(end_t - frame.first_t),
         "transit": len(frame.rows) == 1,
-        "windows": [title for title, _ in titles.most_common(MAX_WINDOW_TITLES)],
+        "windows": _top(titles, MAX_WINDOW_TITLES),
         "pages": [
-            {"kind": kind, "entity": entity, "count": count}
-            for (kind, entity), count in pages.most_common(MAX_FRAME_PAGES)
+            {"kind": kind, "entity": entity, "count": pages[(kind, entity)]}
+            for kind, entity in _top(pages, MAX_FRAME_PAGES)
         ],
         "input": {"keys": keys, "clicks": clicks, "copies": copies},
         "interruptions": [

@@ -17,7 +17,6 @@ from compiler.capture import Element, InputEvent, Snapshot
 from compiler.params import CLICK_TOLERANCE_PX, STALE_INPUT_S
 
 TIERS = ("named", "exact", "tolerance", "zone", "unresolved")
-_BY_MONITOR_TIME = attrgetter("monitor", "t", "id")
 _BY_TIME = attrgetter("t", "id")
 
 # What a QWERTY-configured capture records when the person types on an AZERTY keyboard,
@@ -99,20 +98,18 @@ def resolve_click(
 
 def attribute(
     inputs: Sequence[InputEvent],
-    snapshots: Sequence[Snapshot],
+    by_monitor: Mapping[str, Sequence[Snapshot]],
     elements_for: Callable[[Collection[int]], dict[int, list[Element]]],
     screen: tuple[int, int],
 ) -> tuple[list[Attributed], list[Element]]:
     """Attribute every input to its nearest snapshot of the same monitor (ties: the earlier).
 
-    Returns the attributed inputs in time order and the element-tree rows that were consulted
-    (only trees of snapshots with an unnamed click are loaded).
+    ``by_monitor`` holds each monitor's snapshots in (t, id) order, as segmentation sorted
+    them. Returns the attributed inputs in time order and the element-tree rows that were
+    consulted (only trees of snapshots with an unnamed click are loaded).
     """
-    times: dict[str, list[float]] = {}
-    ids: dict[str, list[int]] = {}
-    for row in sorted(snapshots, key=_BY_MONITOR_TIME):
-        times.setdefault(row.monitor, []).append(row.t)
-        ids.setdefault(row.monitor, []).append(row.id)
+    times = {monitor: [row.t for row in rows] for monitor, rows in by_monitor.items()}
+    ids = {monitor: [row.id for row in rows] for monitor, rows in by_monitor.items()}
     placed: list[tuple[InputEvent, int | None, int | None]] = []
     needed: set[int] = set()
     place = placed.append

@@ -52,6 +52,13 @@ def is_lock_app(app: str) -> bool:
     return app.casefold() in LOCK_APPS
 
 
+@lru_cache(maxsize=4096)
+def _classify(raw: str) -> tuple[str, bool]:
+    """(normalised app name, whether it is a lock screen) of a captured app name."""
+    app = normalise_app(raw)
+    return app, is_lock_app(app)
+
+
 @dataclass(slots=True)
 class Segment:
     """Consecutive rows of one monitor with the same (app, site)."""
@@ -92,6 +99,7 @@ class AwaySpan:
 class Segmentation:
     segments: list[Segment]  # all monitors, ordered by (first_t, monitor, first row id)
     away: list[AwaySpan]
+    by_monitor: dict[str, list[Snapshot]]  # each monitor's rows in (t, id) order
 
 
 def _merge_absences(absences: Iterable[Absence]) -> list[tuple[float, float, str | None]]:
@@ -120,15 +128,16 @@ def _segment_monitor(
     current: Segment | None = None
     lock_run: AwaySpan | None = None
     a = 0  # index of the first absence that ends after the current row
+    n_absences = len(mine)
     count = len(rows)
     for i in range(count):
         row = rows[i]
         t = row.t
-        while a < len(mine) and mine[a][1] <= t:
+        while a < n_absences and mine[a][1] <= t:
             a += 1
-        app = normalise_app(row.app)
-        inside = a < len(mine) and mine[a][0] <= t
-        if inside or is_lock_app(app):
+        app, locked = _classify(row.app)
+        inside = a < n_absences and mine[a][0] <= t
+        if inside or locked:
             if current is not None:
                 current.break_after = True
                 current = None
@@ -150,7 +159,7 @@ def _segment_monitor(
         if nxt_t is not None:
             delta = nxt_t - t
             # An absence that starts before the next row cuts the credit and closes the frame.
-            cut = starts[a] if a < len(starts) and t < starts[a] < nxt_t else None
+            cut = starts[a] if a < n_absences and t < starts[a] < nxt_t else None
             if cut is not None:
                 credit = min(cut - t, cap)
             elif delta <= gap:
@@ -210,7 +219,7 @@ def segment(
     for start, end, only in merged:
         away.append(AwaySpan(start, end, "afk", only, []))
     segments.sort(key=lambda s: (s.first_t, s.monitor, s.rows[0].id))
-    return Segmentation(segments, _merge_away(away))
+    return Segmentation(segments, _merge_away(away), by_monitor)
 
 
 def _merge_away(spans: list[AwaySpan]) -> list[AwaySpan]:
