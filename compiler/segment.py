@@ -191,7 +191,10 @@ def _fold(stack: list[Segment], flicker: float) -> list[Segment]:
                 and seg.first_t - b.first_t <= flicker
             ):
                 out.pop()
+                # Interruptions stay flat: B's own folded flickers become the host's too.
                 host.interruptions.append(b)
+                host.interruptions.extend(b.interruptions)
+                b.interruptions = []
                 host.interruptions.extend(seg.interruptions)
                 host.rows.extend(seg.rows)
                 host.credits.extend(seg.credits)

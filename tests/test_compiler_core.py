@@ -415,3 +415,23 @@ def test_input_digest_covers_the_element_trees_consulted_only() -> None:
     sid = next(s.id for s in clicked.snapshots if s.window == "Gmail")
     clicked.elements.append(Element(sid, "AXButton", "Archive", (0.9, 0.0, 0.05, 0.05)))
     assert compiled(clicked).document["provenance"]["input_sha256"] != base
+
+
+def test_nested_flickers_are_flattened_and_every_second_kept() -> None:
+    d = Day()
+    url = "https://github.com/a/b/pull/1"
+    for second, app, link in (
+        (1, "Code", None),
+        (2, "Code", url),
+        (3, "Slack", None),
+        (4, "Code", url),
+        (5, "Code", None),
+    ):
+        d.snap(second, app, url=link)
+    result = compiled(d.capture, min_minutes=0)
+    [frame] = result.frames
+    assert [(b.app, b.site) for b in frame.interruptions] == [
+        ("Code", "github.com"),
+        ("Slack", None),
+    ]
+    assert frame.active_s + sum(b.active_s for b in frame.interruptions) == 4.0
