@@ -15,6 +15,7 @@ from datetime import date
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from compiler.capture import Capture
 from compiler.document import Compiled, compile_day, day_window
 from compiler.emit import FORMATS, context_block, render, to_json
 from compiler.enrich import LAYOUTS
@@ -45,7 +46,8 @@ def _zone(text: str) -> str:
     return text
 
 
-def _compile(args: argparse.Namespace) -> Compiled:
+def _read_day(args: argparse.Namespace) -> tuple[Capture, date, str, float, float]:
+    """The capture of the asked day (with edge margins), the day, zone and its UTC bounds."""
     from compiler.sources import SourceError, open_source
 
     day = _date(args.date)
@@ -55,6 +57,11 @@ def _compile(args: argparse.Namespace) -> Compiled:
         capture = open_source(args.source, start - EDGE_MARGIN_S, end + EDGE_MARGIN_S)
     except SourceError as err:
         raise CliError(str(err)) from None
+    return capture, day, tz, start, end
+
+
+def _compile(args: argparse.Namespace) -> Compiled:
+    capture, day, tz, _, _ = _read_day(args)
     params = Params(
         min_minutes=args.min_minutes,
         include_text=getattr(args, "include_text", False),
@@ -101,7 +108,7 @@ def _day(args: argparse.Namespace) -> str:
     return render(compiled, args.format, **options)
 
 
-def raw_rows_json(compiled_source: Any, start: float, end: float) -> str:
+def raw_rows_json(compiled_source: Capture, start: float, end: float) -> str:
     """The day's raw rows as the JSON list a capture search API would return."""
     rows: list[dict[str, Any]] = []
     for s in compiled_source.snapshots:
@@ -137,15 +144,7 @@ def raw_rows_json(compiled_source: Any, start: float, end: float) -> str:
 
 
 def _tokens(args: argparse.Namespace) -> str:
-    from compiler.sources import SourceError, open_source
-
-    day = _date(args.date)
-    tz = _zone(args.tz)
-    start, end = day_window(day, ZoneInfo(tz))
-    try:
-        capture = open_source(args.source, start - EDGE_MARGIN_S, end + EDGE_MARGIN_S)
-    except SourceError as err:
-        raise CliError(str(err)) from None
+    capture, day, tz, start, end = _read_day(args)
     compiled = compile_day(capture, day, tz, Params(min_minutes=args.min_minutes))
     count = cl100k()
     raw = count(raw_rows_json(capture, start, end))
