@@ -66,3 +66,19 @@ def test_stored_text_is_shown_only_to_admin_scope_on_request(
 def test_outsider_cannot_read_events(outsider_api, owner_api, desktop) -> None:
     _seed(owner_api, 1)
     assert outsider_api.get(URL).status_code == 404
+
+
+def test_ground_truth_never_leaves_through_the_api(owner_api, team) -> None:
+    from aframes_web.streams.services import entity_create
+
+    entity_create(team=team, key="home-a", scope="home")
+    owner_api.post(
+        "/api/v1/entities/home-a/events",
+        [{"occurred_at": "2026-03-02T08:00:00Z", "kind": "observation", "source_key": "o1",
+          "payload": {"type": "motion", "value": "ON", "private": {"activity": "Sleeping"}}}],
+    )
+    page = owner_api.get("/api/v1/entities/home-a/events", data={"include_text": "1"}).json()
+    assert page["results"][0]["payload"] == {"type": "motion", "value": "ON"}
+    export = owner_api.get("/api/v1/entities/home-a/events",
+                           headers={"Accept": "application/x-ndjson"})
+    assert b"Sleeping" not in b"".join(export.streaming_content)

@@ -103,7 +103,7 @@ def test_clear_errors_for_missing_team_entity_file_and_mismatches(desktop, tmp_p
         _run("jsonl", str(path), "--team", "nope", "--entity", "x")
     with pytest.raises(CommandError, match="pass --scope"):
         _run("jsonl", str(path), "--team", "acme", "--entity", "new-one")
-    with pytest.raises(CommandError, match="is not a readable file"):
+    with pytest.raises(CommandError, match="missing.jsonl does not exist"):
         _run("jsonl", str(tmp_path / "missing.jsonl"), "--team", "acme", "--entity", "x")
     with pytest.raises(CommandError, match="is a desktop entity, not home"):
         _run("jsonl", str(path), "--team", "acme", "--entity", "alice-laptop", "--scope", "home")

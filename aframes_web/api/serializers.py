@@ -7,7 +7,7 @@ from typing import Any
 from rest_framework import serializers
 
 from aframes_web.streams.models import Entity, Event
-from aframes_web.streams.records import SCOPES, TEXT_FIELDS
+from aframes_web.streams.records import PRIVATE_FIELD, SCOPES, TEXT_FIELDS
 
 
 class EntityCreateSerializer(serializers.Serializer):
@@ -41,6 +41,9 @@ def event_record(event: Event, *, include_text: bool) -> dict[str, Any]:
     payload = event.payload
     if event.kind == "input" and not include_text and any(k in payload for k in TEXT_FIELDS):
         payload = {k: v for k, v in payload.items() if k not in TEXT_FIELDS}
+    if PRIVATE_FIELD in payload:
+        # Ground truth a source carries (activity labels) never leaves through the API.
+        payload = {k: v for k, v in payload.items() if k != PRIVATE_FIELD}
     return {
         "id": event.id,
         "occurred_at": event.occurred_at.isoformat(timespec="microseconds").replace("+00:00", "Z"),

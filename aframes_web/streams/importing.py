@@ -24,6 +24,8 @@ class ImportSummary:
     duplicates: int = 0
     dropped_text_fields: int = 0
     rejected: Counter[str] = field(default_factory=Counter)
+    per_entity: Counter[str] = field(default_factory=Counter)  # entity key -> new events
+    notes: list[str] = field(default_factory=list)  # what the reader wants said (DST, ...)
     problems: list[str] = field(default_factory=list)  # "file:line: message", first ones
 
     MAX_PROBLEMS = 50
@@ -40,39 +42,52 @@ class ImportSummary:
             "duplicates": self.duplicates,
             "dropped_text_fields": self.dropped_text_fields,
             "rejected": dict(sorted(self.rejected.items())),
+            **(
+                {"entities": dict(sorted(self.per_entity.items()))}
+                if len(self.per_entity) > 1
+                else {}
+            ),
+            **({"notes": list(self.notes)} if self.notes else {}),
         }
 
 
 def import_items(
     *,
-    entity: Entity,
     items: Iterable[SourceItem],
+    entity: Entity | None = None,
+    route: Callable[[SourceItem], Entity] | None = None,
     strict: bool = False,
     batch_size: int = IMPORT_BATCH,
     progress: Callable[[ImportSummary], None] | None = None,
 ) -> ImportSummary:
-    """Validate and store items batch by batch; bad items are reported, never stored."""
-    summary = ImportSummary()
-    pending: list[SourceItem] = []
+    """Validate and store items batch by batch; bad items are reported, never stored.
 
-    def flush() -> None:
-        batch = validate_events(entity=entity, items=[p.item for p in pending])
+    Items go to ``entity``, or to whatever ``route`` returns for them (multi-entity formats).
+    """
+    if (entity is None) == (route is None):
+        raise ValueError("pass exactly one of entity and route")
+    summary = ImportSummary()
+    pending: dict[int, tuple[Entity, list[SourceItem]]] = {}
+
+    def flush(target: Entity, batch_items: list[SourceItem]) -> None:
+        batch = validate_events(entity=target, items=[p.item for p in batch_items])
         bad = {error.index for error in batch.errors}
         for error in batch.errors:
             where = f"{error.field}: " if error.field else ""
             summary.reject(
-                pending[error.index].location,
+                batch_items[error.index].location,
                 error.field.split("[")[0] or "item",
                 f"{where}{error.message}",
             )
         if bad and strict:
             raise ImportAborted(summary.problems[-1])
         batch.errors = []
-        result = events_store(entity=entity, batch=batch)
+        result = events_store(entity=target, batch=batch)
         summary.imported += result.accepted
         summary.duplicates += result.duplicates
         summary.dropped_text_fields += result.dropped_text_fields
-        pending.clear()
+        summary.per_entity[target.key] += result.accepted
+        batch_items.clear()
         if progress is not None:
             progress(summary)
 
@@ -83,9 +98,12 @@ def import_items(
             if strict:
                 raise ImportAborted(summary.problems[-1])
             continue
-        pending.append(source)
-        if len(pending) >= batch_size:
-            flush()
-    if pending:
-        flush()
+        target = entity if entity is not None else route(source)  # type: ignore[misc]
+        slot = pending.setdefault(target.pk, (target, []))
+        slot[1].append(source)
+        if len(slot[1]) >= batch_size:
+            flush(*slot)
+    for target, batch_items in pending.values():
+        if batch_items:
+            flush(target, batch_items)
     return summary

@@ -17,7 +17,7 @@ from typing import Any
 
 DESKTOP = "desktop"
 SCOPES = ("desktop", "sports", "home", "code")
-DESKTOP_KINDS = ("snapshot", "input", "elements")
+DESKTOP_KINDS = ("snapshot", "input", "elements", "absence")
 OBSERVATION = "observation"
 KINDS = (*DESKTOP_KINDS, OBSERVATION)
 INPUT_TYPES = ("key", "text", "click", "clipboard", "app_switch", "scroll")
@@ -30,6 +30,9 @@ _RECORD_FIELDS = {"occurred_at", "kind", "source_key", "monitor", "payload"}
 _EXPORT_ONLY_FIELDS = {"id", "received_at", "entity"}
 # Input payload keys that hold what a person typed or copied (principle 8).
 TEXT_FIELDS = ("text",)
+# Observation payload key for ground truth a source carries (activity labels): stored for the
+# benchmark's reference side, never shown to methods, annotators or API callers.
+PRIVATE_FIELD = "private"
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,10 +233,20 @@ def _check_observation(payload: dict[str, Any], path: str) -> None:
             raise FieldInvalid(f"{path}.{key}", f"must be an object, got {_kind(payload[key])}.")
 
 
+def _check_absence(payload: dict[str, Any], path: str) -> None:
+    _only(payload, ("end", "reason", "monitor"), path)
+    if "end" not in payload:
+        raise FieldInvalid(f"{path}.end", "is required: when the absence ended.")
+    parse_timestamp(payload["end"], f"{path}.end")
+    _text(payload, "reason", path, max_len=50)
+    _text(payload, "monitor", path, max_len=MONITOR_MAX)
+
+
 _CHECKS: dict[str, Callable[[dict[str, Any], str], None]] = {
     "snapshot": _check_snapshot,
     "input": _check_input,
     "elements": _check_elements,
+    "absence": _check_absence,
     OBSERVATION: _check_observation,
 }
 
@@ -303,6 +316,8 @@ def validate_item(item: Any, *, scope: str, store_text: bool) -> tuple[EventReco
     if not isinstance(payload, dict):
         raise FieldInvalid("payload", f"must be an object, got {_kind(payload)}.")
     _CHECKS[kind](payload, "payload")
+    if kind == "absence" and parse_timestamp(payload["end"]) < occurred_at:
+        raise FieldInvalid("payload.end", "is before occurred_at; an absence cannot end first.")
     if _has_nul(payload):
         raise FieldInvalid(
             "payload", "contains the NUL character (\\u0000), which cannot be stored."

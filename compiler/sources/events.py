@@ -18,12 +18,12 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
-from compiler.capture import INPUT_TYPES, Capture, Element, InputEvent, Snapshot
+from compiler.capture import INPUT_TYPES, Absence, Capture, Element, InputEvent, Snapshot
 from compiler.sources import SourceError
 from compiler.sources._common import in_window, plural
 
 RECORDER = "aframes"
-KINDS = ("snapshot", "input", "elements")
+KINDS = ("snapshot", "input", "elements", "absence")
 _INPUT_TYPES = frozenset(INPUT_TYPES)
 # One element of a tree before its snapshot's id is known: (role, name, bounds).
 _Node = tuple[str, str | None, tuple[float, float, float, float] | None]
@@ -92,6 +92,7 @@ class RecordConverter:
         self.end = end
         self.snapshots: list[Snapshot] = []
         self.inputs: list[InputEvent] = []
+        self.absences: list[Absence] = []
         self._ids: dict[int, int] = {}  # id -> position, for every snapshot and input row
         self._keys: set[str] = set()  # every source_key seen, for idempotent re-reads
         self._snapshot_keys: set[str] = set()  # every snapshot key, kept or not
@@ -163,6 +164,10 @@ class RecordConverter:
             raise RecordInvalid(f"id {row_id} is already used by record {earlier}.")
         self._ids[row_id] = position
 
+        if kind == "absence":
+            self._absence(row_id, t, payload)
+            return
+
         if kind == "snapshot":
             app = payload.get("app")
             if not isinstance(app, str) or not app:
@@ -201,6 +206,24 @@ class RecordConverter:
         if inside:
             self.inputs.append(event)
 
+    def _absence(self, row_id: int, t: float, payload: Mapping[str, Any]) -> None:
+        """An explicit signal that nobody was there from t to payload.end (e.g. AFK)."""
+        end = payload.get("end")
+        try:
+            until = datetime.fromisoformat(end) if isinstance(end, str) else None
+        except ValueError:
+            until = None
+        if until is None or until.utcoffset() is None:
+            raise RecordInvalid("payload.end must be an ISO 8601 timestamp with an offset.")
+        reason = payload.get("reason") or "afk"
+        only = payload.get("monitor")
+        if not isinstance(reason, str) or not (only is None or isinstance(only, str)):
+            raise RecordInvalid("payload.reason and payload.monitor must be strings.")
+        stop = until.timestamp()
+        # An absence belongs to a window it overlaps, not only to the one it starts in.
+        if (self.end is None or t < self.end) and (self.start is None or stop > self.start):
+            self.absences.append(Absence(row_id, t, stop, reason, only))
+
     def finish(self, *, recorder: str = RECORDER, reader: str = "events") -> Capture:
         for snapshot_key, position, inside, tree in self._waiting:
             owner = self._kept.get(snapshot_key)
@@ -232,6 +255,7 @@ class RecordConverter:
             snapshots=self.snapshots,
             inputs=self.inputs,
             elements=elements,
+            absences=sorted(self.absences, key=lambda a: (a.start, a.id)),
             recorder=recorder,
             reader=reader,
             disclosures=disclosures,

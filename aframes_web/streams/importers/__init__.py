@@ -2,7 +2,9 @@
 
 A reader turns a file into :class:`SourceItem` s: an event item (a dict in our record shape) or
 a line it could not read, each with its location for error reports. Readers stream: memory use
-does not grow with the file.
+does not grow with the file. Formats whose files hold several entities (one per Fitbit Id, one
+per repository, ...) name the sub-entity of each item; the importer routes items to
+``<--entity>:<sub>``.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
+from zoneinfo import ZoneInfo
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,6 +21,7 @@ class SourceItem:
     location: str  # "file:line" (or another position the format has)
     item: Any = None
     error: str | None = None
+    entity: str | None = None  # sub-entity of a multi-entity format, e.g. a Fitbit Id
 
 
 class Reader(Protocol):
@@ -27,10 +31,23 @@ class Reader(Protocol):
     def __iter__(self) -> Iterator[SourceItem]: ...
 
 
-ReaderFactory = Callable[[Path], Reader]
+ReaderFactory = Callable[[Path, ZoneInfo | None], Reader]
 
 
-def formats() -> dict[str, ReaderFactory]:
-    from aframes_web.streams.importers.jsonl import JsonlReader
+@dataclass(frozen=True)
+class Format:
+    """What the importer needs to know about a file format."""
 
-    return {"jsonl": JsonlReader}
+    name: str
+    factory: ReaderFactory
+    scope: str | None  # the entity scope it produces; None: any (our own JSONL)
+    needs_tz: bool = False  # the format writes local times without an offset
+    multi_entity: bool = False  # items name their sub-entity
+    description: str = ""
+
+
+def formats() -> dict[str, Format]:
+    from aframes_web.streams.importers import desktop, jsonl
+
+    registry = [jsonl.FORMAT, desktop.SCREENPIPE, desktop.ACTIVITYWATCH]
+    return {spec.name: spec for spec in registry}

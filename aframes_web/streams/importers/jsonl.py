@@ -7,12 +7,13 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
+from zoneinfo import ZoneInfo
 
-from aframes_web.streams.importers import SourceItem
+from aframes_web.streams.importers import Format, SourceItem
 
 
 class JsonlReader:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, tz: ZoneInfo | None = None) -> None:
         self.path = path
         self.bytes_read = 0
 
@@ -34,3 +35,11 @@ class JsonlReader:
                     yield SourceItem(location, item=json.loads(line))
                 except (ValueError, UnicodeDecodeError) as exc:
                     yield SourceItem(location, error=f"not valid JSON ({exc})")
+
+
+FORMAT = Format(
+    name="jsonl",
+    factory=JsonlReader,
+    scope=None,
+    description="our own event records, one JSON object per line (what GET .../events exports)",
+)
