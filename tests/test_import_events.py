@@ -101,7 +101,7 @@ def test_clear_errors_for_missing_team_entity_file_and_mismatches(desktop, tmp_p
     path = _write(tmp_path / "a.jsonl", [])
     with pytest.raises(CommandError, match="No team 'nope'"):
         _run("jsonl", str(path), "--team", "nope", "--entity", "x")
-    with pytest.raises(CommandError, match="pass --scope"):
+    with pytest.raises(CommandError, match="pass a scope"):
         _run("jsonl", str(path), "--team", "acme", "--entity", "new-one")
     with pytest.raises(CommandError, match="missing.jsonl does not exist"):
         _run("jsonl", str(tmp_path / "missing.jsonl"), "--team", "acme", "--entity", "x")

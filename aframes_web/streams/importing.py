@@ -5,10 +5,21 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
 
-from aframes_web.streams.importers import SourceItem
+from aframes_web.streams.importers import SourceItem, formats
 from aframes_web.streams.models import Entity
-from aframes_web.streams.services import events_store, validate_events
+from aframes_web.streams.selectors import entity_get
+from aframes_web.streams.services import (
+    EntityError,
+    check_timezone,
+    entity_create,
+    events_store,
+    validate_events,
+)
+from aframes_web.teams.models import Team
 
 IMPORT_BATCH = 5000
 
@@ -106,4 +117,127 @@ def import_items(
     for target, batch_items in pending.values():
         if batch_items:
             flush(target, batch_items)
+    return summary
+
+
+class ImportRefused(ValueError):
+    """The import cannot start as asked (unknown team, wrong scope, missing --tz ...)."""
+
+
+@dataclass
+class ImportPlan:
+    """A file about to be imported: its reader and where each item goes."""
+
+    reader: Any
+    size: int
+    entity: Entity | None
+    route: Callable[[SourceItem], Entity] | None
+    multi_entity: bool
+
+
+def _entity_for(
+    *, team: Team, key: str, scope: str, tz: str | None, name: str | None, created: list[Entity]
+) -> Entity:
+    entity = entity_get(team=team, key=key)
+    if entity is not None:
+        if entity.scope != scope:
+            raise ImportRefused(f"Entity {key!r} is a {entity.scope} entity, not {scope}.")
+        if tz and tz != entity.timezone:
+            raise ImportRefused(f"Entity {key!r} uses time zone {entity.timezone}, not {tz}.")
+        return entity
+    try:
+        entity = entity_create(
+            team=team, key=key, scope=scope, name=name, timezone_name=tz or "UTC"
+        )
+    except EntityError as err:
+        raise ImportRefused(str(err)) from None
+    created.append(entity)
+    return entity
+
+
+def import_plan(
+    *,
+    team: Team,
+    format_name: str,
+    path: Path,
+    entity_key: str,
+    scope: str | None = None,
+    tz: str | None = None,
+    name: str | None = None,
+    created: list[Entity] | None = None,
+) -> ImportPlan:
+    """Check an import request and prepare its reader; entities are created as items arrive."""
+    known = formats()
+    spec = known.get(format_name)
+    if spec is None:
+        raise ImportRefused(f"Unknown format {format_name!r}; choose one of {', '.join(known)}.")
+    if not path.exists():
+        raise ImportRefused(f"{path} does not exist.")
+    if tz:
+        try:
+            check_timezone(tz)
+        except EntityError as err:
+            raise ImportRefused(err.message) from None
+    if spec.scope and scope and scope != spec.scope:
+        raise ImportRefused(f"{spec.name} files hold {spec.scope} data, not {scope}.")
+    made = created if created is not None else []
+    entity = None
+    route = None
+    if spec.multi_entity:
+        if spec.needs_tz and not tz:
+            raise ImportRefused(f"{spec.name} files have no time zone: pass a time zone.")
+        kind = spec.scope or scope
+        if kind is None:
+            raise ImportRefused("Pass a scope for the new entities.")
+        entities: dict[str, Entity] = {}
+
+        def route(item: SourceItem) -> Entity:
+            key = f"{entity_key}:{item.entity}"
+            if key not in entities:
+                entities[key] = _entity_for(
+                    team=team, key=key, scope=kind, tz=tz, name=None, created=made
+                )
+            return entities[key]
+    else:
+        existing = entity_get(team=team, key=entity_key)
+        kind = spec.scope or scope or (existing.scope if existing else None)
+        if existing is None and kind is None:
+            raise ImportRefused(
+                f"Team {team.slug!r} has no entity {entity_key!r}; pass a scope (and a time "
+                "zone) to create it."
+            )
+        zone_name = tz or (existing.timezone if existing is not None and spec.needs_tz else None)
+        if spec.needs_tz and not zone_name:
+            raise ImportRefused(f"{spec.name} files have no time zone: pass a time zone.")
+        assert kind is not None
+        entity = _entity_for(team=team, key=entity_key, scope=kind, tz=tz, name=name, created=made)
+        tz = zone_name
+    try:
+        reader = spec.factory(path, ZoneInfo(tz) if tz else None)
+    except (OSError, ValueError) as err:
+        raise ImportRefused(f"{path}: {err}") from None
+    size = (
+        path.stat().st_size
+        if path.is_file()
+        else sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+    )
+    return ImportPlan(reader, size, entity, route, spec.multi_entity)
+
+
+def run_import(
+    plan: ImportPlan,
+    *,
+    strict: bool = False,
+    batch_size: int = IMPORT_BATCH,
+    progress: Callable[[ImportSummary], None] | None = None,
+) -> ImportSummary:
+    summary = import_items(
+        entity=plan.entity,
+        route=plan.route,
+        items=plan.reader,
+        strict=strict,
+        batch_size=batch_size,
+        progress=progress,
+    )
+    summary.notes.extend(getattr(plan.reader, "notes", []))
     return summary
