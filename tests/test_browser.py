@@ -61,3 +61,29 @@ def test_member_signs_in_and_sees_team_entities(live_server, page, team, owner) 
     page.click("text=refresh")
     page.locator("#entities tbody tr").nth(1).wait_for()
     assert rows.count() == 2 and page.evaluate("window.__marker") == 1
+
+
+def test_owner_uploads_a_file_and_watches_it_finish(live_server, page, team, owner, tmp_path):
+    import json
+
+    from tests.conftest import snapshot
+
+    upload = tmp_path / "morning.jsonl"
+    upload.write_text(
+        "\n".join(json.dumps(snapshot(f"2026-03-02T08:00:0{i}Z", f"k{i}")) for i in range(5)) + "\n"
+    )
+    page.goto(f"{live_server.url}/login/?next=/t/acme/import/")
+    page.fill("input[name=username]", "olivia")
+    page.fill("input[name=password]", "owner-pass-1")
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{live_server.url}/t/acme/import/")
+    page.select_option("select[name=format]", "jsonl")
+    page.set_input_files("input[name=file]", str(upload))
+    page.fill("input[name=entity]", "laptop")
+    page.select_option("select[name=scope]", "desktop")
+    page.fill("input[name=timezone]", "Europe/Berlin")
+    page.click("text=Upload and import")
+    page.locator(".status-done").wait_for(timeout=15_000)
+    assert "imported 5" in page.locator("#status").inner_text()
+    page.click("text=← Imports")
+    assert "morning.jsonl" in page.locator("table").inner_text()

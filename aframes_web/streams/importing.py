@@ -241,3 +241,23 @@ def run_import(
     )
     summary.notes.extend(getattr(plan.reader, "notes", []))
     return summary
+
+
+def describe(summary: ImportSummary, name: str, where: str, multi_entity: bool) -> str:
+    """The human summary of an import, shared by the command and the upload page."""
+    rejected = ", ".join(f"{k}: {v}" for k, v in sorted(summary.rejected.items()))
+    lines = [
+        f"{name} -> {where}{':*' if multi_entity else ''}: read {summary.read:,}, "
+        f"imported {summary.imported:,}, duplicates {summary.duplicates:,}, "
+        f"rejected {sum(summary.rejected.values()):,}"
+        + (f" ({rejected})" if rejected else "")
+        + (
+            f", text fields dropped {summary.dropped_text_fields:,}"
+            if summary.dropped_text_fields
+            else ""
+        )
+    ]
+    if multi_entity:
+        lines += [f"  {key}: {count:,} new" for key, count in sorted(summary.per_entity.items())]
+    lines += [f"  note: {note}" for note in summary.notes]
+    return "\n".join(lines)

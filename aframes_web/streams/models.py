@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 
 from aframes_web.streams.records import SCOPES
@@ -80,3 +81,52 @@ class EntityDay(models.Model):
 
     def __str__(self) -> str:
         return f"{self.entity} {self.day}"
+
+
+class ImportJob(models.Model):
+    """A file uploaded through the dashboard, imported by a worker with visible progress."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="import_jobs")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    format = models.CharField(max_length=32)
+    entity_key = models.CharField(max_length=100)
+    scope = models.CharField(max_length=16, blank=True)
+    timezone = models.CharField(max_length=64, blank=True)
+    original_name = models.CharField(max_length=255)
+    stored_path = models.CharField(max_length=500)
+    size_bytes = models.BigIntegerField(default=0)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    progress_bytes = models.BigIntegerField(default=0)
+    read = models.PositiveIntegerField(default=0)
+    imported = models.PositiveIntegerField(default=0)
+    duplicates = models.PositiveIntegerField(default=0)
+    rejected = models.PositiveIntegerField(default=0)
+    summary = models.JSONField(default=dict, blank=True)
+    report = models.TextField(blank=True)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.format} {self.original_name} ({self.status})"
+
+    @property
+    def percent(self) -> int:
+        if self.status == self.Status.DONE:
+            return 100
+        return min(99, int(100 * self.progress_bytes / self.size_bytes)) if self.size_bytes else 0

@@ -6,7 +6,7 @@ from datetime import datetime
 
 from django.db.models import Count, Max, Q, QuerySet, Sum
 
-from aframes_web.streams.models import Entity, EntityDay, Event
+from aframes_web.streams.models import Entity, EntityDay, Event, ImportJob
 from aframes_web.teams.models import Team
 
 
@@ -51,3 +51,7 @@ def events_for_entity(
 
 def days_for_entity(*, entity: Entity) -> QuerySet[EntityDay]:
     return EntityDay.objects.filter(entity=entity).order_by("day")
+
+
+def import_jobs_for_team(*, team: Team) -> QuerySet[ImportJob]:
+    return ImportJob.objects.filter(team=team).order_by("-created_at", "-id")

@@ -16,3 +16,15 @@ from aframes_web.streams.services import entity_days_refresh
 )
 def refresh_entity_days(entity_id: int, days: list[str]) -> int:
     return entity_days_refresh(entity_id=entity_id, days=days)
+
+
+@shared_task(
+    name="streams.run_import_job",
+    autoretry_for=(OperationalError,),
+    retry_backoff=True,
+    retry_kwargs={"max_retries": 3},
+)
+def run_import_job(job_id: int) -> None:
+    from aframes_web.streams.uploads import import_job_run
+
+    import_job_run(job_id=job_id)
