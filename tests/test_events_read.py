@@ -74,11 +74,18 @@ def test_ground_truth_never_leaves_through_the_api(owner_api, team) -> None:
     entity_create(team=team, key="home-a", scope="home")
     owner_api.post(
         "/api/v1/entities/home-a/events",
-        [{"occurred_at": "2026-03-02T08:00:00Z", "kind": "observation", "source_key": "o1",
-          "payload": {"type": "motion", "value": "ON", "private": {"activity": "Sleeping"}}}],
+        [
+            {
+                "occurred_at": "2026-03-02T08:00:00Z",
+                "kind": "observation",
+                "source_key": "o1",
+                "payload": {"type": "motion", "value": "ON", "private": {"activity": "Sleeping"}},
+            }
+        ],
     )
     page = owner_api.get("/api/v1/entities/home-a/events", data={"include_text": "1"}).json()
     assert page["results"][0]["payload"] == {"type": "motion", "value": "ON"}
-    export = owner_api.get("/api/v1/entities/home-a/events",
-                           headers={"Accept": "application/x-ndjson"})
+    export = owner_api.get(
+        "/api/v1/entities/home-a/events", headers={"Accept": "application/x-ndjson"}
+    )
     assert b"Sleeping" not in b"".join(export.streaming_content)

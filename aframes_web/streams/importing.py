@@ -22,6 +22,7 @@ from aframes_web.streams.services import (
 from aframes_web.teams.models import Team
 
 IMPORT_BATCH = 5000
+PENDING_BATCHES = 4  # at most this many batches' worth of items wait, over all entities
 
 
 class ImportAborted(Exception):
@@ -79,6 +80,10 @@ def import_items(
         raise ValueError("pass exactly one of entity and route")
     summary = ImportSummary()
     pending: dict[int, tuple[Entity, list[SourceItem]]] = {}
+    # Files spread over thousands of entities (a GH Archive hour) must not hold a batch for
+    # each: past this many waiting items, everything waiting is stored.
+    max_waiting = batch_size * PENDING_BATCHES
+    waiting = 0
 
     def flush(target: Entity, batch_items: list[SourceItem]) -> None:
         batch = validate_events(entity=target, items=[p.item for p in batch_items])
@@ -112,8 +117,15 @@ def import_items(
         target = entity if entity is not None else route(source)  # type: ignore[misc]
         slot = pending.setdefault(target.pk, (target, []))
         slot[1].append(source)
+        waiting += 1
         if len(slot[1]) >= batch_size:
+            waiting -= len(slot[1])
             flush(*slot)
+        elif waiting >= max_waiting:
+            for held, batch_items in pending.values():
+                if batch_items:
+                    flush(held, batch_items)
+            waiting = 0
     for target, batch_items in pending.values():
         if batch_items:
             flush(target, batch_items)

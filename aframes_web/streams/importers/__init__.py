@@ -47,7 +47,24 @@ class Format:
 
 
 def formats() -> dict[str, Format]:
-    from aframes_web.streams.importers import desktop, jsonl
+    from aframes_web.streams.importers import (
+        casas,
+        desktop,
+        fitbit,
+        github,
+        heartsteps,
+        jsonl,
+        ordonez,
+    )
 
-    registry = [jsonl.FORMAT, desktop.SCREENPIPE, desktop.ACTIVITYWATCH]
+    registry = [
+        jsonl.FORMAT,
+        desktop.SCREENPIPE,
+        desktop.ACTIVITYWATCH,
+        casas.FORMAT,
+        ordonez.FORMAT,
+        heartsteps.FORMAT,
+        fitbit.FORMAT,
+        github.FORMAT,
+    ]
     return {spec.name: spec for spec in registry}
