@@ -109,3 +109,25 @@ def test_clear_errors_for_missing_team_entity_file_and_mismatches(desktop, tmp_p
         _run("jsonl", str(path), "--team", "acme", "--entity", "alice-laptop", "--scope", "home")
     with pytest.raises(CommandError, match="uses time zone Europe/Berlin"):
         _run("jsonl", str(path), "--team", "acme", "--entity", "alice-laptop", "--tz", "UTC")
+
+
+def test_items_for_many_entities_are_stored_before_the_end(team, tmp_path) -> None:
+    from aframes_web.streams.importers import SourceItem
+    from aframes_web.streams.importing import PENDING_BATCHES, import_items
+    from aframes_web.streams.services import entity_create
+
+    entities = {f"e{i}": entity_create(team=team, key=f"e{i}", scope="desktop") for i in range(40)}
+    stored_during: list[int] = []
+    items = [
+        SourceItem(f"x:{i}", item=snapshot("2026-03-02T08:00:00Z", f"k{i}"), entity=f"e{i}")
+        for i in range(40)
+    ]
+
+    def route(item: SourceItem):
+        stored_during.append(Event.objects.count())
+        return entities[item.entity]
+
+    summary = import_items(items=items, route=route, batch_size=2)
+    assert summary.imported == 40
+    # With batches of 2, at most 2 x PENDING_BATCHES items wait before everything is stored.
+    assert max(stored_during) >= 40 - 2 * PENDING_BATCHES
