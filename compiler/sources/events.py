@@ -14,8 +14,8 @@ unless the ids cannot meet the positions; a clash raises :class:`SourceError`.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
-from datetime import datetime
+from collections.abc import Iterable, Iterator, Mapping
+from datetime import UTC, datetime
 from typing import Any
 
 from compiler.capture import INPUT_TYPES, Absence, Capture, Element, InputEvent, Snapshot
@@ -284,3 +284,90 @@ def capture_from_records(
         except RecordInvalid as problem:
             raise SourceError(f"record {position}: {problem}") from None
     return converter.finish(recorder=recorder, reader=reader)
+
+
+def _iso(t: float) -> str:
+    return datetime.fromtimestamp(t, UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def _finite(value: float | None) -> float | None:
+    return value if value is not None and math.isfinite(value) else None
+
+
+def records_from_capture(capture: Capture, prefix: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Our event records for everything in a capture, as (location, record) pairs.
+
+    The inverse of :func:`capture_from_records`. Source keys come from the capture's own ids
+    (``<prefix>:s<id>``, ``:e<id>``, ``:i<id>``, ``:a<id>``), so sending a capture twice, or a
+    capture and a later one that overlaps it, stores every row once. Used by the importer and
+    by ``aframes-sync``; typed text is included when the capture holds it (the sender decides).
+    """
+    trees = capture.elements_for([s.id for s in capture.snapshots])
+    for s in capture.snapshots:
+        key = f"{prefix}:s{s.id}"
+        yield (
+            f"snapshot {s.id}",
+            {
+                "occurred_at": _iso(s.t),
+                "kind": "snapshot",
+                "source_key": key,
+                "monitor": s.monitor,
+                "payload": {"app": s.app, "window": s.window, "url": s.url},
+            },
+        )
+        tree = trees.get(s.id)
+        if tree:
+            yield (
+                f"elements of {s.id}",
+                {
+                    "occurred_at": _iso(s.t),
+                    "kind": "elements",
+                    "source_key": f"{prefix}:e{s.id}",
+                    "monitor": s.monitor,
+                    "payload": {
+                        "snapshot": key,
+                        "elements": [
+                            {
+                                "role": e.role or "unknown",
+                                "name": e.name,
+                                "bounds": list(e.bounds) if e.bounds else None,
+                            }
+                            for e in tree
+                        ],
+                    },
+                },
+            )
+    for e in capture.inputs:
+        payload: dict[str, Any] = {
+            "type": e.type,
+            "x": _finite(e.x),
+            "y": _finite(e.y),
+            "app": e.app,
+            "window": e.window,
+            "url": e.url,
+            "element_name": e.element_name,
+            "element_role": e.element_role,
+        }
+        if e.text is not None:
+            payload["text"] = e.text
+        yield (
+            f"input {e.id}",
+            {
+                "occurred_at": _iso(e.t),
+                "kind": "input",
+                "source_key": f"{prefix}:i{e.id}",
+                "monitor": e.monitor,
+                "payload": payload,
+            },
+        )
+    for a in capture.absences:
+        yield (
+            f"absence {a.id}",
+            {
+                "occurred_at": _iso(a.start),
+                "kind": "absence",
+                "source_key": f"{prefix}:a{a.id}",
+                "monitor": a.monitor or "",
+                "payload": {"end": _iso(a.end), "reason": a.reason, "monitor": a.monitor},
+            },
+        )

@@ -13,95 +13,20 @@ import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 from zoneinfo import ZoneInfo
 
 from aframes_web.streams.importers import Format, SourceItem
 from compiler.capture import Capture
 from compiler.sources import SourceError, activitywatch, screenpipe
+from compiler.sources.events import records_from_capture
 
 DAY_S = 86_400.0
 
 
-def _iso(t: float) -> str:
-    return datetime.fromtimestamp(t, UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
-
-
-def _number(value: float | None) -> float | None:
-    return value if value is not None and math.isfinite(value) else None
-
-
 def capture_records(capture: Capture, prefix: str, name: str) -> Iterator[SourceItem]:
-    """Our event records for everything in a capture, keyed by the capture's own ids."""
-    trees = capture.elements_for([s.id for s in capture.snapshots])
-    for s in capture.snapshots:
-        key = f"{prefix}:s{s.id}"
-        yield SourceItem(
-            f"{name}:snapshot {s.id}",
-            item={
-                "occurred_at": _iso(s.t),
-                "kind": "snapshot",
-                "source_key": key,
-                "monitor": s.monitor,
-                "payload": {"app": s.app, "window": s.window, "url": s.url},
-            },
-        )
-        tree = trees.get(s.id)
-        if tree:
-            yield SourceItem(
-                f"{name}:elements of {s.id}",
-                item={
-                    "occurred_at": _iso(s.t),
-                    "kind": "elements",
-                    "source_key": f"{prefix}:e{s.id}",
-                    "monitor": s.monitor,
-                    "payload": {
-                        "snapshot": key,
-                        "elements": [
-                            {
-                                "role": e.role or "unknown",
-                                "name": e.name,
-                                "bounds": list(e.bounds) if e.bounds else None,
-                            }
-                            for e in tree
-                        ],
-                    },
-                },
-            )
-    for e in capture.inputs:
-        payload: dict[str, Any] = {
-            "type": e.type,
-            "x": _number(e.x),
-            "y": _number(e.y),
-            "app": e.app,
-            "window": e.window,
-            "url": e.url,
-            "element_name": e.element_name,
-            "element_role": e.element_role,
-        }
-        if e.text is not None:
-            payload["text"] = e.text  # dropped at ingestion unless the team opted in
-        yield SourceItem(
-            f"{name}:input {e.id}",
-            item={
-                "occurred_at": _iso(e.t),
-                "kind": "input",
-                "source_key": f"{prefix}:i{e.id}",
-                "monitor": e.monitor,
-                "payload": payload,
-            },
-        )
-    for a in capture.absences:
-        yield SourceItem(
-            f"{name}:absence {a.id}",
-            item={
-                "occurred_at": _iso(a.start),
-                "kind": "absence",
-                "source_key": f"{prefix}:a{a.id}",
-                "monitor": a.monitor or "",
-                "payload": {"end": _iso(a.end), "reason": a.reason, "monitor": a.monitor},
-            },
-        )
+    """Import items for everything in a capture (see ``records_from_capture``)."""
+    for location, record in records_from_capture(capture, prefix):
+        yield SourceItem(f"{name}:{location}", item=record)
 
 
 class ScreenpipeReader:
