@@ -52,7 +52,7 @@ bench-ingest: install-dev
 	$(BIN)/python -m benchmark.ingest
 
 bench-import: install-dev
-	$(BIN)/python -m benchmark.import_jsonl
+	$(BIN)/python -m benchmark.imports
 
 bench-compiler: install-dev
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'

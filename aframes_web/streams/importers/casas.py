@@ -42,13 +42,12 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from aframes_web.streams.importers import Format, SourceItem
-from aframes_web.streams.importers.localtime import DstTally, iso_utc, to_utc
+from aframes_web.streams.importers.localtime import DstTally, dst_notes, iso_utc, to_utc
 from aframes_web.streams.importers.ordonez import (
     ActivityTimeline,
     Span,
     activity_value,
     decode_line,
-    dst_notes,
     lines_note,
     plural,
 )

@@ -37,3 +37,19 @@ def to_utc(naive: datetime, zone: ZoneInfo, tally: DstTally | None = None) -> da
 
 def iso_utc(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def dst_notes(subject: str, tally: DstTally) -> list[str]:
+    """What the import summary says about the daylight-saving edges ``to_utc`` met."""
+    notes = []
+    if tally.nonexistent:
+        notes.append(
+            f"{tally.nonexistent} {subject} fell in a daylight-saving gap (the skipped hour); "
+            "read with the offset in force before the jump"
+        )
+    if tally.ambiguous:
+        notes.append(
+            f"{tally.ambiguous} {subject} fell in the repeated daylight-saving hour; read as "
+            "its first occurrence"
+        )
+    return notes

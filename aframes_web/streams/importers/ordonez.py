@@ -42,7 +42,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from aframes_web.streams.importers import Format, SourceItem
-from aframes_web.streams.importers.localtime import DstTally, iso_utc, to_utc
+from aframes_web.streams.importers.localtime import DstTally, dst_notes, iso_utc, to_utc
 from aframes_web.streams.records import SOURCE_KEY_MAX
 
 SENSORS_SUFFIX = "_Sensors"
@@ -87,22 +87,6 @@ def lines_note(what: str, lines: list[int]) -> str:
     shown = ", ".join(str(n) for n in lines[:_SHOWN_LINES])
     more = ", ..." if len(lines) > _SHOWN_LINES else ""
     return f"{what}: line{'s' if len(lines) > 1 else ''} {shown}{more}"
-
-
-def dst_notes(subject: str, tally: DstTally) -> list[str]:
-    """What the import summary says about the daylight-saving edges ``to_utc`` met."""
-    notes = []
-    if tally.nonexistent:
-        notes.append(
-            f"{tally.nonexistent} {subject} fell in a daylight-saving gap (the skipped hour); "
-            "read with the offset in force before the jump"
-        )
-    if tally.ambiguous:
-        notes.append(
-            f"{tally.ambiguous} {subject} fell in the repeated daylight-saving hour; read as "
-            "its first occurrence"
-        )
-    return notes
 
 
 @dataclass(frozen=True, slots=True)
