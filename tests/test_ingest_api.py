@@ -209,6 +209,7 @@ def insert_then_die(*args, **kwargs):
     return inserted
 
 services._insert_chunk = insert_then_die
+services._CHUNK_ROWS["postgresql"] = 1000  # three chunks for 3,000 rows
 items = [{"occurred_at": f"2026-03-02T08:{i // 60:02d}:{i % 60:02d}Z", "kind": "snapshot",
           "source_key": f"k{i}", "payload": {"app": "A"}} for i in range(3000)]
 services.events_ingest(entity=Entity.objects.get(pk=int(sys.argv[1])), items=items)

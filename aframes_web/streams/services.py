@@ -99,17 +99,20 @@ def local_day(moment: datetime, zone: ZoneInfo) -> date:
     return moment.astimezone(zone).date()
 
 
-# Rows per INSERT statement: PostgreSQL allows 65,535 parameters, SQLite 32,766 (3.32+).
-_CHUNK_ROWS = {"postgresql": 1000, "sqlite": 500}
+# Rows per statement: SQLite allows 32,766 parameters (3.32+); PostgreSQL stages rows by COPY.
+_CHUNK_ROWS = {"postgresql": 5000, "sqlite": 500}
 _INSERT_COLUMNS = "entity_id, occurred_at, kind, source_key, monitor, payload, received_at"
+
+
+def _payload_json(record: EventRecord) -> str:
+    return json.dumps(record.payload, separators=(",", ":"), ensure_ascii=False)
 
 
 def _insert_chunk(entity_id: int, rows: Sequence[EventRecord], received_at: datetime) -> set[str]:
     """Insert rows, skipping those whose source key is stored; return the keys inserted."""
-    vendor = connection.vendor
+    if connection.vendor == "postgresql":
+        return _copy_chunk(entity_id, rows, received_at)
     table = connection.ops.quote_name(Event._meta.db_table)
-    payload_param = "%s::jsonb" if vendor == "postgresql" else "%s"
-    placeholder = f"(%s, %s, %s, %s, %s, {payload_param}, %s)"
     adapt = connection.ops.adapt_datetimefield_value
     received = adapt(received_at)
     params: list[Any] = []
@@ -120,16 +123,56 @@ def _insert_chunk(entity_id: int, rows: Sequence[EventRecord], received_at: date
             record.kind,
             record.source_key,
             record.monitor,
-            json.dumps(record.payload, separators=(",", ":"), ensure_ascii=False),
+            _payload_json(record),
             received,
         ]
     sql = (
         f"INSERT INTO {table} ({_INSERT_COLUMNS}) VALUES "
-        + ", ".join([placeholder] * len(rows))
+        + ", ".join(["(%s, %s, %s, %s, %s, %s, %s)"] * len(rows))
         + " ON CONFLICT (entity_id, source_key) DO NOTHING RETURNING source_key"
     )
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
+        return {row[0] for row in cursor.fetchall()}
+
+
+_STAGE = "aframes_event_stage"
+
+
+def _copy_chunk(entity_id: int, rows: Sequence[EventRecord], received_at: datetime) -> set[str]:
+    """PostgreSQL: COPY into a temporary table, then one conflict-skipping INSERT ... SELECT.
+
+    COPY moves rows without per-row parameter handling, which is most of a large INSERT's
+    cost; the staging table lives in this session and is emptied before each chunk. ``seq``
+    keeps the batch order, so of two rows with one source key the first is the one stored.
+    """
+    table = connection.ops.quote_name(Event._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"CREATE TEMP TABLE IF NOT EXISTS {_STAGE} (seq integer, occurred_at timestamptz, "
+            "kind text, source_key text, monitor text, payload jsonb) ON COMMIT DELETE ROWS"
+        )
+        cursor.execute(f"TRUNCATE {_STAGE}")
+        with cursor.cursor.copy(
+            f"COPY {_STAGE} (seq, occurred_at, kind, source_key, monitor, payload) FROM STDIN"
+        ) as copy:
+            for seq, record in enumerate(rows):
+                copy.write_row(
+                    (
+                        seq,
+                        record.occurred_at,
+                        record.kind,
+                        record.source_key,
+                        record.monitor,
+                        _payload_json(record),
+                    )
+                )
+        cursor.execute(
+            f"INSERT INTO {table} ({_INSERT_COLUMNS}) "
+            f"SELECT %s, occurred_at, kind, source_key, monitor, payload, %s FROM {_STAGE} "
+            "ORDER BY seq ON CONFLICT (entity_id, source_key) DO NOTHING RETURNING source_key",
+            [entity_id, received_at],
+        )
         return {row[0] for row in cursor.fetchall()}
 
 
