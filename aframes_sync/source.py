@@ -7,13 +7,12 @@ The same reader and converter as ``manage.py import_events screenpipe`` (source 
 from __future__ import annotations
 
 import math
-import sqlite3
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from compiler.sources import SourceError, screenpipe
+from compiler.sources import screenpipe
 from compiler.sources.events import records_from_capture
 
 PREFIX = "sp"  # the importer's prefix: one source key per row whichever way it arrives
@@ -34,28 +33,7 @@ class ScreenpipeSource:
 
     def span(self) -> tuple[float, float] | None:
         """The earliest and latest row times in the database, or None when it is empty."""
-        connection = screenpipe.connect(self.path)
-        try:
-            lows: list[float] = []
-            highs: list[float] = []
-            for table in ("frames", "ui_events"):
-                try:
-                    low, high = connection.execute(
-                        f'SELECT min("timestamp"), max("timestamp") FROM {table}'
-                    ).fetchone()
-                except sqlite3.OperationalError:  # a missing table; the reader discloses it
-                    continue
-                for value, into in ((low, lows), (high, highs)):
-                    if isinstance(value, str):
-                        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-                        if moment.tzinfo is None:
-                            moment = moment.replace(tzinfo=UTC)
-                        into.append(moment.timestamp())
-        except (sqlite3.Error, ValueError) as err:
-            raise SourceError(f"{self.path}: not a readable capture database ({err}).") from None
-        finally:
-            connection.close()
-        return (min(lows), max(highs)) if lows and highs else None
+        return screenpipe.time_span(self.path)
 
     def windows(self, start: float | None) -> Iterator[tuple[float, float]]:
         """[start, end) windows of at most one UTC day from ``start`` to past the newest row."""

@@ -112,6 +112,36 @@ class _Tally:
         return None
 
 
+def time_span(path: PathLike) -> tuple[float, float] | None:
+    """The earliest and latest row times (frames and input events), None for an empty one.
+
+    Importers and the sync agent walk a database by windows between these bounds.
+    """
+    connection = connect(path)
+    try:
+        lows: list[float] = []
+        highs: list[float] = []
+        connection.execute("SELECT count(*) FROM sqlite_master").fetchone()  # is it SQLite?
+        for table in ("frames", "ui_events"):
+            try:
+                low, high = connection.execute(
+                    f'SELECT min("timestamp"), max("timestamp") FROM {table}'
+                ).fetchone()
+            except sqlite3.OperationalError:  # a missing table; read() discloses it
+                continue
+            for value, into in ((low, lows), (high, highs)):
+                if isinstance(value, str):
+                    moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+                    if moment.tzinfo is None:
+                        moment = moment.replace(tzinfo=UTC)
+                    into.append(moment.timestamp())
+    except (sqlite3.Error, ValueError) as err:
+        raise SourceError(f"{path}: not a readable capture database ({err}).") from None
+    finally:
+        connection.close()
+    return (min(lows), max(highs)) if lows and highs else None
+
+
 def read(path: PathLike, start: float | None = None, end: float | None = None) -> Capture:
     """Snapshots, input events and element trees of [start, end), sorted by (t, id).
 

@@ -9,9 +9,7 @@ what is new. A screenpipe database is read one UTC day at a time, so memory stay
 from __future__ import annotations
 
 import math
-import sqlite3
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -38,33 +36,11 @@ class ScreenpipeReader:
         self.notes: list[str] = []
         self._size = path.stat().st_size
 
-    def _span(self) -> tuple[float, float] | None:
-        connection = screenpipe.connect(self.path)
-        try:
-            connection.execute("SELECT count(*) FROM sqlite_master").fetchone()  # is it SQLite?
-            lows, highs = [], []
-            for table in ("frames", "ui_events"):
-                try:
-                    low, high = connection.execute(
-                        f'SELECT min("timestamp"), max("timestamp") FROM {table}'
-                    ).fetchone()
-                except sqlite3.OperationalError:  # a missing table; the reader discloses it
-                    continue
-                for value, into in ((low, lows), (high, highs)):
-                    if isinstance(value, str):
-                        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-                        if moment.tzinfo is None:
-                            moment = moment.replace(tzinfo=UTC)
-                        into.append(moment.timestamp())
-            return (min(lows), max(highs)) if lows and highs else None
-        finally:
-            connection.close()
-
     def __iter__(self) -> Iterator[SourceItem]:
         try:
-            span = self._span()
-        except (sqlite3.Error, ValueError) as err:  # an unreadable database is one clear line
-            yield SourceItem(self.path.name, error=f"not a readable capture database ({err})")
+            span = screenpipe.time_span(self.path)
+        except SourceError as err:  # an unreadable database is one clear line
+            yield SourceItem(self.path.name, error=str(err))
             return
         if span is None:
             self.notes.append("the database holds no frames or input events")
