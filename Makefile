@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
 
-.PHONY: run test test-unit test-browser lint typecheck install install-dev demo bench bench-ingest bench-import bench-compiler clean
+.PHONY: run test test-unit test-browser lint typecheck install install-dev demo bench bench-ingest bench-import bench-sync bench-compiler clean
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; sys.exit("Aframes needs Python 3.11 or newer") if sys.version_info < (3, 11) else None'
@@ -46,13 +46,16 @@ typecheck: install-dev
 	$(BIN)/mypy --strict compiler aframes_sync
 
 ## Benchmarks: heavy runs, never part of make test. Each prints a report ending in one JSON line.
-bench: bench-ingest bench-import bench-compiler
+bench: bench-ingest bench-import bench-sync bench-compiler
 
 bench-ingest: install-dev
 	$(BIN)/python -m benchmark.ingest
 
 bench-import: install-dev
 	$(BIN)/python -m benchmark.imports
+
+bench-sync: install-dev
+	$(BIN)/python -m benchmark.sync
 
 bench-compiler: install-dev
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
