@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from aframes_sync.agent import Agent, GaveUp, Options, describe
 from aframes_sync.checkpoint import CheckpointError, default_path, iso
 from aframes_sync.client import Refused
-from aframes_sync.source import ScreenpipeSource
+from aframes_sync.source import ActivityWatchServerSource, ScreenpipeSource
 from compiler.sources import SourceError
 
 PROG = "aframes-sync"
@@ -58,8 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--source",
         required=True,
         metavar="KIND:WHERE",
-        help="screenpipe:PATH (a screenpipe-style SQLite, opened read-only); "
-        "activitywatch-server:URL is not supported yet",
+        help="screenpipe:PATH (a screenpipe-style SQLite, opened read-only) or "
+        "activitywatch-server:URL (a running aw-server, e.g. http://localhost:5600)",
     )
     parser.add_argument("--entity", default=os.environ.get("AFRAMES_ENTITY"), help="entity key")
     parser.add_argument("--url", default=os.environ.get("AFRAMES_URL"), help="server base URL")
@@ -125,13 +125,22 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Options:
     kind, _, where = args.source.partition(":")
+    source: ScreenpipeSource | ActivityWatchServerSource
     if kind == "activitywatch-server":
-        parser.error("--source activitywatch-server:URL is not supported yet; use screenpipe:PATH")
-    if kind != "screenpipe" or not where:
-        parser.error(f"--source {args.source!r}: expected screenpipe:PATH")
-    path = Path(where).expanduser()
-    if not path.is_file():
-        parser.error(f"--source: no capture database at {path}")
+        if not where.startswith(("http://", "https://")):
+            parser.error(
+                f"--source {args.source!r}: expected activitywatch-server:http://HOST:PORT"
+            )
+        source = ActivityWatchServerSource(where, timeout=args.timeout)
+    elif kind != "screenpipe" or not where:
+        parser.error(
+            f"--source {args.source!r}: expected screenpipe:PATH or activitywatch-server:URL"
+        )
+    else:
+        path = Path(where).expanduser()
+        if not path.is_file():
+            parser.error(f"--source: no capture database at {path}")
+        source = ScreenpipeSource(path)
     if not args.entity:
         parser.error("no entity: pass --entity KEY or set AFRAMES_ENTITY")
     token = args.token or os.environ.get("AFRAMES_TOKEN") or ""
@@ -155,7 +164,7 @@ def _options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Optio
     if args.retries < 0 or args.overlap < 0 or args.show < 0:
         parser.error("--retries, --overlap and --show cannot be negative")
     return Options(
-        source=ScreenpipeSource(path),
+        source=source,
         entity=args.entity,
         url=url or "http://dry-run.invalid",
         token=token,

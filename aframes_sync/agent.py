@@ -19,7 +19,7 @@ from typing import Any, TextIO
 from aframes_sync.checkpoint import Checkpoint, iso
 from aframes_sync.client import Ack, Client, Refused, Unavailable
 from aframes_sync.privacy import Privacy
-from aframes_sync.source import ScreenpipeSource
+from aframes_sync.source import ActivityWatchServerSource, ScreenpipeSource
 
 
 class GaveUp(Exception):
@@ -33,7 +33,7 @@ class GaveUp(Exception):
 
 @dataclass
 class Options:
-    source: ScreenpipeSource
+    source: ScreenpipeSource | ActivityWatchServerSource
     entity: str
     url: str
     token: str

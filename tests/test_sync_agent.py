@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import socket
 import sqlite3
 import subprocess
 import sys
 import threading
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -19,13 +22,15 @@ from typing import Any
 import pytest
 
 from aframes_sync.__main__ import main
-from aframes_sync.source import ScreenpipeSource
+from aframes_sync.source import ActivityWatchServerSource, ScreenpipeSource
 from aframes_web.streams.models import Entity, Event
 from aframes_web.streams.services import entity_create
 from aframes_web.teams.services import token_create
 from benchmark.synthetic.desktop import generate_day
-from benchmark.synthetic.native import write_screenpipe
+from benchmark.synthetic.native import activitywatch_export, write_screenpipe
 from compiler.entities import site_of
+from compiler.sources import activitywatch
+from compiler.sources.events import records_from_capture
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -68,7 +73,7 @@ def sync(live_server: Any, team: Any, tmp_path: Path, monkeypatch: pytest.Monkey
     checkpoint = tmp_path / "state" / "checkpoint.json"
 
     def run(
-        db: Path,
+        db: Path | str,
         *args: str,
         url: str | None = None,
         entity: str = "alice-laptop",
@@ -76,7 +81,7 @@ def sync(live_server: Any, team: Any, tmp_path: Path, monkeypatch: pytest.Monkey
     ) -> Any:
         out, err = io.StringIO(), io.StringIO()
         argv = [
-            "--source", f"screenpipe:{db}",
+            "--source", db if isinstance(db, str) else f"screenpipe:{db}",
             "--entity", entity,
             "--url", url or live_server.url,
             "--checkpoint", str(checkpoint),
@@ -324,7 +329,8 @@ def test_importing_the_agent_loads_neither_django_nor_the_web_app() -> None:
 @pytest.mark.parametrize(
     ("argv", "says"),
     [
-        (["--source", "activitywatch-server:http://localhost:5600"], "not supported yet"),
+        (["--source", "activitywatch-server:localhost:5600"], "activitywatch-server:http://"),
+        (["--source", "activitywatch:x.json", "--entity", "x"], "expected screenpipe:PATH or"),
         (["--source", "screenpipe:/nowhere/db.sqlite", "--entity", "x"], "no capture database"),
         (["--source", "screenpipe:{db}", "--entity", "x", "--url", "http://h"], "no token"),
         (["--source", "screenpipe:{db}", "--entity", "x", "--once", "--follow"], "not allowed"),
@@ -342,3 +348,112 @@ def test_bad_usage_exits_2_with_one_line(
     assert exit_.value.code == 2
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 1 and says in lines[0]
+
+
+# --- activitywatch-server:URL against a real aw-server (testing mode, memory storage) ---
+
+
+@pytest.fixture(scope="module")
+def aw_server() -> Iterator[str]:
+    """A real aw-server on a free loopback port, empty; killed at teardown."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    binary = Path(sys.executable).with_name("aw-server")
+    process = subprocess.Popen(
+        [str(binary), "--testing", "--port", str(port), "--storage", "memory"]
+        + ["--host", "127.0.0.1"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "HOME": os.environ.get("HOME", "/tmp")},
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/api/0/info", timeout=1):
+                    break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"aw-server did not start on port {port}")
+                time.sleep(0.1)
+        yield url
+    finally:
+        process.kill()
+        process.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def aw_export(aw_server: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SYNTHETIC working day imported into the aw-server, and the server's export of it."""
+    export = activitywatch_export(generate_day(DAY, seed=7))
+    request = urllib.request.Request(
+        f"{aw_server}/api/0/import",
+        data=json.dumps(export).encode(),
+        headers={"Content-Type": "application/json"},
+        method="POST",
+    )
+    with urllib.request.urlopen(request, timeout=30):
+        pass
+    # The file is the server's own export: aw-core keeps timestamps to the millisecond, so
+    # the synthetic microseconds would make touching AFK spans overlap on the server only.
+    with urllib.request.urlopen(f"{aw_server}/api/0/export", timeout=30) as response:
+        body = response.read()
+    path = tmp_path_factory.mktemp("aw") / "aw-export.json"
+    path.write_bytes(body)
+    return path
+
+
+def aw_keys(path: Path) -> set[str]:
+    """The source keys ``manage.py import_events activitywatch`` gives the export's rows."""
+    return {r["source_key"] for _w, r in records_from_capture(activitywatch.read(path), "aw")}
+
+
+def test_activitywatch_server_sync_stores_what_an_import_of_its_export_stores(
+    sync: Any, laptop: Entity, aw_server: str, aw_export: Path, tmp_path: Path
+) -> None:
+    from django.core.management import call_command
+
+    keys = aw_keys(aw_export)
+    assert any(k.startswith("aw:s") for k in keys) and any(k.startswith("aw:a") for k in keys)
+    source = f"activitywatch-server:{aw_server}"
+    code, out, err = sync(source, "--once")
+    assert code == 0, err
+    assert {e.source_key for e in stored(laptop)} == keys
+    assert len(stored(laptop)) == len(keys)
+    assert f"{len(keys)} accepted" in out
+    assert "emulated as snapshot rows" in err  # the reader's disclosures reach the user
+
+    code, out, err = sync(source, "--once")
+    assert code == 0 and "0 accepted" in out, err
+    assert len(stored(laptop)) == len(keys)
+
+    summary = io.StringIO()
+    call_command(
+        "import_events", "activitywatch", str(aw_export), "--team", "acme",
+        "--entity", "alice-laptop", "--json", stdout=summary, stderr=io.StringIO(),
+    )  # fmt: skip
+    assert len(stored(laptop)) == len(keys), summary.getvalue()
+
+
+@pytest.mark.parametrize("window_s", [7 * 60 + 13, 3 * 3600 + 1])
+def test_activitywatch_server_windows_split_intervals_without_loss_or_duplicates(
+    aw_server: str, aw_export: Path, window_s: float
+) -> None:
+    source = ActivityWatchServerSource(aw_server)
+    span = source.span()
+    assert span is not None
+    seen: list[dict[str, Any]] = []
+    low = span[0] + 11.5  # edges fall inside intervals, not on heartbeats
+    first = True
+    while low < span[1] + 1:
+        if first:  # the rows before the first edge, as a checkpoint would have sent them
+            seen.extend(r for _t, r in source.records(span[0], low))
+            first = False
+        seen.extend(r for _t, r in source.records(low, low + window_s))
+        low += window_s
+    keys = [r["source_key"] for r in seen]
+    assert len(keys) == len(set(keys))  # no row or absence twice
+    full = dict(records_from_capture(activitywatch.read(aw_export), "aw"))
+    assert {r["source_key"]: r for r in seen} == {r["source_key"]: r for r in full.values()}

@@ -147,8 +147,12 @@ class _Reader:
         self.name = name
         self.naive = 0
 
-    def intervals(self, bucket: Mapping[str, Any], number: int) -> list[_Interval]:
-        """The bucket's events sorted by time (ties by duration and data), with their ids."""
+    def intervals(self, bucket: Mapping[str, Any], number: int, offset: int = 0) -> list[_Interval]:
+        """The bucket's events sorted by time (ties by duration and data), with their ids.
+
+        ``offset`` is the position of the first given event in the whole bucket, for a read
+        of part of a bucket (see :func:`read_export`).
+        """
         bucket_id = bucket.get("id")
         events = bucket.get("events", [])
         if not isinstance(events, list):
@@ -189,7 +193,7 @@ class _Reader:
         base = (number + 1) * BUCKET_STRIDE
         return [
             _Interval(base + e * EVENT_STRIDE, start, start + duration, data)
-            for e, (start, duration, data) in enumerate(ordered)
+            for e, (start, duration, data) in enumerate(ordered, offset)
         ]
 
 
@@ -248,7 +252,24 @@ def read(path: PathLike, start: float | None = None, end: float | None = None) -
     An absence that crosses the window's edge is clipped to it.
     """
     name = require_file(path)
-    buckets = _buckets(name, _load(name))
+    return read_export(_load(name), start, end, name=name)
+
+
+def read_export(
+    data: Any,
+    start: float | None = None,
+    end: float | None = None,
+    *,
+    name: str = "export",
+    offsets: Mapping[str, int] | None = None,
+) -> Capture:
+    """:func:`read` of an export already parsed from JSON; ``name`` heads error messages.
+
+    ``offsets`` gives, per bucket id, how many events of the whole bucket sort before the
+    events given for it, so a read of part of each bucket (every bucket still listed, as
+    ids number them in order) gives every row the id a read of the whole export gives it.
+    """
+    buckets = _buckets(name, data)
     reader = _Reader(name)
     windows: list[_Interval] = []
     pages: list[tuple[_Interval, str | None]] = []
@@ -262,7 +283,8 @@ def read(path: PathLike, start: float | None = None, end: float | None = None) -
             ignored.append(bucket_id)
             continue
         seen[kind].append(bucket_id)
-        intervals = reader.intervals(bucket, number)
+        offset = 0 if offsets is None else offsets.get(bucket_id, 0)
+        intervals = reader.intervals(bucket, number, offset)
         if kind == _WINDOW:
             windows.extend(intervals)
         elif kind == _WEB:
