@@ -42,8 +42,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from aframes_web.streams.importers import Format, SourceItem
-from aframes_web.streams.importers.localtime import DstTally, dst_notes, iso_utc, to_utc
-from aframes_web.streams.importers.ordonez import (
+from aframes_web.streams.importers.labels import (
     ActivityTimeline,
     Span,
     activity_value,
@@ -51,6 +50,7 @@ from aframes_web.streams.importers.ordonez import (
     lines_note,
     plural,
 )
+from aframes_web.streams.importers.localtime import DstTally, dst_notes, iso_utc, to_utc
 from aframes_web.streams.records import SOURCE_KEY_MAX
 
 _DATE = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})")

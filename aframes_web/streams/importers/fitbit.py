@@ -33,7 +33,6 @@ with ``#2``.
 
 from __future__ import annotations
 
-import csv
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -43,21 +42,15 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from aframes_web.streams.importers import Format, SourceItem
+from aframes_web.streams.importers.csvfiles import CsvFile, RowError, number
 from aframes_web.streams.importers.localtime import DstTally, iso_utc, to_utc
 
 HOUR = timedelta(hours=1)
-# Fitabase writes its float columns from single-precision values (8.5 is 8.5, but 1.88 comes
-# out as 1.87999999523163); four decimals keep every digit the device measured.
-FLOAT_DECIMALS = 4
 _ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,59}")
 _STAMP_RE = re.compile(
     r"\s*(\d{1,2})/(\d{1,2})/(\d{4})"
     r"(?:\s+(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\s*([AaPp])\.?[Mm]\.?)?)?\s*"
 )
-
-
-class RowError(ValueError):
-    """A row this reader cannot turn into an event; the message says which column and why."""
 
 
 def parse_local(text: str) -> datetime:
@@ -80,63 +73,6 @@ def parse_local(text: str) -> datetime:
         )
     except ValueError as exc:
         raise RowError(f"{text!r} is not a valid date and time ({exc})") from None
-
-
-def number(text: str, column: str, *, required: bool = True) -> int | float | None:
-    """A CSV cell as an int when it is whole, else a float rounded to FLOAT_DECIMALS."""
-    cell = text.strip()
-    if not cell or cell.upper() in ("NA", "NAN"):
-        if required:
-            raise RowError(f"{column} is empty")
-        return None
-    try:
-        return int(cell)
-    except ValueError:
-        pass
-    try:
-        value = float(cell)
-    except ValueError:
-        raise RowError(f"{column} is {cell!r}, not a number") from None
-    if value != value or value in (float("inf"), float("-inf")):
-        raise RowError(f"{column} is {cell!r}, not a finite number")
-    return round(value, FLOAT_DECIMALS)
-
-
-class CsvFile:
-    """Rows of one CSV file with their line numbers, read as bytes so progress is exact."""
-
-    def __init__(self, path: Path, on_bytes: Callable[[int], None]) -> None:
-        self.path = path
-        self.on_bytes = on_bytes
-        self._undecodable: set[int] = set()
-
-    def _lines(self) -> Iterator[str]:
-        with self.path.open("rb") as handle:
-            for number_, raw in enumerate(handle, start=1):
-                self.on_bytes(len(raw))
-                try:
-                    yield raw.decode("utf-8-sig" if number_ == 1 else "utf-8")
-                except UnicodeDecodeError:
-                    self._undecodable.add(number_)
-                    yield raw.decode("utf-8", errors="replace")
-
-    def rows(self) -> Iterator[tuple[int, list[str] | None, str | None]]:
-        """``(line, cells, None)`` per non-blank row, or ``(line, None, why)`` for a bad one."""
-        reader = csv.reader(self._lines())
-        while True:
-            try:
-                cells = next(reader)
-            except StopIteration:
-                return
-            except csv.Error as exc:
-                yield reader.line_num, None, f"not readable as CSV ({exc})"
-                continue
-            if not cells or not any(cell.strip() for cell in cells):
-                continue
-            if reader.line_num in self._undecodable:
-                yield reader.line_num, None, "not valid UTF-8"
-                continue
-            yield reader.line_num, cells, None
 
 
 Row = dict[str, str]

@@ -49,9 +49,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from aframes_web.streams.importers import Format, SourceItem
-
-# The CSV plumbing (byte-exact progress, line numbers, number cells) is shared with Fitabase.
-from aframes_web.streams.importers.fitbit import CsvFile, RowError, number
+from aframes_web.streams.importers.csvfiles import CsvFile, RowError, number
 from aframes_web.streams.importers.localtime import DstTally, iso_utc, to_utc
 
 MINUTE = timedelta(minutes=1)
