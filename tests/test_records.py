@@ -126,3 +126,27 @@ def test_content_key_is_deterministic_and_ignores_text() -> None:
 def test_all_errors_of_a_batch_are_reported_not_just_the_first() -> None:
     items = [SNAP, {**SNAP, "kind": "x"}, SNAP, {**SNAP, "occurred_at": 5}]
     assert [e["index"] for e in errors_of(items)] == [1, 3]
+
+
+def test_rejects_non_finite_numbers_jsonb_cannot_hold() -> None:
+    item = {
+        "occurred_at": "2026-03-02T09:00:00Z",
+        "kind": "observation",
+        "payload": {"type": "steps", "attributes": {"rate": float("nan")}},
+    }
+    [error] = errors_of([item], scope="sports")
+    assert error["field"] == "payload" and "NaN or infinity" in error["message"]
+
+
+def test_literal_backslash_u0000_text_is_not_a_nul() -> None:
+    assert errors_of([{**SNAP, "payload": {"app": "A", "window": "escape \\\\u0000 shown"}}]) == []
+
+
+def test_stored_json_is_computed_once_from_the_final_payload() -> None:
+    typed = {
+        "occurred_at": "2026-03-02T09:00:00Z",
+        "kind": "input",
+        "payload": {"type": "text", "text": "secret"},
+    }
+    [record] = validate_batch([typed], scope="desktop", store_text=False).records
+    assert record.payload_json == '{"type":"text"}'

@@ -42,6 +42,7 @@ class EventRecord:
     source_key: str
     monitor: str
     payload: dict[str, Any]
+    payload_json: str  # the payload as stored: compact JSON, checked once, written as is
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,16 +319,24 @@ def validate_item(item: Any, *, scope: str, store_text: bool) -> tuple[EventReco
     _CHECKS[kind](payload, "payload")
     if kind == "absence" and parse_timestamp(payload["end"]) < occurred_at:
         raise FieldInvalid("payload.end", "is before occurred_at; an absence cannot end first.")
-    if _has_nul(payload):
-        raise FieldInvalid(
-            "payload", "contains the NUL character (\\u0000), which cannot be stored."
-        )
     dropped = 0
     if kind == "input" and not store_text:
         present = [key for key in TEXT_FIELDS if payload.get(key) is not None]
         if present:
             payload = {k: v for k, v in payload.items() if k not in present}
             dropped = len(present)
+    try:
+        payload_json = json.dumps(
+            payload, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+        )
+    except ValueError:
+        raise FieldInvalid("payload", "contains NaN or infinity, which JSON cannot hold.") from None
+    # JSON escapes U+0000 as \u0000, so one substring test finds it; the walk only confirms
+    # (a title may contain the six characters "\u0000" literally).
+    if "\\u0000" in payload_json and _has_nul(payload):
+        raise FieldInvalid(
+            "payload", "contains the NUL character (\\u0000), which cannot be stored."
+        )
     source_key = item.get("source_key")
     if source_key is None:
         source_key = content_key(occurred_at, kind, monitor, payload)
@@ -337,7 +346,7 @@ def validate_item(item: Any, *, scope: str, store_text: bool) -> tuple[EventReco
         )
     elif "\x00" in source_key:
         raise FieldInvalid("source_key", "contains the NUL character.")
-    return EventRecord(occurred_at, kind, source_key, monitor, payload), dropped
+    return EventRecord(occurred_at, kind, source_key, monitor, payload, payload_json), dropped
 
 
 def validate_batch(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -104,10 +103,6 @@ _CHUNK_ROWS = {"postgresql": 5000, "sqlite": 500}
 _INSERT_COLUMNS = "entity_id, occurred_at, kind, source_key, monitor, payload, received_at"
 
 
-def _payload_json(record: EventRecord) -> str:
-    return json.dumps(record.payload, separators=(",", ":"), ensure_ascii=False)
-
-
 def _insert_chunk(entity_id: int, rows: Sequence[EventRecord], received_at: datetime) -> set[str]:
     """Insert rows, skipping those whose source key is stored; return the keys inserted."""
     if connection.vendor == "postgresql":
@@ -123,7 +118,7 @@ def _insert_chunk(entity_id: int, rows: Sequence[EventRecord], received_at: date
             record.kind,
             record.source_key,
             record.monitor,
-            _payload_json(record),
+            record.payload_json,
             received,
         ]
     sql = (
@@ -164,7 +159,7 @@ def _copy_chunk(entity_id: int, rows: Sequence[EventRecord], received_at: dateti
                         record.kind,
                         record.source_key,
                         record.monitor,
-                        _payload_json(record),
+                        record.payload_json,
                     )
                 )
         cursor.execute(
