@@ -110,14 +110,14 @@ def attribute(
     """
     times = {monitor: [row.t for row in rows] for monitor, rows in by_monitor.items()}
     ids = {monitor: [row.id for row in rows] for monitor, rows in by_monitor.items()}
-    placed: list[tuple[InputEvent, int | None, int | None]] = []
-    needed: set[int] = set()
-    place = placed.append
+    out: list[Attributed] = []
+    keep = out.append
+    unnamed: list[Attributed] = []  # clicks to resolve against element trees, loaded at once
     for event in sorted(inputs, key=_BY_TIME):
         t = event.t
         series = times.get(event.monitor)
         if not series:
-            place((event, None, None))
+            keep(_unresolved(event))
             continue
         size = len(series)
         k = bisect_left(series, t)
@@ -126,29 +126,30 @@ def attribute(
             choice = k - 1
         distance = abs(series[choice] - t)
         if distance > STALE_INPUT_S:
-            place((event, None, None))
+            keep(_unresolved(event))
             continue
-        nearest = ids[event.monitor][choice]
-        place((event, nearest, round(distance * 1000)))
-        if event.type == "click" and not event.element_name and event.x is not None:
-            needed.add(nearest)
-    trees = elements_for(needed)
-    out: list[Attributed] = []
-    for event, snapshot_id, distance_ms in placed:
-        if snapshot_id is None:
-            out.append(_unresolved(event))
-            continue
-        target, role, tier = event.element_name, event.element_role, None
+        item = Attributed(
+            event,
+            ids[event.monitor][choice],
+            round(distance * 1000),
+            event.element_name,
+            event.element_role,
+        )
         if event.type == "click":
-            if target:
-                tier = "named"
+            if event.element_name:
+                item.tier = "named"
             elif event.x is not None and event.y is not None:
-                target, role, tier = resolve_click(
-                    event.x, event.y, trees.get(snapshot_id, ()), screen
-                )
+                unnamed.append(item)
             else:
-                tier = "unresolved"
-        out.append(Attributed(event, snapshot_id, distance_ms, target, role, tier))
+                item.tier = "unresolved"
+        keep(item)
+    trees = elements_for({item.snapshot_id for item in unnamed if item.snapshot_id is not None})
+    for item in unnamed:
+        assert item.snapshot_id is not None and item.event.x is not None
+        assert item.event.y is not None
+        item.target, item.role, item.tier = resolve_click(
+            item.event.x, item.event.y, trees.get(item.snapshot_id, ()), screen
+        )
     used = [element for snapshot_id in sorted(trees) for element in trees[snapshot_id]]
     return out, used
 
