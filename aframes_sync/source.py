@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
 
-from compiler.sources import SourceError, activitywatch, screenpipe
+from compiler.sources import DAY_S, SourceError, activitywatch, day_windows, screenpipe
 from compiler.sources.events import records_from_capture
 
 PREFIX = "sp"  # the importer's prefix: one source key per row whichever way it arrives
@@ -25,7 +25,6 @@ AW_PREFIX = "aw"  # manage.py import_events activitywatch's prefix, for the same
 # How far past a window AFK events are fetched, so a span overlapping the next window's
 # events merges as a read of the whole export merges it (AFK events rarely overlap at all).
 LOOKAHEAD_S = 86_400.0
-DAY_S = 86_400.0
 # The window's end lies past the newest row so that row is read; rows written later in the
 # same second are caught by the resume overlap.
 END_PAD_S = 1.0
@@ -50,11 +49,7 @@ class ScreenpipeSource:
         if span is None:
             return
         low = span[0] if start is None else max(start, span[0])
-        high = span[1] + END_PAD_S
-        while low < high:
-            end = min((math.floor(low / DAY_S) + 1) * DAY_S, high)
-            yield low, end
-            low = end
+        yield from day_windows(low, span[1] + END_PAD_S)
 
     def records(self, start: float, end: float) -> list[tuple[float, dict[str, Any]]]:
         """The window's records with their times, in time order (a tree after its snapshot)."""
@@ -156,11 +151,7 @@ class ActivityWatchServerSource:
         if span is None:
             return
         low = span[0] if start is None else start
-        high = span[1] + END_PAD_S
-        while low < high:
-            end = min((math.floor(low / DAY_S) + 1) * DAY_S, high)
-            yield low, end
-            low = end
+        yield from day_windows(low, span[1] + END_PAD_S)
 
     def export(self, start: float, end: float) -> tuple[dict[str, Any], dict[str, int]]:
         """Every bucket with the events the window needs, and each one's offset in its bucket.

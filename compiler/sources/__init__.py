@@ -8,11 +8,27 @@ ActivityWatch export, emulated as snapshot rows), ``jsonl`` (our own event recor
 
 from __future__ import annotations
 
+import math
 import os
+from collections.abc import Iterator
 
 from compiler.capture import Capture
 
 FORMATS = ("screenpipe", "activitywatch", "jsonl")
+
+
+DAY_S = 86_400.0
+
+
+def day_windows(low: float, high: float) -> Iterator[tuple[float, float]]:
+    """[start, end) windows from ``low`` to ``high`` that never cross a UTC midnight.
+
+    Readers of large captures walk them this way so memory stays bounded by one day.
+    """
+    while low < high:
+        end = min((math.floor(low / DAY_S) + 1) * DAY_S, high)
+        yield low, end
+        low = end
 
 
 class SourceError(Exception):

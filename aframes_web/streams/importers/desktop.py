@@ -8,17 +8,16 @@ what is new. A screenpipe database is read one UTC day at a time, so memory stay
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from aframes_web.streams.importers import Format, SourceItem
 from compiler.capture import Capture
-from compiler.sources import SourceError, activitywatch, screenpipe
+from compiler.sources import SourceError, activitywatch, day_windows, screenpipe
 from compiler.sources.events import records_from_capture
 
-DAY_S = 86_400.0
+END_PAD_S = 1.0  # windows end past the newest row so it is read
 
 
 def capture_records(capture: Capture, prefix: str, name: str) -> Iterator[SourceItem]:
@@ -45,12 +44,11 @@ class ScreenpipeReader:
         if span is None:
             self.notes.append("the database holds no frames or input events")
             return
-        day = math.floor(span[0] / DAY_S) * DAY_S
-        total = max(span[1] - day, 1.0)
+        low, high = span[0], span[1] + END_PAD_S
         seen: set[str] = set()
-        while day <= span[1]:
+        for start, end in day_windows(low, high):
             try:
-                capture = screenpipe.read(self.path, day, day + DAY_S)
+                capture = screenpipe.read(self.path, start, end)
             except SourceError as err:
                 yield SourceItem(self.path.name, error=str(err))
                 return
@@ -59,8 +57,7 @@ class ScreenpipeReader:
                     seen.add(sentence)
                     self.notes.append(sentence)
             yield from capture_records(capture, "sp", self.path.name)
-            day += DAY_S
-            self.bytes_read = int(self._size * min((day - span[0]) / total, 1.0))
+            self.bytes_read = int(self._size * (end - low) / (high - low))
 
 
 class ActivityWatchReader:
