@@ -18,6 +18,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -100,6 +101,32 @@ def scratch_instance() -> Iterator[tuple[dict[str, str], str]]:
             env, "create_token", "bench", "bench", "--scopes", "read,write", "--quiet"
         ).strip()
         yield env, key
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One child process, measured alone."""
+
+    wall_s: float
+    peak_rss_mb: float
+    stdout: str
+    stderr: str
+
+
+def run_measured(command: list[str], env: dict[str, str], what: str) -> Measured:
+    """Run a command in its own process; its wall time and its own peak RSS, or SystemExit."""
+    started = time.perf_counter()
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=err)
+        # wait4 gives this child's own rusage; ru_maxrss is in KiB on Linux.
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - started
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{what} failed:\n{(stdout + stderr)[-2000:]}")
+    return Measured(wall, usage.ru_maxrss / 1024, stdout, stderr)
 
 
 def free_port() -> int:

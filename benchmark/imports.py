@@ -11,16 +11,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
 import sys
 import tempfile
-import time
 from datetime import date
 from itertools import islice
 from pathlib import Path
 
-from benchmark.harness import ROOT, finish, scratch_instance
+from benchmark.harness import ROOT, finish, run_measured, scratch_instance
 from benchmark.synthetic.desktop import generate_days
 from benchmark.synthetic.gharchive import write_file
 
@@ -41,7 +38,7 @@ REAL = [  # (label, format, path under shared/data, extra arguments)
 
 
 def timed_import(
-    env: dict[str, str], fmt: str, path: Path, entity: str, extra: list[str], tmp: Path
+    env: dict[str, str], fmt: str, path: Path, entity: str, extra: list[str]
 ) -> tuple[dict, float, float]:
     """(summary, wall seconds, peak RSS MB) of one import process."""
     command = [
@@ -57,18 +54,8 @@ def timed_import(
         "--json",
         *extra,
     ]
-    started = time.perf_counter()
-    with (tmp / "out.txt").open("w+") as out, (tmp / "err.txt").open("w+") as err:
-        proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=err)
-        # wait4 gives this child's own rusage; ru_maxrss is in KiB on Linux.
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - started
-        out.seek(0)
-        err.seek(0)
-        if os.waitstatus_to_exitcode(status) != 0:
-            raise SystemExit(f"import of {path} failed:\n{err.read()[-2000:]}")
-        summary = json.loads(out.read().strip().splitlines()[-1])
-    return summary, wall, usage.ru_maxrss / 1024
+    run = run_measured(command, env, f"import of {path}")
+    return json.loads(run.stdout.strip().splitlines()[-1]), run.wall_s, run.peak_rss_mb
 
 
 def main() -> None:
@@ -91,7 +78,7 @@ def main() -> None:
             f"{args.gh_events:,} GH Archive events); each import is its own process"
         )
         summary, wall, rss = timed_import(
-            env, "jsonl", jsonl, "jsonl", ["--scope", "desktop", "--tz", "Europe/Berlin"], tmp
+            env, "jsonl", jsonl, "jsonl", ["--scope", "desktop", "--tz", "Europe/Berlin"]
         )
         if summary["imported"] != args.lines:
             raise SystemExit(f"expected {args.lines:,} imported, got {summary}")
@@ -106,7 +93,7 @@ def main() -> None:
             if not path.exists():
                 print(f"  {label:<24} skipped: {path} is not here")
                 continue
-            summary, wall, rss = timed_import(env, fmt, path, label.replace("_", "-"), extra, tmp)
+            summary, wall, rss = timed_import(env, fmt, path, label.replace("_", "-"), extra)
             count = summary["imported"] + summary["duplicates"]
             print(
                 f"  {label:<24} {count:>9,} events {count / wall:>8,.0f}/s peak RSS {rss:5.0f} MB"
@@ -116,7 +103,7 @@ def main() -> None:
             figures[f"{label}_events_per_s"] = round(count / wall)
             figures[f"{label}_peak_rss_mb"] = round(rss, 1)
         archive = write_file(tmp / "gharchive.json.gz", args.gh_events)
-        summary, wall, rss = timed_import(env, "github", archive, "gh", [], tmp)
+        summary, wall, rss = timed_import(env, "github", archive, "gh", [])
         count = summary["imported"] + summary["duplicates"]
         print(
             f"  gharchive (SYNTHETIC)    {count:>9,} events {count / wall:>8,.0f}/s "

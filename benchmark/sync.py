@@ -10,14 +10,12 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import subprocess
 import sys
 import tempfile
-import time
 from datetime import date
 from pathlib import Path
 
-from benchmark.harness import ROOT, finish, running_server, scratch_instance
+from benchmark.harness import finish, run_measured, running_server, scratch_instance
 from benchmark.synthetic.desktop import generate_days
 from benchmark.synthetic.native import write_screenpipe
 
@@ -42,16 +40,8 @@ def run_agent(base: str, key: str, database: Path, checkpoint: Path) -> tuple[fl
         "--batch-size",
         "2000",
     ]
-    started = time.perf_counter()
-    with tempfile.TemporaryFile("w+") as out:
-        proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - started
-        out.seek(0)
-        text = out.read()
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"aframes-sync failed:\n{text[-2000:]}")
-    return wall, usage.ru_maxrss / 1024, text
+    run = run_measured(command, env, "aframes-sync")
+    return run.wall_s, run.peak_rss_mb, run.stdout + run.stderr
 
 
 def main() -> None:
