@@ -15,10 +15,10 @@ from typing import NoReturn, TextIO
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from aframes_sync.agent import Agent, GaveUp, Options, describe
-from aframes_sync.checkpoint import CheckpointError, default_path, iso
+from aframes_sync.checkpoint import CheckpointError, default_path
 from aframes_sync.client import Refused
 from aframes_sync.source import ActivityWatchServerSource, ScreenpipeSource
-from compiler.sources import SourceError
+from compiler.sources import SourceError, utc_iso
 
 PROG = "aframes-sync"
 OVERLAP_S = 300.0  # re-read 5 minutes before the checkpoint: rows a recorder wrote late
@@ -213,7 +213,7 @@ def main(
             print(f"{PROG}: {problem}", file=err)
             return 2
         except GaveUp as gave_up:
-            since = "the start" if gave_up.since is None else iso(gave_up.since)
+            since = "the start" if gave_up.since is None else utc_iso(gave_up.since)
             print(
                 f"{PROG}: gave up after {options.retries} retries: {gave_up}; "
                 f"{gave_up.pending} records pending since {since}; run again to resume.",

@@ -16,10 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from aframes_sync.checkpoint import Checkpoint, iso
+from aframes_sync.checkpoint import Checkpoint
 from aframes_sync.client import Ack, Client, Refused, Unavailable
 from aframes_sync.privacy import Privacy
 from aframes_sync.source import ActivityWatchServerSource, ScreenpipeSource
+from compiler.sources import utc_iso
 
 
 class GaveUp(Exception):
@@ -201,5 +202,5 @@ def describe(report: Report, privacy: Privacy, *, dry_run: bool) -> str:
             f"{privacy.denied_site} of denied sites"
         )
     if not dry_run and report.until is not None:
-        parts.append(f"acknowledged up to {iso(report.until)}")
+        parts.append(f"acknowledged up to {utc_iso(report.until)}")
     return "aframes-sync: " + "; ".join(parts) + "."

@@ -14,6 +14,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from compiler.sources import utc_iso
+
 VERSION = 1
 
 
@@ -24,10 +26,6 @@ class CheckpointError(Exception):
 def default_path() -> Path:
     base = os.environ.get("XDG_STATE_HOME") or os.path.join(Path.home(), ".local", "state")
     return Path(base) / "aframes-sync" / "checkpoint.json"
-
-
-def iso(t: float) -> str:
-    return datetime.fromtimestamp(t, UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 class Checkpoint:
@@ -57,8 +55,8 @@ class Checkpoint:
 
     def set(self, stream: str, until: float) -> None:
         self._streams[stream] = {
-            "until": iso(until),
-            "updated_at": iso(datetime.now(UTC).timestamp()),
+            "until": utc_iso(until),
+            "updated_at": utc_iso(datetime.now(UTC).timestamp()),
         }
         self._write()
 

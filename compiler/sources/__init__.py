@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Iterator
+from datetime import UTC, datetime
 
 from compiler.capture import Capture
 
@@ -29,6 +30,11 @@ def day_windows(low: float, high: float) -> Iterator[tuple[float, float]]:
         end = min((math.floor(low / DAY_S) + 1) * DAY_S, high)
         yield low, end
         low = end
+
+
+def utc_iso(t: float) -> str:
+    """Epoch seconds as ISO 8601 UTC with microseconds and ``Z``, as our event records write it."""
+    return datetime.fromtimestamp(t, UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 class SourceError(Exception):

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Iterator, Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from compiler.capture import INPUT_TYPES, Absence, Capture, Element, InputEvent, Snapshot
-from compiler.sources import SourceError
+from compiler.sources import SourceError, utc_iso
 from compiler.sources._common import in_window, plural
 
 RECORDER = "aframes"
@@ -286,10 +286,6 @@ def capture_from_records(
     return converter.finish(recorder=recorder, reader=reader)
 
 
-def _iso(t: float) -> str:
-    return datetime.fromtimestamp(t, UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
-
-
 def _finite(value: float | None) -> float | None:
     return value if value is not None and math.isfinite(value) else None
 
@@ -308,7 +304,7 @@ def records_from_capture(capture: Capture, prefix: str) -> Iterator[tuple[str, d
         yield (
             f"snapshot {s.id}",
             {
-                "occurred_at": _iso(s.t),
+                "occurred_at": utc_iso(s.t),
                 "kind": "snapshot",
                 "source_key": key,
                 "monitor": s.monitor,
@@ -320,7 +316,7 @@ def records_from_capture(capture: Capture, prefix: str) -> Iterator[tuple[str, d
             yield (
                 f"elements of {s.id}",
                 {
-                    "occurred_at": _iso(s.t),
+                    "occurred_at": utc_iso(s.t),
                     "kind": "elements",
                     "source_key": f"{prefix}:e{s.id}",
                     "monitor": s.monitor,
@@ -353,7 +349,7 @@ def records_from_capture(capture: Capture, prefix: str) -> Iterator[tuple[str, d
         yield (
             f"input {e.id}",
             {
-                "occurred_at": _iso(e.t),
+                "occurred_at": utc_iso(e.t),
                 "kind": "input",
                 "source_key": f"{prefix}:i{e.id}",
                 "monitor": e.monitor,
@@ -364,10 +360,10 @@ def records_from_capture(capture: Capture, prefix: str) -> Iterator[tuple[str, d
         yield (
             f"absence {a.id}",
             {
-                "occurred_at": _iso(a.start),
+                "occurred_at": utc_iso(a.start),
                 "kind": "absence",
                 "source_key": f"{prefix}:a{a.id}",
                 "monitor": a.monitor or "",
-                "payload": {"end": _iso(a.end), "reason": a.reason, "monitor": a.monitor},
+                "payload": {"end": utc_iso(a.end), "reason": a.reason, "monitor": a.monitor},
             },
         )
