@@ -20,7 +20,8 @@ from compiler.sources.events import RECORDER, RecordConverter, RecordInvalid
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
-def _open(name: str) -> gzip.GzipFile | io.BufferedReader:
+def open_maybe_gzip(name: str | PathLike) -> gzip.GzipFile | io.BufferedReader:
+    """A binary reader of the file, decompressing when it starts with the gzip magic bytes."""
     with open(name, "rb") as probe:
         gzipped = probe.read(2) == _GZIP_MAGIC
     if gzipped:
@@ -39,7 +40,7 @@ def read(path: PathLike, start: float | None = None, end: float | None = None) -
     position = 0
     number = 0
     try:
-        with _open(name) as handle:
+        with open_maybe_gzip(name) as handle:
             for number, line in enumerate(handle, start=1):
                 if not line.strip():
                     continue

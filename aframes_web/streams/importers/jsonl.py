@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import gzip
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO
 from zoneinfo import ZoneInfo
 
 from aframes_web.streams.importers import Format, SourceItem
+from compiler.sources.jsonl import open_maybe_gzip
 
 
 class JsonlReader:
@@ -17,14 +16,9 @@ class JsonlReader:
         self.path = path
         self.bytes_read = 0
 
-    def _open(self) -> BinaryIO:
-        with self.path.open("rb") as probe:
-            gzipped = probe.read(2) == b"\x1f\x8b"
-        return gzip.open(self.path, "rb") if gzipped else self.path.open("rb")
-
     def __iter__(self) -> Iterator[SourceItem]:
         name = self.path.name
-        with self._open() as handle:
+        with open_maybe_gzip(self.path) as handle:
             raw = getattr(handle, "fileobj", None)  # gzip: progress is in compressed bytes
             for number, line in enumerate(handle, start=1):
                 self.bytes_read = raw.tell() if raw is not None else self.bytes_read + len(line)
