@@ -6,6 +6,7 @@ import json
 from datetime import date
 from io import StringIO
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 from django.core.management import call_command
@@ -61,7 +62,7 @@ def test_stored_capture_compiles_like_the_file(team, capture_db) -> None:
         }
         for e in Event.objects.order_by("id")
     ]
-    start, end = day_window(DAY, __import__("zoneinfo").ZoneInfo(TZ))
+    start, end = day_window(DAY, ZoneInfo(TZ))
     from_store = compile_day(capture_from_records(records, start - 300, end + 300), DAY, TZ)
     from_file = compile_day(
         open_source(f"screenpipe:{capture_db}", start - 300, end + 300), DAY, TZ
