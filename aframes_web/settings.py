@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "template_partials",
     "aframes_web.teams",
     "aframes_web.streams",
+    "aframes_web.activity",
     "aframes_web.api",
     "aframes_web.dashboard",
 ]

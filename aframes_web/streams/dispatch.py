@@ -21,7 +21,13 @@ def group_days(pairs: Iterable[DayPair]) -> dict[int, list[str]]:
 
 
 def dispatch_days(pairs: Iterable[DayPair]) -> None:
+    from aframes_web.activity.services import compile_requests_add
+    from aframes_web.activity.tasks import compile_day
     from aframes_web.streams.tasks import refresh_entity_days
 
+    pairs = list(pairs)
     for entity_id, days in sorted(group_days(pairs).items()):
         refresh_entity_days.delay(entity_id, days)
+    # Desktop days recompile; a day whose compile is already queued only records the request.
+    for entity_id, day in compile_requests_add(pairs=pairs):
+        compile_day.delay(entity_id, day.isoformat())

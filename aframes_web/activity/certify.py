@@ -1,0 +1,181 @@
+"""Certify the compile pipeline on stored data: deterministic, rebuildable, append-only, flat cost.
+
+For each day with desktop events it checks:
+
+- **recompile**: two compiles of the same events give byte-identical canonical JSON once
+  ``generated_at`` is set aside (the one field allowed to differ; the second compile is given a
+  different ``generated_at`` on purpose so the exclusion is exercised, never assumed);
+- **rebuild**: a compile from scratch equals the incrementally maintained current document (same
+  sha256) and that document has read every event of its day (watermark);
+- **append-only**: every stored version after the first was caused by new events of its own day
+  (its watermark moved and events of that day arrived between the two watermarks) or by a new
+  compiler version or parameters; a version written for any other reason, e.g. while a later
+  day was compiled, fails;
+- **cost against history**: median compile ms per day, and the mean of the first half of the
+  days against the second half; the cost of a day must not grow with the history before it.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from datetime import date
+from typing import Any
+
+from aframes_web.activity.models import DayDocument
+from aframes_web.activity.services import (
+    CompileFn,
+    day_bounds,
+    day_compile_read,
+    entity_event_days,
+)
+from aframes_web.streams.models import Entity, Event
+from compiler.document import canonical_json
+
+# The second half of the days may cost this much more than the first before certify fails...
+COST_GROWTH_MAX = 1.5
+# ...unless the difference is under this many ms, which is timer and cache noise at day scale.
+COST_NOISE_MS = 25.0
+# A fixed, obviously different generated_at for the second compile of each day.
+OTHER_GENERATED_AT = "1970-01-01T00:00:00+00:00"
+
+
+@dataclass
+class DayCheck:
+    day: str
+    events: int
+    compile_ms: float
+    recompile: bool
+    rebuild: bool
+    append_only: bool
+    versions: int
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return self.recompile and self.rebuild and self.append_only
+
+
+@dataclass
+class EntityCertificate:
+    entity: str
+    timezone: str
+    days: list[DayCheck]
+    median_ms: float
+    first_half_mean_ms: float
+    second_half_mean_ms: float
+    cost_flat: bool
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.days) and self.cost_flat and all(d.passed for d in self.days)
+
+    def as_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["passed"] = self.passed
+        for item, check in zip(out["days"], self.days, strict=True):
+            item["passed"] = check.passed
+        return out
+
+
+def _without_generated_at(document: dict[str, Any]) -> str:
+    return canonical_json({k: v for k, v in document.items() if k != "generated_at"})
+
+
+def _append_only(entity: Entity, day: date, versions: list[DayDocument]) -> list[str]:
+    """Problems with the stored history of one day (versions oldest first)."""
+    problems: list[str] = []
+    start, end = day_bounds(entity, day)
+    for before, after in zip(versions, versions[1:], strict=False):
+        if (before.compiler_version, before.params) != (after.compiler_version, after.params):
+            continue  # a new compiler or new parameters may rewrite every day, openly
+        arrived = Event.objects.filter(
+            entity=entity,
+            occurred_at__gte=start,
+            occurred_at__lt=end,
+            id__gt=before.watermark,
+            id__lte=after.watermark,
+        ).exists()
+        if after.watermark <= before.watermark or not arrived:
+            problems.append(
+                f"version {after.version} was written without new events of its own day "
+                f"(watermark {before.watermark} -> {after.watermark})"
+            )
+    return problems
+
+
+def certify_day(entity: Entity, day: date, *, compile_fn: CompileFn | None = None) -> DayCheck:
+    first = day_compile_read(entity=entity, day=day, compile_fn=compile_fn)
+    second = day_compile_read(
+        entity=entity, day=day, compile_fn=compile_fn, generated_at=OTHER_GENERATED_AT
+    )
+    problems: list[str] = []
+    assert first.compiled is not None and second.compiled is not None
+    recompile = _without_generated_at(first.compiled.document) == _without_generated_at(
+        second.compiled.document
+    )
+    if not recompile:
+        problems.append("two compiles of the same events differ beyond generated_at")
+    versions = list(DayDocument.objects.filter(entity=entity, day=day).order_by("version"))
+    current = versions[-1] if versions and versions[-1].current else None
+    rebuild = True
+    if current is None:
+        rebuild = False
+        problems.append("no stored document (its compile is pending or failed)")
+    else:
+        if current.watermark < first.watermark:
+            rebuild = False
+            problems.append(
+                f"stored document is behind: compiled up to event {current.watermark}, "
+                f"the day has events up to {first.watermark} (a compile is pending)"
+            )
+        if current.sha256 != first.sha256:
+            rebuild = False
+            problems.append(
+                f"rebuild from scratch gives sha256 {first.sha256[:12]}, the stored "
+                f"document has {current.sha256[:12]}"
+            )
+    history = _append_only(entity, day, versions)
+    problems += history
+    return DayCheck(
+        day=day.isoformat(),
+        events=first.event_count,
+        compile_ms=round(first.compile_ms, 1),
+        recompile=recompile,
+        rebuild=rebuild,
+        append_only=not history,
+        versions=len(versions),
+        problems=problems,
+    )
+
+
+def _mean(values: Iterable[float]) -> float:
+    items = list(values)
+    return round(statistics.fmean(items), 1) if items else 0.0
+
+
+def certify_entity(
+    entity: Entity, *, last_days: int | None = None, compile_fn: CompileFn | None = None
+) -> EntityCertificate:
+    days = entity_event_days(entity=entity)
+    if last_days is not None:
+        days = days[-last_days:] if last_days > 0 else []
+    checks = [certify_day(entity, day, compile_fn=compile_fn) for day in days]
+    costs = [c.compile_ms for c in checks]
+    half = len(costs) // 2
+    first_half, second_half = _mean(costs[:half]), _mean(costs[half:])
+    flat = (
+        len(costs) < 4
+        or second_half <= COST_GROWTH_MAX * first_half
+        or second_half - first_half < COST_NOISE_MS
+    )
+    return EntityCertificate(
+        entity=f"{entity.team.slug}/{entity.key}",
+        timezone=entity.timezone,
+        days=checks,
+        median_ms=round(statistics.median(costs), 1) if costs else 0.0,
+        first_half_mean_ms=first_half,
+        second_half_mean_ms=second_half,
+        cost_flat=flat,
+    )

@@ -1,0 +1,319 @@
+"""Compiling days: read one (entity, local day) of events, run the pure compiler, store versions.
+
+A day's document is compiled from exactly the events whose time falls in that local day (entity
+time zone). Frames are cut at local midnight: a frame that runs across midnight appears as two
+frames, one per day. That is the rule that makes the pipeline append-only and certifiable: a
+day's document depends on nothing but its own events, so capture of a later day never rewrites
+an earlier document, late events recompile their own day only, and a rebuild from scratch gives
+the same bytes as the incrementally maintained documents. The cost is at most one dwell credit
+(90 s, compiler.params.DWELL_CAP_S) per monitor at each midnight that activity runs across.
+"""
+
+from __future__ import annotations
+
+import time as clock
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from functools import cache
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from django.db import IntegrityError, connection, transaction
+from django.db.models import F, Q
+from django.db.models.functions import TruncDate
+from django.utils import timezone
+
+from aframes_web.activity.models import CompileRequest, DayDocument, Frame
+from aframes_web.streams.models import Entity, Event
+from compiler.document import Compiled, canonical_sha256, compile_window, day_window
+from compiler.emit import context_block, to_json
+from compiler.params import COMPILER_VERSION, Params
+from compiler.sources.events import KINDS, capture_from_records
+
+# Postgres advisory lock namespace for "one compile per entity at a time" ('AF').
+COMPILE_LOCK_CLASS = 0x4146
+# A queued compile whose message has not started within this long is queued again on the next
+# request, in case the message was lost with a broker (a redelivered duplicate is harmless).
+REQUEUE_AFTER = timedelta(minutes=10)
+READER = "aframes-events"
+
+CompileFn = Callable[..., Compiled]
+
+
+@dataclass(frozen=True, slots=True)
+class DayCompile:
+    """One compile of a day, before anything is stored."""
+
+    compiled: Compiled | None  # None when the day has no desktop events
+    watermark: int  # highest event id read, 0 for none
+    event_count: int
+    compile_ms: float
+
+    @property
+    def sha256(self) -> str:
+        return canonical_sha256(self.compiled.document) if self.compiled else ""
+
+
+def day_bounds(entity: Entity, day: date) -> tuple[datetime, datetime]:
+    """The UTC datetimes of a local day of the entity (23 or 25 hours across DST changes)."""
+    start, end = day_window(day, ZoneInfo(entity.timezone))
+    return datetime.fromtimestamp(start, UTC), datetime.fromtimestamp(end, UTC)
+
+
+def local_day(entity: Entity, moment: datetime) -> date:
+    return moment.astimezone(ZoneInfo(entity.timezone)).date()
+
+
+def _records(rows: Iterable[tuple[Any, ...]]) -> Iterator[dict[str, Any]]:
+    for event_id, occurred_at, kind, monitor, payload, source_key in rows:
+        yield {
+            "id": event_id,
+            "occurred_at": occurred_at.isoformat(),
+            "kind": kind,
+            "monitor": monitor,
+            "payload": payload,
+            "source_key": source_key,
+        }
+
+
+def day_compile_read(
+    *,
+    entity: Entity,
+    day: date,
+    upto: datetime | None = None,
+    compile_fn: CompileFn | None = None,
+    generated_at: str | None = None,
+) -> DayCompile:
+    """Compile one local day from the stored events; writes nothing.
+
+    ``upto`` restricts the input to events that occurred before it (certify uses it to replay
+    history as it stood when a day ended). ``compile_fn`` defaults to the compiler.
+    """
+    start, end = day_bounds(entity, day)
+    events = Event.objects.filter(
+        entity=entity, occurred_at__gte=start, occurred_at__lt=end, kind__in=KINDS
+    )
+    if upto is not None:
+        events = events.filter(occurred_at__lt=upto)
+    began = clock.perf_counter()
+    rows = list(
+        events.order_by("id").values_list(
+            "id", "occurred_at", "kind", "monitor", "payload", "source_key"
+        )
+    )
+    if not rows:
+        return DayCompile(None, 0, 0, 0.0)
+    capture = capture_from_records(_records(rows), reader=READER)
+    compiled = (compile_fn or compile_window)(
+        capture,
+        start.timestamp(),
+        end.timestamp(),
+        entity.timezone,
+        Params(),
+        day=day,
+        generated_at=generated_at,
+    )
+    elapsed = (clock.perf_counter() - began) * 1000.0
+    return DayCompile(compiled, rows[-1][0], len(rows), elapsed)
+
+
+@cache
+def _token_counter() -> Callable[[str], int]:
+    from compiler.__main__ import cl100k
+
+    return cl100k()
+
+
+def _lock_entity(entity_id: int) -> None:
+    """Serialise compiles of one entity. On SQLite the single writer already serialises them."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [COMPILE_LOCK_CLASS, entity_id])
+
+
+def _frame_rows(document: DayDocument, frames: list[dict[str, Any]]) -> list[Frame]:
+    return [
+        Frame(
+            document=document,
+            entity_id=document.entity_id,
+            day=document.day,
+            frame_id=item["id"],
+            position=position,
+            app=item["app"],
+            site=item["site"] or "",
+            monitor=item["monitor"],
+            start=datetime.fromisoformat(item["start"]),
+            end=datetime.fromisoformat(item["end"]),
+            active_s=round(item["duration_min"] * 60.0, 1),
+            wall_s=round(item["wall_min"] * 60.0, 1),
+            keys=item["input"]["keys"],
+            clicks=item["input"]["clicks"],
+            copies=item["input"]["copies"],
+            transit=item["transit"],
+            interruptions=len(item["interruptions"]),
+            evidence_rows=item["evidence"]["rows"],
+            evidence_inputs=item["evidence"]["inputs"],
+        )
+        for position, item in enumerate(frames)
+    ]
+
+
+def day_compile(
+    *, entity_id: int, day: date, compile_fn: CompileFn | None = None
+) -> DayDocument | None:
+    """Compile a day and store a new current version if its sha256 changed; idempotent.
+
+    Returns the current document (new or unchanged), or None when the entity is gone or the
+    day has no desktop events. One compile per entity runs at a time (advisory lock).
+    """
+    with transaction.atomic(durable=True):
+        _lock_entity(entity_id)
+        entity = Entity.objects.filter(pk=entity_id).first()
+        if entity is None:
+            return None
+        result = day_compile_read(entity=entity, day=day, compile_fn=compile_fn)
+        current = (
+            DayDocument.objects.select_for_update()
+            .filter(entity=entity, day=day, current=True)
+            .first()
+        )
+        if result.compiled is None:
+            return current
+        sha = result.sha256
+        if current is not None and current.sha256 == sha:
+            return current
+        document = result.compiled.document
+        context = context_block(result.compiled)
+        count = _token_counter()
+        version = 1
+        if current is not None:
+            version = current.version + 1
+            DayDocument.objects.filter(pk=current.pk).update(current=False)
+            Frame.objects.filter(document=current).delete()
+        stored = DayDocument.objects.create(
+            entity=entity,
+            day=day,
+            version=version,
+            current=True,
+            sha256=sha,
+            compiler_version=COMPILER_VERSION,
+            params=document["source"]["parameters"],
+            body=document,
+            context=context,
+            document_tokens=count(to_json(document)),
+            context_tokens=count(context),
+            watermark=result.watermark,
+            event_count=result.event_count,
+            frame_count=len(document["frames"]),
+            active_minutes=document["coverage"]["active_minutes"],
+            compile_ms=round(result.compile_ms, 2),
+        )
+        Frame.objects.bulk_create(_frame_rows(stored, document["frames"]))
+        return stored
+
+
+# --- The compile queue ------------------------------------------------------------------------
+
+
+def compile_requests_add(*, pairs: Iterable[tuple[int, date]]) -> list[tuple[int, date]]:
+    """Record that these (entity, day) pairs gained events; returns the pairs to enqueue.
+
+    A pair is enqueued only when no compile of it is queued yet (or the queued one looks lost),
+    so many batches for one day coalesce. Non-desktop entities have nothing to compile.
+    """
+    wanted = sorted(set(pairs))
+    if not wanted:
+        return []
+    desktop = set(
+        Entity.objects.filter(
+            pk__in={entity_id for entity_id, _ in wanted}, scope=Entity.Scope.DESKTOP
+        ).values_list("pk", flat=True)
+    )
+    now = timezone.now()
+    enqueue: list[tuple[int, date]] = []
+    for entity_id, day in wanted:
+        if entity_id not in desktop:
+            continue
+        mine = CompileRequest.objects.filter(entity_id=entity_id, day=day)
+        claimed = mine.filter(Q(queued=False) | Q(queued_at__lt=now - REQUEUE_AFTER)).update(
+            queued=True, queued_at=now, requested=F("requested") + 1
+        )
+        if claimed:
+            enqueue.append((entity_id, day))
+            continue
+        if mine.update(requested=F("requested") + 1):
+            continue  # a queued compile will read these events
+        try:
+            with transaction.atomic():
+                CompileRequest.objects.create(
+                    entity_id=entity_id, day=day, requested=1, queued=True, queued_at=now
+                )
+            enqueue.append((entity_id, day))
+        except IntegrityError:
+            # Another ingestion created the row a moment ago; its compile is queued.
+            mine.update(requested=F("requested") + 1)
+    return enqueue
+
+
+def compile_claim(*, entity_id: int, day: date) -> int:
+    """Clear ``queued`` before reading events; returns the request count this compile covers.
+
+    Committed on its own, so a batch that lands after this point queues another compile
+    instead of waiting for this one's transaction.
+    """
+    with transaction.atomic():
+        request = (
+            CompileRequest.objects.select_for_update().filter(entity_id=entity_id, day=day).first()
+        )
+        if request is None:
+            request = CompileRequest.objects.create(entity_id=entity_id, day=day)
+        CompileRequest.objects.filter(pk=request.pk).update(queued=False)
+        return request.requested
+
+
+def compile_finish(*, entity_id: int, day: date, covered: int) -> None:
+    CompileRequest.objects.filter(entity_id=entity_id, day=day, compiled__lt=covered).update(
+        compiled=covered
+    )
+    CompileRequest.objects.filter(entity_id=entity_id, day=day).update(
+        compiles=F("compiles") + 1, compiled_at=timezone.now(), last_error=""
+    )
+
+
+def compile_failed(*, entity_id: int, day: date, error: BaseException) -> None:
+    CompileRequest.objects.filter(entity_id=entity_id, day=day).update(
+        last_error=f"{type(error).__name__}: {error}"[:2000], last_error_at=timezone.now()
+    )
+
+
+def day_compile_queued(*, entity_id: int, day: date) -> DayDocument | None:
+    """What the task runs: claim, compile, mark done (or record the error and re-raise)."""
+    covered = compile_claim(entity_id=entity_id, day=day)
+    try:
+        stored = day_compile(entity_id=entity_id, day=day)
+    except Exception as error:
+        compile_failed(entity_id=entity_id, day=day, error=error)
+        raise
+    compile_finish(entity_id=entity_id, day=day, covered=covered)
+    return stored
+
+
+def entity_rebuild(*, entity: Entity) -> int:
+    """Compile every day of an entity that has desktop events (a rebuild); returns days."""
+    days = entity_event_days(entity=entity)
+    for day in days:
+        day_compile(entity_id=entity.pk, day=day)
+    return len(days)
+
+
+def entity_event_days(*, entity: Entity) -> list[date]:
+    """The local days (entity time zone) that hold desktop events, oldest first."""
+    days = (
+        Event.objects.filter(entity=entity, kind__in=KINDS)
+        .annotate(local=TruncDate("occurred_at", tzinfo=ZoneInfo(entity.timezone)))
+        .values_list("local", flat=True)
+        .distinct()
+        .order_by("local")
+    )
+    return list(days)

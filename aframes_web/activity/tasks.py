@@ -1,0 +1,21 @@
+"""Background compiles. Tasks take ids, call one service, and are idempotent."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from celery import shared_task
+from django.db import IntegrityError, OperationalError
+
+from aframes_web.activity.services import day_compile_queued
+
+
+@shared_task(
+    name="activity.compile_day",
+    autoretry_for=(OperationalError, IntegrityError),
+    retry_backoff=True,
+    retry_kwargs={"max_retries": 5},
+)
+def compile_day(entity_id: int, day: str) -> int | None:
+    stored = day_compile_queued(entity_id=entity_id, day=date.fromisoformat(day))
+    return stored.version if stored is not None else None
