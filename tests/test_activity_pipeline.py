@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -18,6 +18,8 @@ from aframes_web.activity.services import (
     day_compile_queued,
     day_compile_read,
     entity_event_days,
+    frame_verify,
+    window_compile_read,
 )
 from aframes_web.streams.importers import SourceItem
 from aframes_web.streams.importing import import_items
@@ -166,3 +168,58 @@ def test_reading_a_day_writes_nothing(load, desktop) -> None:
     assert result.compiled is not None and result.event_count > 0
     assert not DayDocument.objects.exists()
     assert day_compile_read(entity=desktop, day=DAY - timedelta(days=30)).compiled is None
+
+
+def test_every_frame_verifies_from_exactly_its_evidence(load, desktop) -> None:
+    load(desktop, generate_day(DAY, seed=5))
+    document = DayDocument.objects.get(entity=desktop, day=DAY)
+    frames = list(Frame.objects.filter(document=document).select_related("document"))
+    assert len(frames) > 10
+    for frame in frames:
+        check = frame_verify(entity=desktop, frame=frame)
+        assert check.match, (frame.frame_id, check.differences)
+        evidence = set(expand_runs(frame.evidence_rows))
+        assert evidence <= set(check.row_ids)
+        # Besides evidence, at most the closing row and the frame's inputs, trees and absences.
+        others = set(check.row_ids) - evidence - set(expand_runs(frame.evidence_inputs))
+        kinds = set(Event.objects.filter(pk__in=others).values_list("kind", flat=True))
+        assert kinds <= {
+            "snapshot",
+            "elements",
+            "absence",
+        }
+        snapshots = others & set(
+            Event.objects.filter(pk__in=others, kind="snapshot").values_list("pk", flat=True)
+        )
+        interruption_rows = {
+            i for item in check.stored["interruptions"] for i in expand_runs(item["evidence"])
+        }
+        assert snapshots - interruption_rows <= {check.closing_id}
+
+
+def test_verify_names_what_differs_from_the_stored_frame(load, desktop) -> None:
+    load(desktop, generate_day(DAY, seed=5))
+    document = DayDocument.objects.get(entity=desktop, day=DAY)
+    body = document.body
+    body["frames"][0]["app"] = "Tampered"
+    DayDocument.objects.filter(pk=document.pk).update(body=body)
+    frame = Frame.objects.select_related("document").get(
+        document=document, frame_id=body["frames"][0]["id"]
+    )
+    check = frame_verify(entity=desktop, frame=frame)
+    assert not check.match
+    assert check.differences == [("app", "Tampered", frame.app)]
+
+
+def test_a_window_across_midnight_compiles_on_the_fly(load, desktop) -> None:
+    load(desktop, generate_day(DAY, seed=5) + generate_day(DAY + timedelta(days=1), seed=5))
+    first = DayDocument.objects.get(entity=desktop, day=DAY)
+    start = datetime.fromisoformat(first.body["coverage"]["last_activity"]) - timedelta(hours=1)
+    result = window_compile_read(entity=desktop, start=start, end=start + timedelta(hours=24))
+    assert result.compiled is not None and result.event_count > 0
+    window = result.compiled.document["window"]
+    assert window["day"] is None and window["start"] == start.astimezone(
+        ZoneInfo("Europe/Berlin")
+    ).isoformat(timespec="seconds")
+    days = {f["start"][:10] for f in result.compiled.document["frames"]}
+    assert days == {DAY.isoformat(), (DAY + timedelta(days=1)).isoformat()}

@@ -26,9 +26,16 @@ from django.utils import timezone
 
 from aframes_web.activity.models import CompileRequest, DayDocument, Frame
 from aframes_web.streams.models import Entity, Event
-from compiler.document import Compiled, canonical_sha256, compile_window, day_window
+from compiler.document import (
+    Compiled,
+    canonical_sha256,
+    compile_window,
+    day_window,
+    expand_runs,
+)
 from compiler.emit import context_block, to_json
 from compiler.params import COMPILER_VERSION, Params
+from compiler.capture import Capture
 from compiler.sources.events import KINDS, capture_from_records
 
 # Postgres advisory lock namespace for "one compile per entity at a time" ('AF').
@@ -37,6 +44,8 @@ COMPILE_LOCK_CLASS = 0x4146
 # request, in case the message was lost with a broker (a redelivered duplicate is harmless).
 REQUEUE_AFTER = timedelta(minutes=10)
 READER = "aframes-events"
+# Absence records start before the frame they cover; a day back is the longest we look.
+ABSENCE_LOOKBACK = timedelta(days=1)
 
 CompileFn = Callable[..., Compiled]
 
@@ -77,6 +86,13 @@ def _records(rows: Iterable[tuple[Any, ...]]) -> Iterator[dict[str, Any]]:
         }
 
 
+_FIELDS = ("id", "occurred_at", "kind", "monitor", "payload", "source_key")
+
+
+def _capture(rows: list[tuple[Any, ...]]) -> Capture:
+    return capture_from_records(_records(rows), reader=READER)
+
+
 def day_compile_read(
     *,
     entity: Entity,
@@ -84,11 +100,13 @@ def day_compile_read(
     upto: datetime | None = None,
     compile_fn: CompileFn | None = None,
     generated_at: str | None = None,
+    params: Params | None = None,
 ) -> DayCompile:
     """Compile one local day from the stored events; writes nothing.
 
-    ``upto`` restricts the input to events that occurred before it (certify uses it to replay
-    history as it stood when a day ended). ``compile_fn`` defaults to the compiler.
+    ``upto`` restricts the input to events that occurred before it. ``compile_fn`` defaults
+    to the compiler (certify's tests pass doubles). ``params`` default to the stored
+    documents' (``Params()``); the API passes others for ``min_minutes`` or text on request.
     """
     start, end = day_bounds(entity, day)
     events = Event.objects.filter(
@@ -97,25 +115,42 @@ def day_compile_read(
     if upto is not None:
         events = events.filter(occurred_at__lt=upto)
     began = clock.perf_counter()
-    rows = list(
-        events.order_by("id").values_list(
-            "id", "occurred_at", "kind", "monitor", "payload", "source_key"
-        )
-    )
+    rows = list(events.order_by("id").values_list(*_FIELDS))
     if not rows:
         return DayCompile(None, 0, 0, 0.0)
-    capture = capture_from_records(_records(rows), reader=READER)
     compiled = (compile_fn or compile_window)(
-        capture,
+        _capture(rows),
         start.timestamp(),
         end.timestamp(),
         entity.timezone,
-        Params(),
+        params or Params(),
         day=day,
         generated_at=generated_at,
     )
     elapsed = (clock.perf_counter() - began) * 1000.0
     return DayCompile(compiled, rows[-1][0], len(rows), elapsed)
+
+
+def window_compile_read(
+    *, entity: Entity, start: datetime, end: datetime, params: Params | None = None
+) -> DayCompile:
+    """Compile any window (e.g. the last N hours, across days) on the fly; writes nothing.
+
+    Unlike day documents, frames here are cut at the window's edges, not at midnight.
+    """
+    began = clock.perf_counter()
+    rows = list(
+        Event.objects.filter(
+            entity=entity, occurred_at__gte=start, occurred_at__lt=end, kind__in=KINDS
+        )
+        .order_by("id")
+        .values_list(*_FIELDS)
+    )
+    compiled = compile_window(
+        _capture(rows), start.timestamp(), end.timestamp(), entity.timezone, params or Params()
+    )
+    elapsed = (clock.perf_counter() - began) * 1000.0
+    return DayCompile(compiled, rows[-1][0] if rows else 0, len(rows), elapsed)
 
 
 @cache
@@ -317,3 +352,89 @@ def entity_event_days(*, entity: Entity) -> list[date]:
         .order_by("local")
     )
     return list(days)
+
+
+# --- Verify a frame from exactly its evidence -------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Verification:
+    """A frame recompiled from its own evidence rows, against the stored frame."""
+
+    match: bool
+    stored: dict[str, Any]
+    recompiled: dict[str, Any] | None
+    differences: list[tuple[str, Any, Any]]  # (field, stored value, recompiled value)
+    row_ids: list[int]  # the events the recompile read, evidence first
+    closing_id: int | None  # the next row of the monitor that ends the last dwell, if any
+
+
+def frame_verify(*, entity: Entity, frame: Frame) -> Verification:
+    """Recompile a frame from exactly the rows its evidence names and compare.
+
+    The input is the frame's own snapshot rows, its interruptions' rows, its attributed input
+    events, the element trees of those snapshots, any absence overlapping it, and one more
+    row: the next snapshot of the same monitor, because a row's dwell credit is measured to the
+    next row (activity frames §4.2), so the frame's last credit needs it. Nothing else.
+    """
+    stored = next(f for f in frame.document.body["frames"] if f["id"] == frame.frame_id)
+    evidence = expand_runs(stored["evidence"]["rows"])
+    for interruption in stored["interruptions"]:
+        evidence += expand_runs(interruption["evidence"])
+    inputs = expand_runs(stored["evidence"]["inputs"])
+    day_start, day_end = day_bounds(entity, frame.day)
+    mine = Event.objects.filter(entity=entity)
+    snapshots = list(mine.filter(pk__in=evidence, kind="snapshot").values_list(*_FIELDS))
+    last = max((row[1], row[0]) for row in snapshots)
+    closing = (
+        mine.filter(kind="snapshot", monitor=frame.monitor, occurred_at__lt=day_end)
+        .filter(Q(occurred_at__gt=last[0]) | Q(occurred_at=last[0], id__gt=last[1]))
+        .order_by("occurred_at", "id")
+        .values_list(*_FIELDS)
+        .first()
+    )
+    until = closing[1] if closing else day_end
+    keys = [row[5] for row in snapshots]
+    extra = list(mine.filter(pk__in=inputs).values_list(*_FIELDS))
+    extra += mine.filter(kind="elements", payload__snapshot__in=keys).values_list(*_FIELDS)
+    first = min(row[1] for row in snapshots)
+    for row in mine.filter(
+        kind="absence", occurred_at__gte=day_start - ABSENCE_LOOKBACK, occurred_at__lte=until
+    ).values_list(*_FIELDS):
+        if datetime.fromisoformat(row[4].get("end", "")) >= first:
+            extra.append(row)
+    rows = snapshots + ([closing] if closing else []) + extra
+    compiled = compile_window(
+        _capture(sorted(rows, key=lambda r: r[0])),
+        day_start.timestamp(),
+        day_end.timestamp(),
+        entity.timezone,
+        Params(**stored_params(frame.document)),
+        day=frame.day,
+    )
+    again = next((f for f in compiled.document["frames"] if f["id"] == frame.frame_id), None)
+    differences = (
+        [
+            (name, stored.get(name), again.get(name))
+            for name in stored
+            if stored.get(name) != again.get(name)
+        ]
+        if again is not None
+        else [("id", frame.frame_id, None)]
+    )
+    return Verification(
+        match=not differences,
+        stored=stored,
+        recompiled=again,
+        differences=differences,
+        row_ids=[row[0] for row in rows],
+        closing_id=closing[0] if closing else None,
+    )
+
+
+def stored_params(document: DayDocument) -> dict[str, Any]:
+    """The Params a document was compiled with, as keyword arguments."""
+    return {
+        name: tuple(tuple(pair) for pair in value) if isinstance(value, list) else value
+        for name, value in document.params.items()
+    }

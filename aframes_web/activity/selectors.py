@@ -1,0 +1,99 @@
+"""Team-scoped reads of compiled activity, shared by the API, the dashboard and (later) MCP.
+
+Every function takes an entity that the caller already resolved through
+``aframes_web.streams.selectors.entity_get(team=..., key=...)``, or a team.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime
+
+from django.db.models import F, Q, QuerySet
+
+from aframes_web.activity.models import CompileRequest, DayDocument, Frame
+from aframes_web.streams.models import Entity, Event
+from aframes_web.teams.models import Team
+
+
+def documents_current(*, entity: Entity) -> QuerySet[DayDocument]:
+    """The current document of every compiled day, oldest day first."""
+    return DayDocument.objects.filter(entity=entity, current=True).order_by("day")
+
+
+def document_current(*, entity: Entity, day: date) -> DayDocument | None:
+    return DayDocument.objects.filter(entity=entity, day=day, current=True).first()
+
+
+def document_versions(*, entity: Entity, day: date) -> QuerySet[DayDocument]:
+    """Every stored version of a day, newest first."""
+    return DayDocument.objects.filter(entity=entity, day=day).order_by("-version")
+
+
+def document_version(*, entity: Entity, day: date, version: int) -> DayDocument | None:
+    return DayDocument.objects.filter(entity=entity, day=day, version=version).first()
+
+
+def frames_for_entity(
+    *,
+    entity: Entity,
+    start: datetime | None = None,
+    end: datetime | None = None,
+    app: str | None = None,
+    site: str | None = None,
+    day: date | None = None,
+    after: tuple[datetime, int] | None = None,
+) -> QuerySet[Frame]:
+    """Frames of the current documents in time order (ties by id), after a keyset cursor."""
+    frames = Frame.objects.filter(entity=entity)
+    if day is not None:
+        frames = frames.filter(day=day)
+    if start is not None:
+        frames = frames.filter(end__gt=start)
+    if end is not None:
+        frames = frames.filter(start__lt=end)
+    if app:
+        frames = frames.filter(app__iexact=app)
+    if site:
+        frames = frames.filter(site__iexact=site)
+    if after is not None:
+        moment, last_id = after
+        frames = frames.filter(Q(start__gt=moment) | Q(start=moment, id__gt=last_id))
+    return frames.order_by("start", "id")
+
+
+def frame_get(*, entity: Entity, frame_id: str) -> Frame | None:
+    """A frame of a current document by its stable id (``f-<first event id>``)."""
+    return Frame.objects.filter(entity=entity, frame_id=frame_id).select_related("document").first()
+
+
+def evidence_events(*, entity: Entity, ids: list[int]) -> QuerySet[Event]:
+    """The raw events behind a frame, only this entity's, in time order."""
+    return Event.objects.filter(entity=entity, pk__in=ids).order_by("occurred_at", "id")
+
+
+@dataclass(frozen=True)
+class QueueState:
+    pending: int
+    queued: int
+    last_error: str
+    last_error_at: datetime | None
+    last_error_entity: str
+    last_error_day: date | None
+
+
+def compile_queue_state(*, team: Team) -> QueueState:
+    """How far compiles lag behind ingestion for a team, and the latest failure."""
+    requests = CompileRequest.objects.filter(entity__team=team)
+    pending = requests.filter(compiled__lt=F("requested"))
+    failure = (
+        requests.exclude(last_error="").select_related("entity").order_by("-last_error_at").first()
+    )
+    return QueueState(
+        pending=pending.count(),
+        queued=requests.filter(queued=True).count(),
+        last_error=failure.last_error if failure else "",
+        last_error_at=failure.last_error_at if failure else None,
+        last_error_entity=failure.entity.key if failure else "",
+        last_error_day=failure.day if failure else None,
+    )
