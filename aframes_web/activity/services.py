@@ -26,6 +26,7 @@ from django.utils import timezone
 
 from aframes_web.activity.models import CompileRequest, DayDocument, Frame
 from aframes_web.streams.models import Entity, Event
+from compiler.capture import Capture
 from compiler.document import (
     Compiled,
     canonical_sha256,
@@ -35,7 +36,6 @@ from compiler.document import (
 )
 from compiler.emit import context_block, to_json
 from compiler.params import COMPILER_VERSION, Params
-from compiler.capture import Capture
 from compiler.sources.events import KINDS, capture_from_records
 
 # Postgres advisory lock namespace for "one compile per entity at a time" ('AF').
