@@ -1,0 +1,166 @@
+"""Compiles on a real Celery worker process (PostgreSQL + Redis), including a kill mid-compile."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from django.conf import settings
+from django.db import connection
+
+from aframes_web.activity.models import CompileRequest, DayDocument, Frame
+from aframes_web.activity.services import day_compile_read
+from benchmark.synthetic.desktop import generate_day
+from tests.conftest import need_service
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.services]
+
+URL = "/api/v1/entities/alice-laptop/events"
+DAY = date(2026, 3, 3)
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _conninfo() -> str:
+    db = connection.settings_dict
+    return (
+        f"postgresql://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+    )
+
+
+def _wait(predicate: Callable[[], Any], timeout: float, what: str) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.fixture
+def worker(eager_tasks: Any, tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """A prefork worker process with one child, on the test database and Redis."""
+    need_service("PostgreSQL (DATABASE_URL)", connection.vendor == "postgresql")
+    need_service("Redis (REDIS_URL)", bool(settings.REDIS_URL))
+    eager_tasks.conf.task_always_eager = False
+    eager_tasks.connection_for_write().default_channel.client.delete("celery")  # stale messages
+    env = {
+        **os.environ,
+        "DATABASE_URL": _conninfo(),
+        "REDIS_URL": settings.REDIS_URL,
+        "SECRET_KEY": "worker-test",
+        "DJANGO_SETTINGS_MODULE": "aframes_web.settings",
+    }
+    log = (tmp_path / "worker.log").open("wb")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "aframes_web", "worker", "--pool=prefork"]
+        + ["--concurrency=1", "--without-gossip", "--without-mingle", "--loglevel=INFO"]
+        + ["--hostname=compile-test@%h"],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        _wait(lambda: "ready." in (tmp_path / "worker.log").read_text(), 60, "the worker")
+        yield process
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        log.close()
+
+
+def test_a_real_worker_compiles_what_ingestion_queues(worker, owner_api, desktop) -> None:
+    records = generate_day(DAY, seed=2)
+    for start in range(0, len(records), 1000):
+        answer = owner_api.post(URL, records[start : start + 1000])
+        assert answer.status_code == 201, answer.content
+    document = _wait(
+        lambda: DayDocument.objects.filter(
+            entity=desktop, day=DAY, current=True, event_count=len(records)
+        ).first(),
+        60,
+        "the day's document",
+    )
+    assert document.sha256 == day_compile_read(entity=desktop, day=DAY).sha256
+    request = _wait(
+        lambda: (
+            CompileRequest.objects.filter(entity=desktop, day=DAY, queued=False)
+            .exclude(compiled__lt=1)
+            .first()
+        ),
+        30,
+        "the compile request to settle",
+    )
+    # Batches coalesced: never more compiles than batches, usually fewer.
+    assert 1 <= request.compiles <= request.requested
+
+
+def test_killing_a_worker_mid_compile_loses_nothing(worker, owner_api, desktop, tmp_path) -> None:
+    records = generate_day(DAY, seed=4)
+    with psycopg.connect(_conninfo()) as blocker:
+        # Hold the frames table so the compile stops half-way: its new DayDocument row is
+        # written, its frames are not, and its transaction is open when the worker dies.
+        blocker.execute("LOCK TABLE activity_frame IN SHARE MODE")
+        answer = owner_api.post(URL, records)
+        assert answer.status_code == 201, answer.content
+        with psycopg.connect(_conninfo(), autocommit=True) as watch:
+            _wait(
+                lambda: watch.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                    "AND query LIKE 'INSERT INTO \"activity_frame\"%%'"
+                ).fetchone()[0],
+                60,
+                "the compile to block on its frames",
+            )
+        children = _children(worker.pid)
+        assert children, "the prefork worker has no child process"
+        for pid in children:
+            os.kill(pid, signal.SIGKILL)
+        _wait(
+            lambda: "WorkerLostError" in (tmp_path / "worker.log").read_text(),
+            30,
+            "the worker to notice its lost child",
+        )
+        blocker.rollback()  # release the table; the killed compile's transaction rolls back
+    document = _wait(
+        lambda: DayDocument.objects.filter(entity=desktop, day=DAY, current=True).first(),
+        60,
+        "the compile to be redone",
+    )
+    # Exactly what an uninterrupted compile stores, once: one version, all its frames.
+    assert DayDocument.objects.filter(entity=desktop, day=DAY).count() == 1
+    fresh = day_compile_read(entity=desktop, day=DAY)
+    assert fresh.compiled is not None
+    assert document.version == 1 and document.sha256 == fresh.sha256
+    assert document.event_count == len(records)
+    assert Frame.objects.filter(document=document).count() == len(fresh.compiled.document["frames"])
+    assert sorted(Frame.objects.filter(document=document).values_list("frame_id", flat=True)) == (
+        sorted(f["id"] for f in fresh.compiled.document["frames"])
+    )
