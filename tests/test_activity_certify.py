@@ -134,3 +134,16 @@ def test_days_are_listed_once_in_local_time(history) -> None:
     from aframes_web.activity.services import entity_event_days
 
     assert entity_event_days(entity=history) == [START + timedelta(days=n) for n in range(4)]
+
+
+def test_certify_passes_on_every_day_of_the_bundled_demo_data(
+    db, django_capture_on_commit_callbacks, settings, tmp_path
+) -> None:
+    settings.VAR_DIR = tmp_path
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("load_demo", stdout=StringIO())
+    status, text = _certify("--team", "demo", "--json")
+    report = json.loads(text)
+    (entity,) = report["entities"]
+    assert status == 0 and report["passed"], [d["problems"] for d in entity["days"]]
+    assert len(entity["days"]) == 5

@@ -160,6 +160,11 @@ def _token_counter() -> Callable[[str], int]:
     return cl100k()
 
 
+def warm_up() -> None:
+    """Load what every compile needs once per process (the token tables)."""
+    _token_counter()
+
+
 def _lock_entity(entity_id: int) -> None:
     """Serialise compiles of one entity. On SQLite the single writer already serialises them."""
     if connection.vendor == "postgresql":

@@ -4,10 +4,20 @@ from __future__ import annotations
 
 from datetime import date
 
+from typing import Any
+
 from celery import shared_task
+from celery.signals import worker_process_init
 from django.db import IntegrityError, OperationalError
 
-from aframes_web.activity.services import day_compile_queued
+from aframes_web.activity.services import day_compile_queued, warm_up
+
+
+@worker_process_init.connect
+def _warm_up(**_: Any) -> None:
+    # Loading the cl100k tables takes ~0.4 s; pay it when a worker process starts, not in the
+    # first compile a user waits for.
+    warm_up()
 
 
 @shared_task(
