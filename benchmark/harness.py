@@ -33,22 +33,24 @@ def fail(message: str) -> None:
     raise SystemExit(2)
 
 
-def bench_database_url() -> str:
+def bench_database_url(name: str = BENCH_DB) -> str:
     base = os.environ.get("DATABASE_URL") or "postgres://postgres@127.0.0.1:5432/postgres"
     parts = urlsplit(base)
     if parts.scheme not in ("postgres", "postgresql"):
         fail(f"the ingestion benchmarks measure PostgreSQL; DATABASE_URL is {parts.scheme}://")
-    return urlunsplit(parts._replace(path=f"/{BENCH_DB}"))
+    return urlunsplit(parts._replace(path=f"/{name}"))
 
 
 def recreate_database(url: str) -> None:
     import psycopg
 
-    admin = urlunsplit(urlsplit(url)._replace(path="/postgres"))
+    parts = urlsplit(url)
+    name = parts.path.lstrip("/")
+    admin = urlunsplit(parts._replace(path="/postgres"))
     try:
         with psycopg.connect(admin, autocommit=True, connect_timeout=5) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{BENCH_DB}" WITH (FORCE)')
-            conn.execute(f'CREATE DATABASE "{BENCH_DB}"')
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            conn.execute(f'CREATE DATABASE "{name}"')
     except psycopg.OperationalError as exc:
         fail(f"PostgreSQL is not reachable at {admin} ({exc}).")
 
@@ -64,10 +66,10 @@ def redis_url() -> str | None:
         return None
 
 
-def server_env(var_dir: Path) -> dict[str, str]:
+def server_env(var_dir: Path, database: str = BENCH_DB) -> dict[str, str]:
     env = dict(os.environ)
     env.update(
-        DATABASE_URL=bench_database_url(),
+        DATABASE_URL=bench_database_url(database),
         SECRET_KEY="benchmark-only",
         AFRAMES_VAR_DIR=str(var_dir),
         LOG_LEVEL="WARNING",
@@ -90,10 +92,13 @@ def manage(env: dict[str, str], *args: str) -> str:
 
 
 @contextmanager
-def scratch_instance() -> Iterator[tuple[dict[str, str], str]]:
-    """A migrated scratch database with team ``bench``; yields (env, write token)."""
+def scratch_instance(database: str = BENCH_DB) -> Iterator[tuple[dict[str, str], str]]:
+    """A migrated scratch database with team ``bench``; yields (env, write token).
+
+    Each benchmark that may run beside another passes its own ``database`` name.
+    """
     with tempfile.TemporaryDirectory(prefix="aframes-bench-") as tmp:
-        env = server_env(Path(tmp))
+        env = server_env(Path(tmp), database)
         recreate_database(env["DATABASE_URL"])
         manage(env, "migrate", "--noinput")
         manage(env, "create_team", "bench")
