@@ -4,20 +4,45 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Iterator
-from datetime import datetime
+import math
+import re
+from collections.abc import Callable, Iterator
+from datetime import date, datetime, timedelta
+from operator import attrgetter
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from django.conf import settings
-from django.http import StreamingHttpResponse
+from django.db.models import QuerySet
+from django.http import HttpResponse, HttpResponseNotModified, StreamingHttpResponse
+from django.utils import timezone
+from django.utils.http import parse_etags
 from rest_framework import exceptions, renderers, status
+from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from aframes_web.activity.selectors import document_current, evidence_events, frames_for_entity
 from aframes_web.api.body import BodyError, decode_events, read_body
 from aframes_web.api.permissions import HasScope
-from aframes_web.api.serializers import EntityCreateSerializer, EntitySerializer, event_record
+from aframes_web.api.selectors import (
+    FORMATS,
+    Rendering,
+    day_pending,
+    day_rendering,
+    days_listed,
+    frames_listed,
+    pending_days,
+    window_rendering,
+)
+from aframes_web.api.serializers import (
+    EntityCreateSerializer,
+    EntitySerializer,
+    day_summary,
+    event_record,
+    frame_record,
+)
 from aframes_web.streams.models import Entity
 from aframes_web.streams.records import KINDS, FieldInvalid, parse_timestamp
 from aframes_web.streams.selectors import entity_get, entity_overview, events_for_entity
@@ -30,9 +55,11 @@ from aframes_web.streams.services import (
 )
 from aframes_web.teams.auth import principal_for
 from aframes_web.teams.models import Scope
+from compiler.document import expand_runs
 
-EVENTS_PAGE_DEFAULT = 500
-EVENTS_PAGE_MAX = 5000
+# Pages of events and frames.
+PAGE_DEFAULT = 500
+PAGE_MAX = 5000
 
 
 class NDJSONRenderer(renderers.BaseRenderer):
@@ -117,6 +144,51 @@ def _time_param(request: Request, name: str) -> datetime | None:
         raise exceptions.ValidationError({name: [problem.message]}) from None
 
 
+def _cursor_param(request: Request) -> tuple[datetime, int] | None:
+    cursor = request.query_params.get("cursor")
+    return _decode_cursor(cursor) if cursor else None
+
+
+def _int_param(
+    request: Request, name: str, *, low: int, high: int | None = None, default: int | None = None
+) -> int | None:
+    raw = request.query_params.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise exceptions.ValidationError({name: ["must be a whole number."]}) from None
+    if value < low or (high is not None and value > high):
+        bounds = f"from {low} to {high}" if high is not None else f"at least {low}"
+        raise exceptions.ValidationError({name: [f"must be {bounds}, got {value}."]})
+    return value
+
+
+def _keyset_page(
+    request: Request, rows: QuerySet[Any], *, moment: Callable[[Any], datetime]
+) -> tuple[list[Any], str | None]:
+    """One page of rows in (moment, id) order and the URL of the next page, if any."""
+    limit = min(_int_param(request, "limit", low=1, default=PAGE_DEFAULT) or 1, PAGE_MAX)
+    page = list(rows[: limit + 1])
+    more = len(page) > limit
+    page = page[:limit]
+    next_url = None
+    if more:
+        query = request.query_params.copy()
+        query["cursor"] = _encode_cursor(moment(page[-1]), page[-1].id)
+        next_url = request.build_absolute_uri(f"{request.path}?{query.urlencode()}")
+    return page, next_url
+
+
+def _include_text(request: Request) -> bool:
+    """Whether typed text and clipboard content are asked for; only the admin scope may."""
+    include_text = request.query_params.get("include_text") in ("1", "true")
+    if include_text and Scope.ADMIN not in principal_for(request).scopes:
+        raise exceptions.PermissionDenied("include_text needs the 'admin' scope.")
+    return include_text
+
+
 class EntityEventsView(TeamAPIView):
     required_scopes = {"GET": Scope.READ, "POST": Scope.WRITE}
     renderer_classes = [renderers.JSONRenderer, NDJSONRenderer]
@@ -153,15 +225,13 @@ class EntityEventsView(TeamAPIView):
         kind = params.get("kind")
         if kind and kind not in KINDS:
             raise exceptions.ValidationError({"kind": [f"must be one of {', '.join(KINDS)}."]})
-        include_text = params.get("include_text") in ("1", "true")
-        if include_text and Scope.ADMIN not in principal_for(request).scopes:
-            raise exceptions.PermissionDenied("include_text needs the 'admin' scope.")
+        include_text = _include_text(request)
         events = events_for_entity(
             entity=entity,
             start=_time_param(request, "from"),
             end=_time_param(request, "to"),
             kind=kind,
-            after=_decode_cursor(params["cursor"]) if params.get("cursor") else None,
+            after=_cursor_param(request),
         )
         if request.accepted_renderer.format == "ndjson":
 
@@ -175,23 +245,221 @@ class EntityEventsView(TeamAPIView):
                     ).encode()
 
             return StreamingHttpResponse(lines(), content_type=NDJSONRenderer.media_type)
-        try:
-            limit = min(int(params.get("limit", EVENTS_PAGE_DEFAULT)), EVENTS_PAGE_MAX)
-        except ValueError:
-            raise exceptions.ValidationError({"limit": ["must be a whole number."]}) from None
-        if limit < 1:
-            raise exceptions.ValidationError({"limit": ["must be at least 1."]})
-        page = list(events[: limit + 1])
-        more = len(page) > limit
-        page = page[:limit]
-        next_url = None
-        if more:
-            query = params.copy()
-            query["cursor"] = _encode_cursor(page[-1].occurred_at, page[-1].id)
-            next_url = request.build_absolute_uri(f"{request.path}?{query.urlencode()}")
+        page, next_url = _keyset_page(request, events, moment=attrgetter("occurred_at"))
         return Response(
             {
                 "results": [event_record(e, include_text=include_text) for e in page],
                 "next": next_url,
+            }
+        )
+
+
+# --- Compiled activity (desktop entities) -------------------------------------------------------
+
+CONTEXT_HOURS_DEFAULT = 24
+CONTEXT_HOURS_MAX = 168  # a week: a window is compiled on request, so its cost is bounded
+EVIDENCE_IDS_MAX = 5000
+MIN_MINUTES_MAX = 1440.0  # a day; a larger floor would only ever omit everything
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+_ID_RUN = re.compile(r"(\d{1,18})(?:-(\d{1,18}))?")  # 18 digits stay inside a bigint
+
+
+class FormatIsAParameter(DefaultContentNegotiation):
+    """``?format=`` picks the document format here, not a DRF renderer; errors stay JSON."""
+
+    def select_renderer(
+        self, request: Request, renderers: list[Any], format_suffix: str | None = None
+    ) -> tuple[Any, str]:
+        return renderers[0], renderers[0].media_type
+
+
+def _day_value(raw: str, name: str) -> date:
+    try:
+        if _DAY.fullmatch(raw):
+            return date.fromisoformat(raw)
+    except ValueError:
+        pass
+    raise exceptions.ValidationError({name: [f"{raw!r} is not a date like 2026-03-02."]})
+
+
+def _min_minutes_param(request: Request) -> float | None:
+    raw = request.query_params.get("min_minutes")
+    if raw is None or raw == "":
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not 0 <= value <= MIN_MINUTES_MAX:  # also false for nan
+        raise exceptions.ValidationError(
+            {"min_minutes": [f"must be a number of minutes from 0 to 1440, got {raw!r}."]}
+        )
+    return value
+
+
+def _ids_param(request: Request) -> list[int]:
+    """Event ids as ``12,15`` or runs ``12-15,19``; counted before expanding, then capped."""
+    raw = request.query_params.get("ids", "")
+    parts = [part.strip() for part in raw.split(",") if part.strip()]
+    if not parts:
+        raise exceptions.ValidationError(
+            {"ids": ["is required: event ids like 12,19 or runs like 12-15,19."]}
+        )
+    total = 0
+    for part in parts:
+        match = _ID_RUN.fullmatch(part)
+        if match is None:
+            raise exceptions.ValidationError(
+                {"ids": [f"{part!r} is not an event id or a run like 12-15."]}
+            )
+        low, high = int(match[1]), int(match[2] or match[1])
+        if high < low:
+            raise exceptions.ValidationError(
+                {"ids": [f"the run {part!r} runs backwards; write {high}-{low}."]}
+            )
+        total += high - low + 1
+        if total > EVIDENCE_IDS_MAX:
+            raise exceptions.ValidationError(
+                {"ids": [f"names more than {EVIDENCE_IDS_MAX:,} ids; ask in smaller pieces."]}
+            )
+    return sorted(set(expand_runs(",".join(parts))))
+
+
+def _yaml_available() -> bool:
+    try:
+        import yaml  # noqa: F401  # optional dependency of the compiler
+    except ImportError:
+        return False
+    return True
+
+
+def _conditional(request: Request, rendering: Rendering) -> HttpResponse:
+    """304 when the client holds these bytes already (If-None-Match), else the bytes."""
+    # private: one team's data is never stored by a shared cache; no-cache: revalidate each time.
+    headers = {"ETag": rendering.etag, "Cache-Control": "private, no-cache"}
+    # If-None-Match compares weakly (RFC 9110 §13.1.2): W/"x" matches "x".
+    held = {
+        tag.removeprefix("W/") for tag in parse_etags(request.META.get("HTTP_IF_NONE_MATCH", ""))
+    }
+    if "*" in held or rendering.etag in held:
+        return HttpResponseNotModified(headers=headers)
+    return HttpResponse(rendering.render(), content_type=rendering.content_type, headers=headers)
+
+
+class ActivityAPIView(TeamAPIView):
+    def desktop(self, request: Request, key: str) -> Entity:
+        entity = self.entity(request, key)
+        if entity.scope != Entity.Scope.DESKTOP:
+            raise exceptions.NotFound(
+                f"Entity {key!r} is a {entity.scope} entity; only desktop entities have "
+                "compiled days, frames, context and evidence."
+            )
+        return entity
+
+
+class EntityDaysView(ActivityAPIView):
+    def get(self, request: Request, key: str) -> Response:
+        entity = self.desktop(request, key)
+        pending = pending_days(entity=entity)
+        documents = list(days_listed(entity=entity))
+        compiled = {document.day for document in documents}
+        return Response(
+            {
+                "results": [day_summary(d, pending=d.day in pending) for d in documents],
+                # Days whose first compile is still to come.
+                "pending_days": [day.isoformat() for day in sorted(pending - compiled)],
+            }
+        )
+
+
+class EntityDayView(ActivityAPIView):
+    content_negotiation_class = FormatIsAParameter
+
+    def get(self, request: Request, key: str, day: str) -> HttpResponse:
+        entity = self.desktop(request, key)
+        when = _day_value(day, "date")
+        params = request.query_params
+        fmt = params.get("format") or "json"
+        if fmt not in FORMATS:
+            raise exceptions.ValidationError({"format": [f"must be one of {', '.join(FORMATS)}."]})
+        min_minutes = _min_minutes_param(request)
+        budget = _int_param(request, "budget_tokens", low=1)
+        if budget is not None and fmt != "context":
+            raise exceptions.ValidationError({"budget_tokens": ["applies only to format=context."]})
+        include_text = _include_text(request)
+        if fmt == "yaml" and not _yaml_available():
+            raise exceptions.NotAcceptable(
+                "format=yaml needs PyYAML on the server (pip install PyYAML); "
+                "ask for format=json, md or context instead."
+            )
+        document = document_current(entity=entity, day=when)
+        if document is None:
+            why = (
+                "a compile is pending: try again shortly."
+                if day_pending(entity=entity, day=when)
+                else "no desktop activity was captured that day."
+            )
+            raise exceptions.NotFound(f"Entity {key!r} has no document for {when}; {why}")
+        rendering = day_rendering(
+            entity=entity,
+            document=document,
+            fmt=fmt,
+            min_minutes=min_minutes,
+            include_text=include_text,
+            budget_tokens=budget,
+        )
+        return _conditional(request, rendering)
+
+
+class EntityFramesView(ActivityAPIView):
+    def get(self, request: Request, key: str) -> Response:
+        entity = self.desktop(request, key)
+        params = request.query_params
+        frames = frames_for_entity(
+            entity=entity,
+            start=_time_param(request, "from"),
+            end=_time_param(request, "to"),
+            app=params.get("app") or None,
+            site=params.get("site") or None,
+            day=_day_value(params["day"], "day") if params.get("day") else None,
+            after=_cursor_param(request),
+        )
+        page, next_url = _keyset_page(request, frames_listed(frames), moment=attrgetter("start"))
+        zone = ZoneInfo(entity.timezone)
+        return Response({"results": [frame_record(f, zone=zone) for f in page], "next": next_url})
+
+
+class EntityContextView(ActivityAPIView):
+    def get(self, request: Request, key: str) -> HttpResponse:
+        entity = self.desktop(request, key)
+        hours = _int_param(
+            request, "hours", low=1, high=CONTEXT_HOURS_MAX, default=CONTEXT_HOURS_DEFAULT
+        )
+        assert hours is not None  # it has a default
+        # Whole seconds: the document states its window to the second.
+        end = (_time_param(request, "at") or timezone.now()).replace(microsecond=0)
+        budget = _int_param(request, "budget_tokens", low=1)
+        rendering = window_rendering(
+            entity=entity,
+            start=end - timedelta(hours=hours),
+            end=end,
+            include_text=_include_text(request),
+            budget_tokens=budget,
+        )
+        return _conditional(request, rendering)
+
+
+class EntityEvidenceView(ActivityAPIView):
+    def get(self, request: Request, key: str) -> Response:
+        entity = self.desktop(request, key)
+        ids = _ids_param(request)
+        include_text = _include_text(request)
+        events = list(evidence_events(entity=entity, ids=ids))
+        found = {event.id for event in events}
+        return Response(
+            {
+                "results": [event_record(e, include_text=include_text) for e in events],
+                # Another team's id and an id that never existed read the same (principle 7).
+                "missing": [i for i in ids if i not in found],
             }
         )
