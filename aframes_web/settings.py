@@ -212,6 +212,8 @@ LOGGING = {
 AFRAMES_STORE_INPUT_TEXT = env_bool("AFRAMES_STORE_INPUT_TEXT", False)
 AFRAMES_MAX_BATCH_EVENTS = env_int("AFRAMES_MAX_BATCH_EVENTS", 10_000, minimum=1)
 AFRAMES_MAX_BATCH_BYTES = env_int("AFRAMES_MAX_BATCH_BYTES", 32 * 1024 * 1024, minimum=1024)
+# A day is compiled at most once per this interval; batches inside it join the next compile.
+AFRAMES_COMPILE_INTERVAL_MS = env_int("AFRAMES_COMPILE_INTERVAL_MS", 1000, minimum=0)
 
 LLM_BASE_URL = env_str("LLM_BASE_URL")
 LLM_MODEL = env_str("LLM_MODEL")

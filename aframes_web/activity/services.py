@@ -19,6 +19,7 @@ from functools import cache
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Q
 from django.db.models.functions import TruncDate
@@ -256,11 +257,22 @@ def day_compile(
 # --- The compile queue ------------------------------------------------------------------------
 
 
-def compile_requests_add(*, pairs: Iterable[tuple[int, date]]) -> list[tuple[int, date]]:
-    """Record that these (entity, day) pairs gained events; returns the pairs to enqueue.
+def _delay_s(last: datetime | None, now: datetime) -> float:
+    """Seconds until the day may compile again (AFRAMES_COMPILE_INTERVAL_MS after the last)."""
+    interval = settings.AFRAMES_COMPILE_INTERVAL_MS / 1000.0
+    if last is None or interval <= 0:
+        return 0.0
+    return max(0.0, min(interval, interval - (now - last).total_seconds()))
 
-    A pair is enqueued only when no compile of it is queued yet (or the queued one looks lost),
-    so many batches for one day coalesce. Non-desktop entities have nothing to compile.
+
+def compile_requests_add(*, pairs: Iterable[tuple[int, date]]) -> list[tuple[int, date, float]]:
+    """Record that these (entity, day) pairs gained events; returns what to enqueue.
+
+    Each item is (entity id, day, countdown in seconds). A pair is enqueued only when no compile
+    of it is queued yet (or the queued one looks lost), so many batches for one day coalesce;
+    a day compiled less than AFRAMES_COMPILE_INTERVAL_MS ago waits out the rest of the
+    interval, so a burst costs a few compiles, while a lone batch compiles at once.
+    Non-desktop entities have nothing to compile.
     """
     wanted = sorted(set(pairs))
     if not wanted:
@@ -271,7 +283,7 @@ def compile_requests_add(*, pairs: Iterable[tuple[int, date]]) -> list[tuple[int
         ).values_list("pk", flat=True)
     )
     now = timezone.now()
-    enqueue: list[tuple[int, date]] = []
+    enqueue: list[tuple[int, date, float]] = []
     for entity_id, day in wanted:
         if entity_id not in desktop:
             continue
@@ -280,7 +292,8 @@ def compile_requests_add(*, pairs: Iterable[tuple[int, date]]) -> list[tuple[int
             queued=True, queued_at=now, requested=F("requested") + 1
         )
         if claimed:
-            enqueue.append((entity_id, day))
+            last = mine.values_list("compiled_at", flat=True).first()
+            enqueue.append((entity_id, day, _delay_s(last, now)))
             continue
         if mine.update(requested=F("requested") + 1):
             continue  # a queued compile will read these events
@@ -289,7 +302,7 @@ def compile_requests_add(*, pairs: Iterable[tuple[int, date]]) -> list[tuple[int
                 CompileRequest.objects.create(
                     entity_id=entity_id, day=day, requested=1, queued=True, queued_at=now
                 )
-            enqueue.append((entity_id, day))
+            enqueue.append((entity_id, day, 0.0))
         except IntegrityError:
             # Another ingestion created the row a moment ago; its compile is queued.
             mine.update(requested=F("requested") + 1)

@@ -29,5 +29,5 @@ def dispatch_days(pairs: Iterable[DayPair]) -> None:
     for entity_id, days in sorted(group_days(pairs).items()):
         refresh_entity_days.delay(entity_id, days)
     # Desktop days recompile; a day whose compile is already queued only records the request.
-    for entity_id, day in compile_requests_add(pairs=pairs):
-        compile_day.delay(entity_id, day.isoformat())
+    for entity_id, day, countdown in compile_requests_add(pairs=pairs):
+        compile_day.apply_async((entity_id, day.isoformat()), countdown=countdown or None)
