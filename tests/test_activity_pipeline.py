@@ -239,3 +239,28 @@ def test_a_window_across_midnight_compiles_on_the_fly(load, desktop) -> None:
     ).isoformat(timespec="seconds")
     days = {f["start"][:10] for f in result.compiled.document["frames"]}
     assert days == {DAY.isoformat(), (DAY + timedelta(days=1)).isoformat()}
+
+
+def test_an_event_committed_after_a_compile_read_past_its_id_is_not_missed(load, desktop) -> None:
+    load(desktop, generate_day(DAY, seed=5))
+    top = Event.objects.latest("id").id
+
+    def stored(event_id: int, minute: int) -> None:
+        Event.objects.create(
+            id=event_id,
+            entity=desktop,
+            occurred_at=datetime.fromisoformat(f"2026-03-03T21:{minute:02d}:00+01:00"),
+            kind="snapshot",
+            source_key=f"late-{event_id}",
+            monitor="0",
+            payload={"app": "Late", "window": "w"},
+            received_at=timezone.now(),
+        )
+
+    stored(top + 1000, 10)
+    day_compile(entity_id=desktop.pk, day=DAY)  # this process now holds the day up to top+1000
+    stored(top + 500, 11)  # a lower id that committed later, as concurrent ingestion can
+    document = day_compile(entity_id=desktop.pk, day=DAY)
+    assert document is not None
+    assert document.event_count == Event.objects.filter(entity=desktop).count()
+    assert document.sha256 == day_compile_read(entity=desktop, day=DAY).sha256

@@ -12,6 +12,7 @@ the same bytes as the incrementally maintained documents. The cost is at most on
 from __future__ import annotations
 
 import time as clock
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -21,7 +22,7 @@ from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F, Q
+from django.db.models import F, Q, QuerySet
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
@@ -37,7 +38,8 @@ from compiler.document import (
 )
 from compiler.emit import context_block, to_json
 from compiler.params import COMPILER_VERSION, Params
-from compiler.sources.events import KINDS, capture_from_records
+from compiler.sources import SourceError
+from compiler.sources.events import KINDS, RecordConverter, RecordInvalid, capture_from_records
 
 # Postgres advisory lock namespace for "one compile per entity at a time" ('AF').
 COMPILE_LOCK_CLASS = 0x4146
@@ -79,7 +81,7 @@ def _records(rows: Iterable[tuple[Any, ...]]) -> Iterator[dict[str, Any]]:
     for event_id, occurred_at, kind, monitor, payload, source_key in rows:
         yield {
             "id": event_id,
-            "occurred_at": occurred_at.isoformat(),
+            "occurred_at": occurred_at,
             "kind": kind,
             "monitor": monitor,
             "payload": payload,
@@ -94,33 +96,88 @@ def _capture(rows: list[tuple[Any, ...]]) -> Capture:
     return capture_from_records(_records(rows), reader=READER)
 
 
+@dataclass(slots=True)
+class _Converted:
+    """A day's events already converted in this process, to add only newer ones next time."""
+
+    converter: RecordConverter
+    watermark: int  # highest event id added
+    count: int  # events added
+
+
+# Days kept converted per worker process (a few MB each): the days being captured right now.
+CONVERTED_DAYS = 8
+_converted: OrderedDict[tuple[int, str, float, float], _Converted] = OrderedDict()
+
+
+def _convert(rows: Iterable[tuple[Any, ...]], into: _Converted) -> None:
+    for row in _records(rows):
+        into.count += 1
+        try:
+            into.converter.add(row, into.count)
+        except RecordInvalid as problem:
+            raise SourceError(f"event {row['id']}: {problem}") from None
+        into.watermark = max(into.watermark, row["id"])
+
+
+def _day_capture(
+    events: QuerySet[Event], key: tuple[int, float, float]
+) -> tuple[Capture, int, int]:
+    """(capture, watermark, count) of a day's events, converting only what is new.
+
+    The events already converted are reused only when they are exactly the day's events up to
+    the watermark: the number of events now stored must equal those converted plus the newer
+    ones just read. Ids are not committed in order, so an event with a lower id can appear
+    after a compile read past it; the count catches that and everything is read again.
+    """
+    known = _converted.pop(key, None)
+    if known is not None:
+        newer = list(events.filter(id__gt=known.watermark).order_by("id").values_list(*_FIELDS))
+        if events.count() == known.count + len(newer):  # counted after reading: see above
+            _convert(newer, known)
+        else:
+            known = None
+    if known is None:
+        known = _Converted(RecordConverter(), 0, 0)
+        _convert(events.order_by("id").values_list(*_FIELDS).iterator(chunk_size=2000), known)
+    _converted[key] = known
+    while len(_converted) > CONVERTED_DAYS:
+        _converted.popitem(last=False)
+    return known.converter.finish(reader=READER), known.watermark, known.count
+
+
 def day_compile_read(
     *,
     entity: Entity,
     day: date,
-    upto: datetime | None = None,
     compile_fn: CompileFn | None = None,
     generated_at: str | None = None,
     params: Params | None = None,
+    reuse: bool = False,
 ) -> DayCompile:
     """Compile one local day from the stored events; writes nothing.
 
-    ``upto`` restricts the input to events that occurred before it. ``compile_fn`` defaults
-    to the compiler (certify's tests pass doubles). ``params`` default to the stored
-    documents' (``Params()``); the API passes others for ``min_minutes`` or text on request.
+    ``compile_fn`` defaults to the compiler (certify's tests pass doubles). ``params`` default
+    to the stored documents' (``Params()``); the API passes others for ``min_minutes`` or text.
+    ``reuse`` lets the compile service add only the events that are new since this process
+    last compiled the day; everything else (certify's rebuild above all) reads from scratch.
     """
     start, end = day_bounds(entity, day)
     events = Event.objects.filter(
         entity=entity, occurred_at__gte=start, occurred_at__lt=end, kind__in=KINDS
     )
-    if upto is not None:
-        events = events.filter(occurred_at__lt=upto)
     began = clock.perf_counter()
-    rows = list(events.order_by("id").values_list(*_FIELDS))
-    if not rows:
+    # created_at too: a database can hand a deleted entity's id to a new one.
+    key = (entity.pk, entity.created_at.isoformat(), start.timestamp(), end.timestamp())
+    if not reuse:
+        _converted.pop(key, None)
+    capture, watermark, count = _day_capture(events, key)
+    if not reuse:
+        _converted.pop(key, None)
+    if not count:
         return DayCompile(None, 0, 0, 0.0)
     compiled = (compile_fn or compile_window)(
-        _capture(rows),
+        capture,
         start.timestamp(),
         end.timestamp(),
         entity.timezone,
@@ -129,7 +186,7 @@ def day_compile_read(
         generated_at=generated_at,
     )
     elapsed = (clock.perf_counter() - began) * 1000.0
-    return DayCompile(compiled, rows[-1][0], len(rows), elapsed)
+    return DayCompile(compiled, watermark, count, elapsed)
 
 
 def window_compile_read(
@@ -213,7 +270,7 @@ def day_compile(
         entity = Entity.objects.filter(pk=entity_id).first()
         if entity is None:
             return None
-        result = day_compile_read(entity=entity, day=day, compile_fn=compile_fn)
+        result = day_compile_read(entity=entity, day=day, compile_fn=compile_fn, reuse=True)
         current = (
             DayDocument.objects.select_for_update()
             .filter(entity=entity, day=day, current=True)

@@ -107,12 +107,17 @@ class RecordConverter:
         if not isinstance(record, Mapping):
             raise RecordInvalid(f"an event record must be an object, got {type(record).__name__}.")
         stamp = record.get("occurred_at")
-        if not isinstance(stamp, str):
+        if isinstance(stamp, datetime):
+            moment = stamp  # stored events arrive as aware datetimes; no need to print and parse
+        elif isinstance(stamp, str):
+            try:
+                moment = datetime.fromisoformat(stamp)
+            except ValueError:
+                raise RecordInvalid(
+                    f"occurred_at {stamp!r} is not an ISO 8601 timestamp."
+                ) from None
+        else:
             raise RecordInvalid("occurred_at must be an ISO 8601 string with an offset.")
-        try:
-            moment = datetime.fromisoformat(stamp)
-        except ValueError:
-            raise RecordInvalid(f"occurred_at {stamp!r} is not an ISO 8601 timestamp.") from None
         if moment.utcoffset() is None:
             raise RecordInvalid(f"occurred_at {stamp!r} has no UTC offset; add Z or +HH:MM.")
         t = moment.timestamp()
@@ -225,19 +230,24 @@ class RecordConverter:
             self.absences.append(Absence(row_id, t, stop, reason, only))
 
     def finish(self, *, recorder: str = RECORDER, reader: str = "events") -> Capture:
+        """The Capture of everything added so far.
+
+        It leaves the converter as it was, so more records may be added and ``finish`` called
+        again (the Django side keeps a day's converter and adds only new events); the result
+        is the same as converting all the records at once.
+        """
+        trees = list(self._trees)
+        self.orphan_trees = 0
         for snapshot_key, position, inside, tree in self._waiting:
             owner = self._kept.get(snapshot_key)
             if owner is not None:
-                self._trees.append((owner, position, tree))
+                trees.append((owner, position, tree))
             elif snapshot_key not in self._snapshot_keys and inside:
                 self.orphan_trees += 1
-        self._waiting = []
-        self.snapshots.sort(key=lambda s: (s.t, s.id))
-        self.inputs.sort(key=lambda e: (e.t, e.id))
-        self._trees.sort(key=lambda item: (item[0].t, item[0].id, item[1]))
+        trees.sort(key=lambda item: (item[0].t, item[0].id, item[1]))
         elements = [
             Element(owner.id, role, name, bounds)
-            for owner, _position, tree in self._trees
+            for owner, _position, tree in trees
             for role, name, bounds in tree
         ]
         disclosures: list[str] = []
@@ -252,8 +262,8 @@ class RecordConverter:
                 "record and " + ("was" if self.repeated == 1 else "were") + " read once."
             )
         return Capture(
-            snapshots=self.snapshots,
-            inputs=self.inputs,
+            snapshots=sorted(self.snapshots, key=lambda s: (s.t, s.id)),
+            inputs=sorted(self.inputs, key=lambda e: (e.t, e.id)),
             elements=elements,
             absences=sorted(self.absences, key=lambda a: (a.start, a.id)),
             recorder=recorder,
