@@ -56,3 +56,44 @@ class ImportUploadForm(forms.Form):
         if spec is not None and spec.needs_tz and not data.get("timezone"):
             self.add_error("timezone", f"{spec.name} files have no time zone: name one.")
         return data
+
+
+class FrameFilterForm(forms.Form):
+    """The day page's frames table filters; choices come from the day's own frames."""
+
+    app = forms.ChoiceField(required=False)
+    site = forms.ChoiceField(required=False)
+    monitor = forms.ChoiceField(required=False)
+    min_minutes = forms.FloatField(
+        required=False,
+        min_value=0,
+        label="Min minutes",
+        widget=forms.NumberInput(attrs={"step": "0.5"}),
+    )
+
+    def __init__(self, *args: Any, frames: list[dict[str, Any]], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for name in ("app", "site", "monitor"):
+            values = sorted({item[name] for item in frames if item[name]})
+            self.fields[name].choices = [("", "all")] + [(v, v) for v in values]
+
+
+class MonthForm(forms.Form):
+    month = forms.RegexField(
+        required=False,
+        regex=r"^\d{4}-(0[1-9]|1[0-2])$",
+        error_messages={"invalid": "Give the month as YYYY-MM, e.g. 2026-03."},
+    )
+
+
+class VersionsForm(forms.Form):
+    """Two versions of a day to compare: ``a`` (before) and ``b`` (after)."""
+
+    a = forms.TypedChoiceField(coerce=int, label="From version")
+    b = forms.TypedChoiceField(coerce=int, label="To version")
+
+    def __init__(self, *args: Any, versions: list[int], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        choices = [(v, f"v{v}") for v in versions]
+        self.fields["a"].choices = choices
+        self.fields["b"].choices = choices

@@ -1,8 +1,25 @@
 from __future__ import annotations
 
-from django.urls import path
+from datetime import date
+
+from django.urls import path, register_converter
 
 from aframes_web.dashboard import views
+
+
+class DayConverter:
+    """A local day as YYYY-MM-DD; an impossible date (2026-02-30) is a 404 like a missing one."""
+
+    regex = r"\d{4}-\d{2}-\d{2}"
+
+    def to_python(self, value: str) -> date:
+        return date.fromisoformat(value)  # ValueError makes the resolver try the next pattern
+
+    def to_url(self, value: date | str) -> str:
+        return value.isoformat() if isinstance(value, date) else value
+
+
+register_converter(DayConverter, "day")
 
 app_name = "dashboard"
 urlpatterns = [
@@ -10,4 +27,13 @@ urlpatterns = [
     path("t/<slug:slug>/", views.team, name="team"),
     path("t/<slug:slug>/import/", views.import_upload, name="import"),
     path("t/<slug:slug>/import/<int:job_id>/", views.import_job, name="import_job"),
+    path("t/<slug:slug>/e/<str:key>/", views.entity_calendar, name="entity"),
+    path("t/<slug:slug>/e/<str:key>/d/<day:day>/", views.entity_day, name="day"),
+    path("t/<slug:slug>/e/<str:key>/d/<day:day>/history/", views.day_history, name="history"),
+    path("t/<slug:slug>/e/<str:key>/f/<str:frame_id>/", views.frame_detail, name="frame"),
+    path(
+        "t/<slug:slug>/e/<str:key>/f/<str:frame_id>/verify/",
+        views.frame_verify_view,
+        name="frame_verify",
+    ),
 ]

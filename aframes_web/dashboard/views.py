@@ -1,17 +1,47 @@
-"""Dashboard pages for signed-in members; each view calls selectors only."""
+"""Dashboard pages for signed-in members; each view calls selectors (and the read-only
+frame_verify) only."""
 
 from __future__ import annotations
 
+from datetime import date, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.db.models import ExpressionWrapper, F, FloatField
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_POST
 
-from aframes_web.dashboard.forms import ImportUploadForm
-from aframes_web.streams.selectors import entity_overview, import_jobs_for_team
+from aframes_web.activity.models import DayDocument, Frame
+from aframes_web.activity.selectors import (
+    compile_queue_state,
+    document_current,
+    document_version,
+    document_versions,
+    evidence_events,
+    frame_get,
+    frames_for_entity,
+)
+from aframes_web.activity.services import Verification, frame_verify
+from aframes_web.dashboard import present
+from aframes_web.dashboard.forms import FrameFilterForm, ImportUploadForm, MonthForm, VersionsForm
+from aframes_web.dashboard.selectors import (
+    day_neighbours,
+    document_months,
+    entity_overview_with_documents,
+    interruption_times,
+    latest_day,
+    month_figures,
+)
+from aframes_web.streams.models import Entity
+from aframes_web.streams.selectors import entity_get, import_jobs_for_team
 from aframes_web.streams.uploads import import_job_create
 from aframes_web.teams.models import ROLE_SCOPES, Membership, Scope
 from aframes_web.teams.selectors import membership_get, teams_for_user
+from compiler.document import expand_runs, runs
 
 
 def _membership(request: HttpRequest, slug: str) -> Membership:
@@ -32,8 +62,13 @@ def home(request: HttpRequest) -> HttpResponse:
 @login_required
 def team(request: HttpRequest, slug: str) -> HttpResponse:
     membership = _membership(request, slug)
-    entities = entity_overview(team=membership.team)
-    context = {"team": membership.team, "membership": membership, "entities": entities}
+    entities = entity_overview_with_documents(team=membership.team)
+    context = {
+        "team": membership.team,
+        "membership": membership,
+        "entities": entities,
+        "queue": compile_queue_state(team=membership.team),
+    }
     if request.htmx:
         return render(request, "dashboard/team.html#entities", context)
     return render(request, "dashboard/team.html", context)
@@ -79,3 +114,208 @@ def import_job(request: HttpRequest, slug: str, job_id: int) -> HttpResponse:
     if request.htmx:
         return render(request, "dashboard/import_job.html#status", context)
     return render(request, "dashboard/import_job.html", context)
+
+
+# --- Compiled activity: calendar, day, frame, history ------------------------------------------
+
+
+def _entity(request: HttpRequest, slug: str, key: str) -> tuple[Membership, Entity]:
+    """The entity of one of the user's teams; another team's entity is the same 404 as none."""
+    membership = _membership(request, slug)
+    entity = entity_get(team=membership.team, key=key)
+    if entity is None:
+        raise Http404("No such entity in this team.")
+    return membership, entity
+
+
+def _render_local(
+    request: HttpRequest, template: str, context: dict[str, Any], entity: Entity
+) -> HttpResponse:
+    """Render with datetimes in the entity's time zone, the zone its days are cut in."""
+    partial = context.pop("partial", None)
+    if request.htmx and partial:
+        template = f"{template}#{partial}"
+    with timezone.override(ZoneInfo(entity.timezone)):
+        return render(request, template, context)
+
+
+@login_required
+def entity_calendar(request: HttpRequest, slug: str, key: str) -> HttpResponse:
+    membership, entity = _entity(request, slug, key)
+    form = MonthForm(request.GET)
+    month = None
+    if form.is_valid() and form.cleaned_data["month"]:
+        year, number = map(int, form.cleaned_data["month"].split("-"))
+        month = date(year, number, 1)
+    if month is None:
+        newest = latest_day(entity=entity) or timezone.now().astimezone(ZoneInfo(entity.timezone))
+        month = date(newest.year, newest.month, 1)
+    grid_first = month.replace(day=1)
+    following = date(month.year + month.month // 12, month.month % 12 + 1, 1)
+    documents, captured = month_figures(
+        entity=entity, first=grid_first, last=following - timedelta(days=1)
+    )
+    previous = date(month.year - (month.month == 1), (month.month - 2) % 12 + 1, 1)
+    context = {
+        "team": membership.team,
+        "entity": entity,
+        "form": form,
+        "month": month,
+        "previous": previous,
+        "following": following,
+        "weeks": present.month_grid(month.year, month.month, documents, captured),
+        "months": document_months(entity=entity),
+        "shades": range(1, present.SHADES + 1),
+        "partial": "calendar",
+    }
+    return _render_local(request, "dashboard/entity.html", context, entity)
+
+
+def _document(entity: Entity, day: date) -> DayDocument:
+    document = document_current(entity=entity, day=day)
+    if document is None:
+        raise Http404("No compiled document for this day.")
+    return document
+
+
+@login_required
+def entity_day(request: HttpRequest, slug: str, key: str, day: date) -> HttpResponse:
+    membership, entity = _entity(request, slug, key)
+    document = _document(entity, day)
+    body = document.body
+    form = FrameFilterForm(request.GET or None, frames=body["frames"])
+    valid = form.is_valid()
+    wanted = form.cleaned_data if valid else {}
+    # app and site through the shared selector (as the API filters); the rest are page-only.
+    frames = frames_for_entity(
+        entity=entity, day=day, app=wanted.get("app"), site=wanted.get("site")
+    ).annotate(
+        active_min=ExpressionWrapper(F("active_s") / 60.0, output_field=FloatField()),
+        wall_min=ExpressionWrapper(F("wall_s") / 60.0, output_field=FloatField()),
+    )
+    if wanted.get("monitor"):
+        frames = frames.filter(monitor=wanted["monitor"])
+    if wanted.get("min_minutes") is not None:
+        frames = frames.filter(active_s__gte=wanted["min_minutes"] * 60)
+    if form.is_bound and not valid:
+        frames = frames.none()
+    before, after = day_neighbours(entity=entity, day=day)
+    times = interruption_times(entity=entity, frames=body["frames"])
+    drawing = present.timeline(body, times)
+    context = {
+        "team": membership.team,
+        "entity": entity,
+        "day": day,
+        "document": document,
+        "coverage": body["coverage"],
+        "omitted": body.get("omitted") or {},
+        "timeline": drawing,
+        "ledger": present.ledger(body["frames"]),
+        "form": form,
+        "frames": list(frames),
+        "frame_total": len(body["frames"]),
+        "before": before,
+        "after": after,
+        "versions": document.version,
+        "partial": "frames",
+    }
+    return _render_local(request, "dashboard/day.html", context, entity)
+
+
+def _frame(entity: Entity, frame_id: str) -> Frame:
+    frame = frame_get(entity=entity, frame_id=frame_id)
+    if frame is None:
+        raise Http404("No such frame in the current documents.")
+    return frame
+
+
+def _frame_page(
+    request: HttpRequest, slug: str, key: str, frame_id: str, check: Verification | None
+) -> HttpResponse:
+    membership, entity = _entity(request, slug, key)
+    frame = _frame(entity, frame_id)
+    stored = next(f for f in frame.document.body["frames"] if f["id"] == frame.frame_id)
+    snapshots = expand_runs(stored["evidence"]["rows"])
+    inputs = expand_runs(stored["evidence"]["inputs"])
+    interrupting = [i for item in stored["interruptions"] for i in expand_runs(item["evidence"])]
+    events = list(evidence_events(entity=entity, ids=snapshots + inputs + interrupting))
+    times = interruption_times(entity=entity, frames=[stored])
+    tz = ZoneInfo(entity.timezone)
+    snapshot_ids, input_ids, interrupting_ids = set(snapshots), set(inputs), set(interrupting)
+    interruptions = [
+        {
+            **item,
+            "at": times.get(ids[0]) if (ids := expand_runs(item["evidence"])) else None,
+            "colour": present.app_colour(item["app"]),
+        }
+        for item in stored["interruptions"]
+    ]
+    context = {
+        "team": membership.team,
+        "entity": entity,
+        "frame": frame,
+        "stored": stored,
+        "start": present.parse_time(stored["start"]).astimezone(tz),
+        "end": present.parse_time(stored["end"]).astimezone(tz),
+        "colour": present.app_colour(stored["app"]),
+        "interruptions": interruptions,
+        "snapshots": [e for e in events if e.pk in snapshot_ids],
+        "interrupting": [e for e in events if e.pk in interrupting_ids],
+        "inputs": [e for e in events if e.pk in input_ids],
+        "check": check,
+        "rows_read": runs(check.row_ids) if check else "",
+        "differences": [
+            (name, present.show(was), present.show(now))
+            for name, was, now in (check.differences if check else [])
+        ],
+        "partial": "verify" if check is not None else None,
+    }
+    return _render_local(request, "dashboard/frame.html", context, entity)
+
+
+@login_required
+def frame_detail(request: HttpRequest, slug: str, key: str, frame_id: str) -> HttpResponse:
+    return _frame_page(request, slug, key, frame_id, None)
+
+
+@login_required
+@require_POST
+def frame_verify_view(request: HttpRequest, slug: str, key: str, frame_id: str) -> HttpResponse:
+    """Recompile the frame from exactly its evidence rows. A read: viewers may run it too.
+
+    htmx swaps the result in; without JavaScript the whole frame page comes back with it.
+    """
+    _, entity = _entity(request, slug, key)
+    check = frame_verify(entity=entity, frame=_frame(entity, frame_id))
+    return _frame_page(request, slug, key, frame_id, check)
+
+
+@login_required
+def day_history(request: HttpRequest, slug: str, key: str, day: date) -> HttpResponse:
+    membership, entity = _entity(request, slug, key)
+    versions = list(document_versions(entity=entity, day=day).defer("body", "context", "params"))
+    if not versions:
+        raise Http404("No compiled document for this day.")
+    numbers = [v.version for v in versions]
+    newest = numbers[0]
+    defaults = {"a": numbers[1] if len(numbers) > 1 else newest, "b": newest}
+    form = VersionsForm(request.GET if "a" in request.GET else defaults, versions=numbers)
+    before = after = None
+    diff = None
+    if form.is_valid():
+        before = document_version(entity=entity, day=day, version=form.cleaned_data["a"])
+        after = document_version(entity=entity, day=day, version=form.cleaned_data["b"])
+        if before is not None and after is not None and before.pk != after.pk:
+            diff = present.document_diff(before.body, after.body, before.context, after.context)
+    context = {
+        "team": membership.team,
+        "entity": entity,
+        "day": day,
+        "versions": versions,
+        "form": form,
+        "before": before,
+        "after": after,
+        "diff": diff,
+        "partial": "diff",
+    }
+    return _render_local(request, "dashboard/history.html", context, entity)
