@@ -11,13 +11,11 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from operator import attrgetter
 
-from compiler.capture import Element, InputEvent, Snapshot
+from compiler.capture import BY_TIME, Element, InputEvent, Snapshot, times_increase
 from compiler.params import CLICK_TOLERANCE_PX, STALE_INPUT_S
 
 TIERS = ("named", "exact", "tolerance", "zone", "unresolved")
-_BY_TIME = attrgetter("t", "id")
 
 # What a QWERTY-configured capture records when the person types on an AZERTY keyboard,
 # mapped back to what they typed. Operators may supply their own map.
@@ -113,7 +111,7 @@ def attribute(
     out: list[Attributed] = []
     keep = out.append
     unnamed: list[Attributed] = []  # clicks to resolve against element trees, loaded at once
-    for event in sorted(inputs, key=_BY_TIME):
+    for event in inputs if times_increase(inputs) else sorted(inputs, key=BY_TIME):
         t = event.t
         series = times.get(event.monitor)
         if not series:

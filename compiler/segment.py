@@ -11,9 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from operator import attrgetter
 
-from compiler.capture import Absence, Snapshot
+from compiler.capture import BY_TIME, Absence, Snapshot, times_increase
 from compiler.entities import site_of
 from compiler.params import Params
 
@@ -34,7 +33,6 @@ LOCK_APPS = frozenset(
     )
 )
 # Zero-width and direction marks some platforms put in app names ("\u200eSlack").
-_BY_TIME = attrgetter("t", "id")
 _INVISIBLE = dict.fromkeys(
     map(ord, "\u200b\u200c\u200d\u200e\u200f\u2060\u2066\u2067\u2068\u2069\ufeff\u00ad")
 )
@@ -216,7 +214,8 @@ def segment(
     segments: list[Segment] = []
     for monitor in sorted(by_monitor):
         rows = by_monitor[monitor]
-        rows.sort(key=_BY_TIME)
+        if not times_increase(rows):
+            rows.sort(key=BY_TIME)
         stack = _segment_monitor(monitor, rows, merged, params, away)
         segments.extend(_fold(stack, params.flicker_max_s))
     for start, end, only in merged:

@@ -9,7 +9,9 @@ import random
 import subprocess
 import sys
 from dataclasses import replace
+from datetime import datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -240,6 +242,63 @@ def test_runs_round_trip() -> None:
     assert runs([9, 3, 4, 5, 11, 12]) == "3-5,9,11-12"
     assert expand_runs("3-5,9,11-12") == [3, 4, 5, 9, 11, 12]
     assert runs([]) == ""
+
+
+def test_runs_of_one_run_and_of_interleaved_ids() -> None:
+    # The two shapes written without a loop: one monitor's rows, two monitors' rows.
+    assert runs([7]) == "7"
+    assert runs([8, 7, 9, 7]) == "7-9"
+    assert runs([1, 3, 5, 9]) == "1,3,5,9"
+    assert runs([1, 3, 4]) == "1,3-4"
+    generator = random.Random(5)
+    for _ in range(500):
+        ids = generator.sample(range(40), generator.randint(1, 20))
+        assert expand_runs(runs(ids)) == sorted(ids)
+
+
+def _offset_changes(zone: ZoneInfo, start: int, end: int) -> list[int]:
+    """The first second of each new UTC offset of ``zone`` in [start, end)."""
+    found: list[int] = []
+    step = 6 * 3600
+    for low in range(start, end, step):
+        high = low + step
+        if (
+            datetime.fromtimestamp(low, zone).utcoffset()
+            == datetime.fromtimestamp(high, zone).utcoffset()
+        ):
+            continue
+        before = datetime.fromtimestamp(low, zone).utcoffset()
+        while high - low > 1:
+            middle = (low + high) // 2
+            if datetime.fromtimestamp(middle, zone).utcoffset() == before:
+                low = middle
+            else:
+                high = middle
+        found.append(high)
+    return found
+
+
+@pytest.mark.parametrize(
+    "tz",
+    ["Europe/Berlin", "Australia/Lord_Howe", "Asia/Kolkata", "America/St_Johns", "Africa/Monrovia"],
+)
+def test_local_time_is_isoformat_of_the_zone_across_offset_changes(tz: str) -> None:
+    # Compiled.local assembles the string from a per-hour offset instead of calling isoformat.
+    zone = ZoneInfo(tz)
+    compiled_day = compile_window(Capture(), 0.0, 1.0, tz, generated_at=FIXED)
+    changes = _offset_changes(zone, -2_000_000_000, 2_000_000_000)
+    assert changes, tz
+    instants = [
+        change + delta + fraction
+        for change in changes
+        for delta in range(-7_200, 7_200, 599)
+        for fraction in (0.0, 0.4999994, 0.4999996, 0.9999994, 0.9999995, 0.9999996)
+    ]
+    instants += [-1.5, -0.0000004, 0.0, 1_767_600_392.193381, 1_767_600_392.9999996]
+    for t in instants:
+        assert compiled_day.local(t) == datetime.fromtimestamp(t, zone).isoformat(
+            timespec="seconds"
+        ), (tz, t)
 
 
 def test_frame_ids_do_not_depend_on_the_window() -> None:

@@ -16,10 +16,17 @@ import math
 import sqlite3
 from collections.abc import Callable, Collection
 from datetime import UTC, datetime
-from operator import attrgetter
 from pathlib import Path
 
-from compiler.capture import INPUT_TYPES, Capture, Element, InputEvent, Snapshot
+from compiler.capture import (
+    BY_TIME,
+    INPUT_TYPES,
+    Capture,
+    Element,
+    InputEvent,
+    Snapshot,
+    times_increase,
+)
 from compiler.sources import SourceError
 from compiler.sources._common import PathLike, plural, require_file
 
@@ -295,16 +302,14 @@ def _snapshots(
         append(Snapshot(frame_id, t, device or "0", app, window, url))
         if ref is not None and ref != frame_id:
             refs[frame_id] = ref
-    snapshots.sort(key=_row_order)
+    if not times_increase(snapshots):
+        snapshots.sort(key=BY_TIME)
     if nameless:
         disclosures.append(
             f"{plural(nameless, 'frame')} without an app name "
             f"{'was' if nameless == 1 else 'were'} left out."
         )
     return snapshots, refs
-
-
-_row_order = attrgetter("t", "id")  # (t, id): the order every reader hands rows over in
 
 
 _INPUT_FIELDS = (
@@ -413,7 +418,8 @@ def _inputs(
                 text,  # kept: the compiler decides what to emit (principle 8)
             )
         )
-    inputs.sort(key=_row_order)
+    if not times_increase(inputs):
+        inputs.sort(key=BY_TIME)
     if others:
         total = sum(others.values())
         disclosures.append(
