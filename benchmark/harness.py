@@ -55,18 +55,26 @@ def recreate_database(url: str) -> None:
         fail(f"PostgreSQL is not reachable at {admin} ({exc}).")
 
 
-def redis_url() -> str | None:
+# Redis database for a benchmark's queued tasks, away from the database the service and the
+# tests use (0 by default): tasks a benchmark queues but never runs must not reach their workers.
+BENCH_REDIS_DB = 15
+
+
+def redis_url(db: int | None = None) -> str | None:
+    """The Redis at REDIS_URL (or 127.0.0.1:6379), on database ``db`` if given; None if down."""
     url = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
-    host = urlsplit(url).hostname or "127.0.0.1"
-    port = urlsplit(url).port or 6379
+    parts = urlsplit(url)
     try:
-        with socket.create_connection((host, port), timeout=1):
-            return url
+        with socket.create_connection((parts.hostname or "127.0.0.1", parts.port or 6379), 1):
+            pass
     except OSError:
         return None
+    return url if db is None else urlunsplit(parts._replace(path=f"/{db}"))
 
 
-def server_env(var_dir: Path, database: str = BENCH_DB) -> dict[str, str]:
+def server_env(
+    var_dir: Path, database: str = BENCH_DB, redis_db: int = BENCH_REDIS_DB
+) -> dict[str, str]:
     env = dict(os.environ)
     env.update(
         DATABASE_URL=bench_database_url(database),
@@ -74,7 +82,7 @@ def server_env(var_dir: Path, database: str = BENCH_DB) -> dict[str, str]:
         AFRAMES_VAR_DIR=str(var_dir),
         LOG_LEVEL="WARNING",
     )
-    redis = redis_url()
+    redis = redis_url(redis_db)
     if redis:
         env["REDIS_URL"] = redis
     else:
@@ -92,13 +100,20 @@ def manage(env: dict[str, str], *args: str) -> str:
 
 
 @contextmanager
-def scratch_instance(database: str = BENCH_DB) -> Iterator[tuple[dict[str, str], str]]:
+def scratch_instance(
+    database: str = BENCH_DB, redis_db: int = BENCH_REDIS_DB
+) -> Iterator[tuple[dict[str, str], str]]:
     """A migrated scratch database with team ``bench``; yields (env, write token).
 
-    Each benchmark that may run beside another passes its own ``database`` name.
+    A benchmark that may run beside another, or runs a worker, passes its own ``database`` and
+    ``redis_db``; the Redis database is emptied first (it holds only benchmark tasks).
     """
     with tempfile.TemporaryDirectory(prefix="aframes-bench-") as tmp:
-        env = server_env(Path(tmp), database)
+        env = server_env(Path(tmp), database, redis_db)
+        if "REDIS_URL" in env:
+            from redis import Redis
+
+            Redis.from_url(env["REDIS_URL"]).flushdb()
         recreate_database(env["DATABASE_URL"])
         manage(env, "migrate", "--noinput")
         manage(env, "create_team", "bench")

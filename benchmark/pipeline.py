@@ -54,7 +54,9 @@ from benchmark.synthetic.desktop import generate_day, generate_days, write_jsonl
 TZ = "Europe/Berlin"
 DAY = date(2026, 3, 3)  # a Tuesday: a full working day
 HISTORY_START = date(2026, 1, 5)
-PIPELINE_DB = "aframes_bench_pipeline"  # its own scratch database
+# Its own scratch database and Redis database: its worker must run only its own tasks.
+PIPELINE_DB = "aframes_bench_pipeline"
+PIPELINE_REDIS_DB = 14
 TASK_DONE = re.compile(r"Task activity\.compile_day\[[^\]]+\] succeeded in ([0-9.]+)s")
 
 
@@ -246,12 +248,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if redis_url() is None:
         fail("Redis is not reachable (REDIS_URL or 127.0.0.1:6379); the pipeline needs a broker.")
-    with scratch_instance(PIPELINE_DB) as (env, key):
+    with scratch_instance(PIPELINE_DB, PIPELINE_REDIS_DB) as (env, key):
         url = env["DATABASE_URL"]
-        redis = env["REDIS_URL"]
-        from redis import Redis
-
-        Redis.from_url(redis).delete("celery")  # messages left by earlier runs or tests
         with (
             tempfile.TemporaryDirectory(prefix="aframes-worker-") as tmp,
             psycopg.connect(url, autocommit=True) as db,
