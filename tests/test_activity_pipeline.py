@@ -264,3 +264,25 @@ def test_an_event_committed_after_a_compile_read_past_its_id_is_not_missed(load,
     assert document is not None
     assert document.event_count == Event.objects.filter(entity=desktop).count()
     assert document.sha256 == day_compile_read(entity=desktop, day=DAY).sha256
+
+
+def test_a_new_version_moves_unchanged_frames_and_rewrites_the_rest(load, desktop) -> None:
+    records = generate_day(DAY, seed=5)
+    load(desktop, records[: len(records) // 2])
+    first = DayDocument.objects.get(entity=desktop, day=DAY)
+    rows_before = {f.frame_id: f.pk for f in Frame.objects.filter(document=first)}
+    load(desktop, records[len(records) // 2 :])
+    second = DayDocument.objects.get(entity=desktop, day=DAY, current=True)
+    assert second.version == 2 and not Frame.objects.filter(document=first).exists()
+    frames = list(Frame.objects.filter(document=second).order_by("position"))
+    # Exactly the document's frames, in its order, each with its own fields...
+    assert [f.frame_id for f in frames] == [item["id"] for item in second.body["frames"]]
+    for frame, item in zip(frames, second.body["frames"], strict=True):
+        assert (frame.app, frame.monitor, frame.evidence_rows) == (
+            item["app"],
+            item["monitor"],
+            item["evidence"]["rows"],
+        )
+    # ...and the frames of the morning, unchanged, are the same rows as before.
+    kept = [f for f in frames if rows_before.get(f.frame_id) == f.pk]
+    assert len(kept) > len(frames) // 4

@@ -288,7 +288,6 @@ def day_compile(
         if current is not None:
             version = current.version + 1
             DayDocument.objects.filter(pk=current.pk).update(current=False)
-            Frame.objects.filter(document=current).delete()
         stored = DayDocument.objects.create(
             entity=entity,
             day=day,
@@ -307,8 +306,32 @@ def day_compile(
             active_minutes=document["coverage"]["active_minutes"],
             compile_ms=round(result.compile_ms, 2),
         )
-        Frame.objects.bulk_create(_frame_rows(stored, document["frames"]))
+        _frames_replace(current, stored, document["frames"])
         return stored
+
+
+def _frames_replace(
+    previous: DayDocument | None, stored: DayDocument, frames: list[dict[str, Any]]
+) -> None:
+    """Materialise the new version's frames, moving over the rows of frames that did not change.
+
+    As a day is captured only its last frames change between compiles, so most rows are
+    re-pointed with one UPDATE instead of being deleted and written again.
+    """
+    unchanged: set[str] = set()
+    if previous is not None:
+        before = {
+            item["id"]: (position, item) for position, item in enumerate(previous.body["frames"])
+        }
+        unchanged = {
+            item["id"]
+            for position, item in enumerate(frames)
+            if before.get(item["id"]) == (position, item)
+        }
+        Frame.objects.filter(document=previous, frame_id__in=unchanged).update(document=stored)
+        Frame.objects.filter(document=previous).delete()
+    rows = _frame_rows(stored, frames)
+    Frame.objects.bulk_create([row for row in rows if row.frame_id not in unchanged])
 
 
 # --- The compile queue ------------------------------------------------------------------------
