@@ -361,18 +361,20 @@ def _frame_doc(
     keys = clicks = copies = 0
     typed: list[str] = []
     clipboard: list[str] = []
+    include_text = compiled.params.include_text
     for item in inputs:
-        kind = item.event.type
+        event = item.event
+        kind = event.type
         if kind in ("key", "text"):
-            keys += len(item.event.text) if kind == "text" and item.event.text else 1
-            if compiled.params.include_text and item.event.text:
-                typed.append(repair_text(item.event.text, layout))
+            keys += len(event.text) if kind == "text" and event.text else 1
+            if include_text and event.text:
+                typed.append(repair_text(event.text, layout))
         elif kind == "click":
             clicks += 1
         elif kind == "clipboard":
             copies += 1
-            if compiled.params.include_text and item.event.text:
-                clipboard.append(item.event.text)
+            if include_text and event.text:
+                clipboard.append(event.text)
     end_t = frame.end_t
     doc: dict[str, Any] = {
         "id": f"f-{frame.rows[0].id}",
@@ -395,13 +397,13 @@ def _frame_doc(
                 "app": b.app,
                 "site": b.site,
                 "seconds": round(b.active_s, 1),
-                "evidence": runs(r.id for r in b.rows),
+                "evidence": runs([r.id for r in b.rows]),
             }
             for b in frame.interruptions
         ],
         "evidence": {
-            "rows": runs(row.id for row in frame.rows),
-            "inputs": runs(item.event.id for item in inputs),
+            "rows": runs([row.id for row in frame.rows]),
+            "inputs": runs([item.event.id for item in inputs]),
         },
     }
     if compiled.params.include_text:
@@ -446,7 +448,7 @@ def _coverage(
                 "end": compiled.local(min(s.end, end)),
                 "minutes": _minutes(min(s.end, end) - max(s.start, start)),
                 "reason": s.reason,
-                "evidence": runs(r.id for r in s.rows),
+                "evidence": runs([r.id for r in s.rows]),
             }
             for s in away
             if s.end > start and s.start < end

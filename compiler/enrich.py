@@ -106,29 +106,33 @@ def attribute(
     them. Returns the attributed inputs in time order and the element-tree rows that were
     consulted (only trees of snapshots with an unnamed click are loaded).
     """
-    times = {monitor: [row.t for row in rows] for monitor, rows in by_monitor.items()}
-    ids = {monitor: [row.id for row in rows] for monitor, rows in by_monitor.items()}
+    columns = {
+        monitor: ([row.t for row in rows], [row.id for row in rows])
+        for monitor, rows in by_monitor.items()
+    }
     out: list[Attributed] = []
     keep = out.append
     unnamed: list[Attributed] = []  # clicks to resolve against element trees, loaded at once
+    stale = STALE_INPUT_S
     for event in inputs if times_increase(inputs) else sorted(inputs, key=BY_TIME):
         t = event.t
-        series = times.get(event.monitor)
-        if not series:
+        found = columns.get(event.monitor)
+        if found is None or not found[0]:
             keep(_unresolved(event))
             continue
+        series, ids = found
         size = len(series)
         k = bisect_left(series, t)
         choice = k if k < size else k - 1
         if 0 < k < size and t - series[k - 1] <= series[k] - t:
             choice = k - 1
         distance = abs(series[choice] - t)
-        if distance > STALE_INPUT_S:
+        if distance > stale:
             keep(_unresolved(event))
             continue
         item = Attributed(
             event,
-            ids[event.monitor][choice],
+            ids[choice],
             round(distance * 1000),
             event.element_name,
             event.element_role,

@@ -128,13 +128,25 @@ def _segment_monitor(
     a = 0  # index of the first absence that ends after the current row
     n_absences = len(mine)
     count = len(rows)
+    times = [row.t for row in rows]
+    # A day repeats a few dozen app names and URLs: each is classified once per segmentation.
+    classes: dict[str, tuple[str, bool]] = {}
+    sites: dict[str, str | None] = {}
+    append_row = append_credit = None
     for i in range(count):
         row = rows[i]
-        t = row.t
-        while a < n_absences and mine[a][1] <= t:
-            a += 1
-        app, locked = _classify(row.app)
-        inside = a < n_absences and mine[a][0] <= t
+        t = times[i]
+        if n_absences:
+            while a < n_absences and mine[a][1] <= t:
+                a += 1
+            inside = a < n_absences and mine[a][0] <= t
+        else:
+            inside = False
+        raw = row.app
+        try:
+            app, locked = classes[raw]
+        except KeyError:
+            app, locked = classes[raw] = _classify(raw)
         if inside or locked:
             if current is not None:
                 current.break_after = True
@@ -147,28 +159,37 @@ def _segment_monitor(
                     lock_run = AwaySpan(t, t, "lock_screen", monitor, [])
                     away.append(lock_run)
                 lock_run.rows.append(row)
-                nxt = rows[i + 1].t if i + 1 < count else t
+                nxt = times[i + 1] if i + 1 < count else t
                 lock_run.end = nxt if nxt - t <= gap else t
             continue
         lock_run = None
-        nxt_t = rows[i + 1].t if i + 1 < count else None
         credit = 0.0
         brk = True
-        if nxt_t is not None:
+        if i + 1 < count:
+            nxt_t = times[i + 1]
             delta = nxt_t - t
             # An absence that starts before the next row cuts the credit and closes the frame.
-            cut = starts[a] if a < n_absences and t < starts[a] < nxt_t else None
-            if cut is not None:
-                credit = min(cut - t, cap)
+            if n_absences and a < n_absences and t < starts[a] < nxt_t:
+                cut = starts[a] - t
+                credit = cap if cap < cut else cut  # min(cut, cap), without the call
             elif delta <= gap:
-                credit = min(delta, cap)
+                credit = cap if cap < delta else delta
                 brk = False
-        site = site_of(row.url) if row.url else None
+        url = row.url
+        if url:
+            try:
+                site = sites[url]
+            except KeyError:
+                site = sites[url] = site_of(url)
+        else:
+            site = None
         if current is None or current.app != app or current.site != site:
             current = Segment(monitor, app, site)
             stack.append(current)
-        current.rows.append(row)
-        current.credits.append(credit)
+            append_row, append_credit = current.rows.append, current.credits.append
+        assert append_row is not None and append_credit is not None
+        append_row(row)
+        append_credit(credit)
         if brk:
             current.break_after = True
             current = None
