@@ -139,6 +139,20 @@ def outsider_api(other_team: Any, make_client: Callable[..., ApiClient]) -> ApiC
 
 
 @pytest.fixture
+def load(django_capture_on_commit_callbacks: Any) -> Callable[[Any, Any], None]:
+    """Import records as ingestion does and run what it queues after commit (the compile)."""
+    from aframes_web.streams.importers import SourceItem
+    from aframes_web.streams.importing import import_items
+
+    def run(entity: Any, records: Any) -> None:
+        items = (SourceItem(f"t:{n}", item=r) for n, r in enumerate(records, 1))
+        with django_capture_on_commit_callbacks(execute=True):
+            import_items(entity=entity, items=items)
+
+    return run
+
+
+@pytest.fixture
 def desktop(team: Any) -> Entity:
     return entity_create(
         team=team, key="alice-laptop", scope="desktop", timezone_name="Europe/Berlin"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import date, datetime, timedelta
-from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -21,8 +20,6 @@ from aframes_web.activity.services import (
     frame_verify,
     window_compile_read,
 )
-from aframes_web.streams.importers import SourceItem
-from aframes_web.streams.importing import import_items
 from aframes_web.streams.models import Event
 from aframes_web.streams.services import entity_create
 from benchmark.synthetic.desktop import generate_day
@@ -32,18 +29,6 @@ from tests.conftest import snapshot
 pytestmark = pytest.mark.django_db
 
 DAY = date(2026, 3, 3)  # a Tuesday
-
-
-@pytest.fixture
-def load(django_capture_on_commit_callbacks: Any) -> Any:
-    """Import records and run what ingestion queues after commit (the compile), as in production."""
-
-    def run(entity: Any, records: list[dict[str, Any]]) -> None:
-        items = (SourceItem(f"t:{n}", item=r) for n, r in enumerate(records, 1))
-        with django_capture_on_commit_callbacks(execute=True):
-            import_items(entity=entity, items=items)
-
-    return run
 
 
 def test_ingestion_compiles_the_day_and_materialises_its_frames(load, desktop) -> None:

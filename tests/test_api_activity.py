@@ -11,8 +11,6 @@ import pytest
 
 from aframes_web.activity.models import DayDocument, Frame
 from aframes_web.activity.services import compile_requests_add
-from aframes_web.streams.importers import SourceItem
-from aframes_web.streams.importing import import_items
 from aframes_web.streams.models import Event
 from aframes_web.streams.services import entity_create
 from benchmark.synthetic.desktop import generate_day
@@ -31,18 +29,6 @@ ENDPOINTS = [
     "/context?at=2026-03-02T12:00:00Z",
     "/evidence?ids=1",
 ]
-
-
-@pytest.fixture
-def load(django_capture_on_commit_callbacks: Any) -> Any:
-    """Import records and run what ingestion queues after commit (the compile)."""
-
-    def run(entity: Any, records: list[dict[str, Any]]) -> None:
-        items = (SourceItem(f"t:{n}", item=r) for n, r in enumerate(records, 1))
-        with django_capture_on_commit_callbacks(execute=True):
-            import_items(entity=entity, items=items)
-
-    return run
 
 
 def _rows(

@@ -19,8 +19,6 @@ from django.utils import timezone
 from aframes_web.activity.models import CompileRequest, DayDocument, Frame
 from aframes_web.activity.services import day_compile_read
 from aframes_web.dashboard import present
-from aframes_web.streams.importers import SourceItem
-from aframes_web.streams.importing import import_items
 from benchmark.synthetic.desktop import generate_day
 from compiler.document import expand_runs
 from compiler.views import ledger as compiler_ledger
@@ -31,18 +29,6 @@ pytestmark = pytest.mark.django_db
 DAY = date(2026, 3, 3)  # a Tuesday
 BASE = "/t/acme/e/alice-laptop"
 DAY_URL = f"{BASE}/d/{DAY.isoformat()}/"
-
-
-@pytest.fixture
-def load(django_capture_on_commit_callbacks: Any) -> Any:
-    """Import records and run the compile that ingestion queues after commit."""
-
-    def run(entity: Any, records: list[dict[str, Any]]) -> None:
-        items = (SourceItem(f"t:{n}", item=r) for n, r in enumerate(records, 1))
-        with django_capture_on_commit_callbacks(execute=True):
-            import_items(entity=entity, items=items)
-
-    return run
 
 
 @pytest.fixture
