@@ -139,7 +139,7 @@ def _day_capture(
             known = None
     if known is None:
         known = _Converted(RecordConverter(), 0, 0)
-        _convert(events.order_by("id").values_list(*_FIELDS).iterator(chunk_size=2000), known)
+        _convert(list(events.order_by("id").values_list(*_FIELDS)), known)
     _converted[key] = known
     while len(_converted) > CONVERTED_DAYS:
         _converted.popitem(last=False)
