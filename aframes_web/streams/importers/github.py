@@ -36,6 +36,7 @@ from typing import IO, Any
 from zoneinfo import ZoneInfo
 
 from aframes_web.streams.importers import Format, SourceItem
+from aframes_web.streams.importers.readahead import ReadAhead
 
 # Attributes feed agent memory: long free text is cut here (titles, messages, paths).
 TEXT_MAX = 300
@@ -777,14 +778,15 @@ class GithubReader:
         done = self._done
         archive = self._archive
         decode = json.JSONDecoder().decode  # on str: skips json.loads' encoding sniffing
+        ahead = ReadAhead(raw, gzipped=handle is not raw)
         try:
-            with handle:
+            with ahead as lines:
                 number = 0
                 try:
-                    for line in handle:
+                    for line in lines:
                         number += 1
                         if not number & 63:
-                            self.bytes_read = done + raw.tell()
+                            self.bytes_read = done + ahead.position
                         location = f"{label}:{number}"
                         try:
                             text = line.decode()
