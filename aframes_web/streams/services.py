@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -98,15 +99,20 @@ def local_day(moment: datetime, zone: ZoneInfo) -> date:
     return moment.astimezone(zone).date()
 
 
+def _local_days(seconds: Iterable[int], zone: ZoneInfo) -> set[date]:
+    """The local days of moments given in whole seconds since the epoch."""
+    return {datetime.fromtimestamp(t, zone).date() for t in set(seconds)}
+
+
 # Rows per statement: SQLite allows 32,766 parameters (3.32+); PostgreSQL stages rows by COPY.
 _CHUNK_ROWS = {"postgresql": 5000, "sqlite": 500}
 _INSERT_COLUMNS = "entity_id, occurred_at, kind, source_key, monitor, payload, received_at"
 
 
-def _insert_chunk(entity_id: int, rows: Sequence[EventRecord], received_at: datetime) -> set[str]:
-    """Insert rows, skipping those whose source key is stored; return the keys inserted."""
+def _insert_chunk(entity_id: int, rows: Sequence[EventRecord], received_at: datetime) -> list[int]:
+    """Insert rows, skipping stored source keys; the inserted rows' times, in epoch seconds."""
     if connection.vendor == "postgresql":
-        return _copy_chunk(entity_id, rows, received_at)
+        return _copy_insert(entity_id, copy_rows(rows), received_at)
     table = connection.ops.quote_name(Event._meta.db_table)
     adapt = connection.ops.adapt_datetimefield_value
     received = adapt(received_at)
@@ -128,18 +134,57 @@ def _insert_chunk(entity_id: int, rows: Sequence[EventRecord], received_at: date
     )
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        return {row[0] for row in cursor.fetchall()}
+        inserted = {row[0] for row in cursor.fetchall()}
+    seconds = []
+    for record in rows:
+        if record.source_key in inserted:
+            seconds.append(math.floor(record.occurred_at.timestamp()))
+            # A key repeated inside one batch is inserted once; later copies are duplicates.
+            inserted.discard(record.source_key)
+    return seconds
 
 
 _STAGE = "aframes_event_stage"
 
 
-def _copy_chunk(entity_id: int, rows: Sequence[EventRecord], received_at: datetime) -> set[str]:
+def _copy_field(text: str) -> str:
+    # COPY text format: backslash, tab and line ends are the only characters it gives meaning.
+    if "\\" in text or "\t" in text or "\n" in text or "\r" in text:
+        text = (
+            text.replace("\\", "\\\\")
+            .replace("\t", "\\t")
+            .replace("\n", "\\n")
+            .replace("\r", "\\r")
+        )
+    return text
+
+
+def copy_rows(records: Sequence[EventRecord]) -> bytes:
+    """Records as the COPY text of the PostgreSQL staging table; pure (no connection).
+
+    Made here rather than by psycopg's per-row adaptation (about as fast) so that an import
+    can make it in its reader process, leaving this one only the bytes to send.
+    """
+    field, backslash, doubled = _copy_field, "\\", "\\\\"
+    return "".join(
+        [
+            f"{seq}\t{record.occurred_at.isoformat()}\t{field(record.kind)}\t"
+            f"{field(record.source_key)}\t{field(record.monitor)}\t"
+            # Compact JSON escapes every control character, so only its backslashes need it.
+            f"{record.payload_json.replace(backslash, doubled)}\n"
+            for seq, record in enumerate(records)
+        ]
+    ).encode()
+
+
+def _copy_insert(entity_id: int, data: bytes, received_at: datetime) -> list[int]:
     """PostgreSQL: COPY into a temporary table, then one conflict-skipping INSERT ... SELECT.
 
     COPY moves rows without per-row parameter handling, which is most of a large INSERT's
     cost; the staging table lives in this session and is emptied before each chunk. ``seq``
     keeps the batch order, so of two rows with one source key the first is the one stored.
+    Returns the times of the rows inserted, in whole seconds since the epoch (a key repeated in
+    the data is inserted once): integers load in C, where Django's timestamptz loader is Python.
     """
     table = connection.ops.quote_name(Event._meta.db_table)
     with connection.cursor() as cursor:
@@ -151,24 +196,15 @@ def _copy_chunk(entity_id: int, rows: Sequence[EventRecord], received_at: dateti
         with cursor.cursor.copy(
             f"COPY {_STAGE} (seq, occurred_at, kind, source_key, monitor, payload) FROM STDIN"
         ) as copy:
-            for seq, record in enumerate(rows):
-                copy.write_row(
-                    (
-                        seq,
-                        record.occurred_at,
-                        record.kind,
-                        record.source_key,
-                        record.monitor,
-                        record.payload_json,
-                    )
-                )
+            copy.write(data)
         cursor.execute(
             f"INSERT INTO {table} ({_INSERT_COLUMNS}) "
             f"SELECT %s, occurred_at, kind, source_key, monitor, payload, %s FROM {_STAGE} "
-            "ORDER BY seq ON CONFLICT (entity_id, source_key) DO NOTHING RETURNING source_key",
+            "ORDER BY seq ON CONFLICT (entity_id, source_key) DO NOTHING "
+            "RETURNING floor(extract(epoch FROM occurred_at))::bigint",
             [entity_id, received_at],
         )
-        return {row[0] for row in cursor.fetchall()}
+        return [row[0] for row in cursor.fetchall()]
 
 
 def _store(entity: Entity, records: Sequence[EventRecord]) -> IngestResult:
@@ -177,14 +213,9 @@ def _store(entity: Entity, records: Sequence[EventRecord]) -> IngestResult:
     received_at = timezone.now()
     size = _CHUNK_ROWS.get(connection.vendor, 500)
     for start in range(0, len(records), size):
-        chunk = records[start : start + size]
-        inserted = _insert_chunk(entity.pk, chunk, received_at)
-        result.accepted += len(inserted)
-        for record in chunk:
-            if record.source_key in inserted:
-                result.days.add((entity.pk, local_day(record.occurred_at, zone)))
-                # A key repeated inside one batch is inserted once; later copies are duplicates.
-                inserted.discard(record.source_key)
+        seconds = _insert_chunk(entity.pk, records[start : start + size], received_at)
+        result.accepted += len(seconds)
+        result.days.update((entity.pk, day) for day in _local_days(seconds, zone))
     result.duplicates = len(records) - result.accepted
     return result
 
@@ -208,6 +239,52 @@ def events_store(
     with transaction.atomic():
         result = _store(entity, batch.records)
         result.dropped_text_fields = batch.dropped_text_fields
+        if result.days:
+            transaction.on_commit(partial(on_days or dispatch_days, set(result.days)))
+    return result
+
+
+@dataclass(frozen=True)
+class StagedRows:
+    """A validated batch in the form storage writes, made without a connection.
+
+    Plain data, cheap to send from an import's reader process to the one that stores: the
+    COPY text on PostgreSQL (``copy``), the records themselves elsewhere (``records``).
+    """
+
+    count: int
+    dropped_text_fields: int
+    copy: bytes | None = None
+    records: list[EventRecord] | None = None
+
+
+def events_stage(batch: ValidatedBatch) -> StagedRows:
+    """Turn a validated batch into StagedRows for :func:`events_store_staged`; no queries."""
+    if batch.errors:
+        raise BatchRejected(batch.errors)
+    if connection.vendor == "postgresql":
+        return StagedRows(
+            len(batch.records), batch.dropped_text_fields, copy=copy_rows(batch.records)
+        )
+    return StagedRows(len(batch.records), batch.dropped_text_fields, records=batch.records)
+
+
+def events_store_staged(
+    *,
+    entity: Entity,
+    rows: StagedRows,
+    on_days: Callable[[set[DayPair]], None] | None = None,
+) -> IngestResult:
+    """Store staged rows atomically and queue their days after commit, as events_store does."""
+    with transaction.atomic():
+        if rows.copy is None:
+            result = _store(entity, rows.records or [])
+        else:
+            zone = check_timezone(entity.timezone)
+            seconds = _copy_insert(entity.pk, rows.copy, timezone.now())
+            result = IngestResult(accepted=len(seconds), duplicates=rows.count - len(seconds))
+            result.days = {(entity.pk, day) for day in _local_days(seconds, zone)}
+        result.dropped_text_fields = rows.dropped_text_fields
         if result.days:
             transaction.on_commit(partial(on_days or dispatch_days, set(result.days)))
     return result

@@ -13,6 +13,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from aframes_web.streams.importers import formats
 from aframes_web.streams.importing import (
     ImportAborted,
+    ImportFailed,
     ImportRefused,
     ImportSummary,
     describe,
@@ -100,12 +101,16 @@ class Command(BaseCommand):
         progress = Progress(plan.reader, plan.size, sys.stderr)
         try:
             summary = run_import(
-                plan, strict=options["strict"], batch_size=options["batch_size"], progress=progress
+                plan,
+                strict=options["strict"],
+                batch_size=options["batch_size"],
+                progress=progress,
+                pipeline=True,
             )
         except ImportAborted as stop:
             progress.done()
             raise CommandError(f"Stopped at the first bad line (--strict): {stop}") from None
-        except ImportRefused as err:
+        except (ImportRefused, ImportFailed) as err:
             progress.done()
             raise CommandError(str(err)) from None
         progress.done()
