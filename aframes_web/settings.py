@@ -160,6 +160,11 @@ if CELERY_TASK_SOFT_TIME_LIMIT >= CELERY_TASK_TIME_LIMIT:
         "CELERY_TASK_SOFT_TIME_LIMIT must be below CELERY_TASK_TIME_LIMIT so a task can clean up."
     )
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+# Periodic work, run by the one beat (docker/compose.yaml) or by `manage.py serve`'s worker.
+CELERY_BEAT_SCHEDULE = {
+    # Compiles a lost message or an exhausted retry left behind (aframes_web/activity).
+    "compile-pending": {"task": "activity.compile_pending", "schedule": 300.0},
+}
 
 # --- Auth, i18n, static ---------------------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [

@@ -13,7 +13,7 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 import aframes_web.activity.services as services
-from aframes_web.activity.models import DayDocument
+from aframes_web.activity.models import DayDocument, Frame
 from aframes_web.activity.services import day_compile
 from aframes_web.streams.importers import SourceItem
 from aframes_web.streams.importing import import_items
@@ -104,7 +104,8 @@ def test_a_stored_document_behind_its_events_fails(history) -> None:
     assert status == 1
     assert "2026-03-03: stored document is behind" in text
     day_compile(entity_id=history.pk, day=date(2026, 3, 3))
-    assert _certify()[0] == 0
+    status, text = _certify()
+    assert status == 0, text
 
 
 def test_a_version_written_without_new_events_of_its_day_fails(history) -> None:
@@ -147,3 +148,48 @@ def test_certify_passes_on_every_day_of_the_bundled_demo_data(
     (entity,) = report["entities"]
     assert status == 0 and report["passed"], [d["problems"] for d in entity["days"]]
     assert len(entity["days"]) == 5
+
+
+def test_a_late_event_with_a_lower_id_is_a_legitimate_new_version(history) -> None:
+    day = date(2026, 3, 3)
+    top = Event.objects.latest("id").id
+
+    def stored(event_id: int, minute: int) -> None:
+        Event.objects.create(
+            id=event_id,
+            entity=history,
+            occurred_at=timezone.datetime.fromisoformat(f"2026-03-03T21:{minute:02d}:00+01:00"),
+            kind="snapshot",
+            source_key=f"late-{event_id}",
+            monitor="0",
+            payload={"app": "Late", "window": "w"},
+            received_at=timezone.now(),
+        )
+
+    stored(top + 1000, 10)
+    day_compile(entity_id=history.pk, day=day)
+    stored(top + 500, 11)  # committed after a compile read past its id
+    day_compile(entity_id=history.pk, day=day)
+    versions = DayDocument.objects.filter(entity=history, day=day).order_by("version")
+    assert versions[2].watermark == versions[1].watermark
+    status, text = _certify()
+    assert status == 0, text
+
+
+@pytest.mark.parametrize("damage", ["body", "context", "frame"])
+def test_stored_state_that_differs_from_its_document_fails(history, damage) -> None:
+    document = DayDocument.objects.get(entity=history, day=START, current=True)
+    if damage == "body":
+        body = document.body
+        body["frames"][0]["app"] = "Tampered"
+        DayDocument.objects.filter(pk=document.pk).update(body=body)
+        expected = "the stored body does not hash to its sha256"
+    elif damage == "context":
+        DayDocument.objects.filter(pk=document.pk).update(context=document.context + "x\n")
+        expected = "the stored context block differs from the rebuild's"
+    else:
+        frame = Frame.objects.filter(document=document).first()
+        Frame.objects.filter(pk=frame.pk).update(clicks=frame.clicks + 1)
+        expected = "the materialised frames differ from the stored document's frames"
+    status, text = _certify()
+    assert status == 1 and f"2026-03-02: {expected}" in text

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from datetime import date, datetime, timedelta
+from io import StringIO
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
+from django.core.management import call_command
 from django.utils import timezone
 
 from aframes_web.activity.models import CompileRequest, DayDocument, Frame
@@ -13,6 +16,7 @@ from aframes_web.activity.services import (
     REQUEUE_AFTER,
     compile_claim,
     compile_requests_add,
+    compiles_stuck,
     day_compile,
     day_compile_queued,
     day_compile_read,
@@ -271,3 +275,84 @@ def test_a_new_version_moves_unchanged_frames_and_rewrites_the_rest(load, deskto
     # ...and the frames of the morning, unchanged, are the same rows as before.
     kept = [f for f in frames if rows_before.get(f.frame_id) == f.pk]
     assert len(kept) > len(frames) // 4
+
+
+def test_an_absence_across_midnight_is_away_time_on_both_days(load, desktop) -> None:
+    rows = [snapshot(f"2026-03-02T23:{m:02d}:00+01:00", f"a{m}", app="Editor") for m in (0, 5, 10)]
+    rows.append(
+        {
+            "occurred_at": "2026-03-02T23:30:00+01:00",
+            "kind": "absence",
+            "source_key": "afk-1",
+            "payload": {"end": "2026-03-03T00:20:00+01:00", "reason": "afk"},
+        }
+    )
+    rows += [snapshot(f"2026-03-03T00:{m:02d}:00+01:00", f"b{m}", app="Mail") for m in (25, 28, 31)]
+    load(desktop, rows[:4])  # the evening and its absence first, as a sync agent would send
+    tuesday = DayDocument.objects.filter(entity=desktop, day=DAY).first()
+    assert tuesday is None  # no events of Tuesday yet: nothing to compile
+    load(desktop, rows[4:])
+    tuesday = DayDocument.objects.get(entity=desktop, day=DAY, current=True)
+    (away,) = tuesday.body["coverage"]["away"]
+    assert (away["start"][11:16], away["end"][11:16], away["reason"]) == ("00:00", "00:20", "afk")
+    monday = DayDocument.objects.get(entity=desktop, day=date(2026, 3, 2), current=True)
+    assert [a["end"][11:16] for a in monday.body["coverage"]["away"]] == ["00:00"]
+    for frame in Frame.objects.filter(document=tuesday).select_related("document"):
+        assert frame_verify(entity=desktop, frame=frame).match
+    assert tuesday.sha256 == day_compile_read(entity=desktop, day=DAY).sha256
+
+
+def test_an_absence_stored_after_the_next_day_recompiles_that_day(load, desktop) -> None:
+    load(desktop, [snapshot(f"2026-03-03T00:{m:02d}:00+01:00", f"b{m}") for m in (5, 8, 11)])
+    before = DayDocument.objects.get(entity=desktop, day=DAY, current=True)
+    assert before.body["coverage"]["away"] == []
+    absence = {
+        "occurred_at": "2026-03-02T23:50:00+01:00",
+        "kind": "absence",
+        "source_key": "afk-late",
+        "payload": {"end": "2026-03-03T00:04:00+01:00", "reason": "afk"},
+    }
+    load(desktop, [absence, snapshot("2026-03-02T23:40:00+01:00", "m1")])
+    after = DayDocument.objects.get(entity=desktop, day=DAY, current=True)
+    assert after.version == 2 and len(after.body["coverage"]["away"]) == 1
+
+
+def test_a_refused_message_leaves_the_day_pending_for_the_sweep(desktop, monkeypatch) -> None:
+    from kombu.exceptions import OperationalError as BrokerDown
+
+    from aframes_web.activity import tasks
+    from aframes_web.streams.dispatch import dispatch_compiles
+
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise BrokerDown("connection refused")
+
+    pair = (desktop.pk, DAY)
+    monkeypatch.setattr(tasks.compile_day, "apply_async", refuse)
+    dispatch_compiles([pair])  # logs, does not raise: the events are stored either way
+    request = CompileRequest.objects.get(entity=desktop, day=DAY)
+    assert request.pending and not request.queued
+    assert compiles_stuck() == [pair]
+    monkeypatch.undo()
+    out = StringIO()
+    call_command("compile_pending", stdout=out)
+    assert "queued 1 compile(s)." in out.getvalue() and "alice-laptop 2026-03-03" in out.getvalue()
+    assert compiles_stuck() == []
+
+
+def test_the_sweep_skips_days_compiling_now_and_days_that_failed_recently(desktop) -> None:
+    now = timezone.now()
+    CompileRequest.objects.create(entity=desktop, day=DAY, requested=2, queued=True, queued_at=now)
+    CompileRequest.objects.create(
+        entity=desktop, day=DAY + timedelta(days=1), requested=1, last_error="x", last_error_at=now
+    )
+    lost = DAY + timedelta(days=2)
+    CompileRequest.objects.create(
+        entity=desktop, day=lost, requested=1, queued=True, queued_at=now - REQUEUE_AFTER * 2
+    )
+    CompileRequest.objects.create(
+        entity=desktop, day=DAY + timedelta(days=3), requested=1, compiled=1
+    )
+    assert compiles_stuck() == [(desktop.pk, lost)]
+    out = StringIO()
+    call_command("compile_pending", "--dry-run", stdout=out)
+    assert "would queue 1 compile(s)." in out.getvalue()

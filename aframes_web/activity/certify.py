@@ -6,11 +6,12 @@ For each day with desktop events it checks:
   ``generated_at`` is set aside (the one field allowed to differ; the second compile is given a
   different ``generated_at`` on purpose so the exclusion is exercised, never assumed);
 - **rebuild**: a compile from scratch equals the incrementally maintained current document (same
-  sha256) and that document has read every event of its day (watermark);
-- **append-only**: every stored version after the first was caused by new events of its own day
-  (its watermark moved and events of that day arrived between the two watermarks) or by a new
-  compiler version or parameters; a version written for any other reason, e.g. while a later
-  day was compiled, fails;
+  sha256), that document has read every event of its day, and what is stored and served matches
+  it too: the body hashes to its sha256, the context block is the rebuild's, and the
+  materialised frame rows are exactly the document's frames;
+- **append-only**: every stored version after the first read more events than the one before
+  (new events of its own day) or came from a new compiler version or parameters; a version
+  written for any other reason, e.g. while a later day was compiled, fails;
 - **cost against history**: median compile ms per day, and the mean of the first half of the
   days against the second half; the cost of a day must not grow with the history before it.
 """
@@ -23,15 +24,17 @@ from dataclasses import asdict, dataclass, field
 from datetime import date
 from typing import Any
 
-from aframes_web.activity.models import DayDocument
+from aframes_web.activity.models import DayDocument, Frame
 from aframes_web.activity.services import (
     CompileFn,
-    day_bounds,
+    DayCompile,
     day_compile_read,
     entity_event_days,
+    frame_rows,
 )
-from aframes_web.streams.models import Entity, Event
-from compiler.document import canonical_json
+from aframes_web.streams.models import Entity
+from compiler.document import canonical_json, canonical_sha256
+from compiler.emit import context_block
 
 # The second half of the days may cost this much more than the first before certify fails...
 COST_GROWTH_MAX = 1.5
@@ -83,25 +86,41 @@ def _without_generated_at(document: dict[str, Any]) -> str:
     return canonical_json({k: v for k, v in document.items() if k != "generated_at"})
 
 
-def _append_only(entity: Entity, day: date, versions: list[DayDocument]) -> list[str]:
-    """Problems with the stored history of one day (versions oldest first)."""
+def _append_only(versions: list[DayDocument]) -> list[str]:
+    """Problems with the stored history of one day (versions oldest first).
+
+    A new version must have read more events than the one before (events of its own day, or an
+    absence reaching into it from the day before). The watermark alone cannot tell: ids are
+    not committed in order, so a late event can have a lower id than one already read.
+    """
     problems: list[str] = []
-    start, end = day_bounds(entity, day)
     for before, after in zip(versions, versions[1:], strict=False):
         if (before.compiler_version, before.params) != (after.compiler_version, after.params):
             continue  # a new compiler or new parameters may rewrite every day, openly
-        arrived = Event.objects.filter(
-            entity=entity,
-            occurred_at__gte=start,
-            occurred_at__lt=end,
-            id__gt=before.watermark,
-            id__lte=after.watermark,
-        ).exists()
-        if after.watermark <= before.watermark or not arrived:
+        if after.event_count <= before.event_count:
             problems.append(
                 f"version {after.version} was written without new events of its own day "
-                f"(watermark {before.watermark} -> {after.watermark})"
+                f"({before.event_count} events before, {after.event_count} after)"
             )
+    return problems
+
+
+def _stored_problems(current: DayDocument, rebuilt: DayCompile) -> list[str]:
+    """Whether what is stored and served matches the rebuild beyond the sha256 column."""
+    problems: list[str] = []
+    if canonical_sha256(current.body) != current.sha256:
+        problems.append("the stored body does not hash to its sha256 (it was altered)")
+    assert rebuilt.compiled is not None
+    if context_block(rebuilt.compiled) != current.context:
+        problems.append("the stored context block differs from the rebuild's")
+    fields = [f.attname for f in Frame._meta.concrete_fields if f.name not in ("id", "document")]
+
+    def rows(frames: Iterable[Frame]) -> list[tuple[Any, ...]]:
+        return sorted(tuple(getattr(f, name) for name in fields) for f in frames)
+
+    expected = rows(frame_rows(current, current.body["frames"]))
+    if rows(Frame.objects.filter(document=current)) != expected:
+        problems.append("the materialised frames differ from the stored document's frames")
     return problems
 
 
@@ -124,11 +143,16 @@ def certify_day(entity: Entity, day: date, *, compile_fn: CompileFn | None = Non
         rebuild = False
         problems.append("no stored document (its compile is pending or failed)")
     else:
-        if current.watermark < first.watermark:
+        stored = _stored_problems(current, first)
+        if stored:
+            rebuild = False
+            problems += stored
+        if current.watermark < first.watermark or current.event_count < first.event_count:
             rebuild = False
             problems.append(
-                f"stored document is behind: compiled up to event {current.watermark}, "
-                f"the day has events up to {first.watermark} (a compile is pending)"
+                f"stored document is behind: it read {current.event_count} events up to id "
+                f"{current.watermark}, the day has {first.event_count} up to id "
+                f"{first.watermark} (a compile is pending)"
             )
         if current.sha256 != first.sha256:
             rebuild = False
@@ -136,7 +160,7 @@ def certify_day(entity: Entity, day: date, *, compile_fn: CompileFn | None = Non
                 f"rebuild from scratch gives sha256 {first.sha256[:12]}, the stored "
                 f"document has {current.sha256[:12]}"
             )
-    history = _append_only(entity, day, versions)
+    history = _append_only(versions)
     problems += history
     return DayCheck(
         day=day.isoformat(),

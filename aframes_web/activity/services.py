@@ -61,6 +61,7 @@ class DayCompile:
     watermark: int  # highest event id read, 0 for none
     event_count: int
     compile_ms: float
+    absence_ends: tuple[float, ...] = ()  # when the absences the compile read end (epoch s)
 
     @property
     def sha256(self) -> str:
@@ -146,6 +147,32 @@ def _day_capture(
     return known.converter.finish(reader=READER), known.watermark, known.count
 
 
+def _absences_into(capture: Capture, entity: Entity, start: datetime, end: datetime) -> int:
+    """Add absences that began before the window but reach into it; returns the highest id.
+
+    An absence is stored on the day it starts (AFK from 23:30 to 00:20); the next day's
+    document still shows its part after midnight as away time.
+    """
+    rows = list(
+        Event.objects.filter(
+            entity=entity,
+            kind="absence",
+            occurred_at__gte=start - ABSENCE_LOOKBACK,
+            occurred_at__lt=start,
+        )
+        .order_by("id")
+        .values_list(*_FIELDS)
+    )
+    if not rows:
+        return 0
+    reaching = capture_from_records(
+        _records(rows), start.timestamp(), end.timestamp(), reader=READER
+    ).absences
+    if reaching:
+        capture.absences = sorted([*capture.absences, *reaching], key=lambda a: (a.start, a.id))
+    return max((a.id for a in reaching), default=0)
+
+
 def day_compile_read(
     *,
     entity: Entity,
@@ -176,6 +203,9 @@ def day_compile_read(
         _converted.pop(key, None)
     if not count:
         return DayCompile(None, 0, 0, 0.0)
+    before = len(capture.absences)
+    watermark = max(watermark, _absences_into(capture, entity, start, end))
+    count += len(capture.absences) - before
     compiled = (compile_fn or compile_window)(
         capture,
         start.timestamp(),
@@ -186,7 +216,8 @@ def day_compile_read(
         generated_at=generated_at,
     )
     elapsed = (clock.perf_counter() - began) * 1000.0
-    return DayCompile(compiled, watermark, count, elapsed)
+    ends = tuple(a.end for a in capture.absences)
+    return DayCompile(compiled, watermark, count, elapsed, ends)
 
 
 def window_compile_read(
@@ -204,8 +235,10 @@ def window_compile_read(
         .order_by("id")
         .values_list(*_FIELDS)
     )
+    capture = _capture(rows)
+    _absences_into(capture, entity, start, end)
     compiled = compile_window(
-        _capture(rows), start.timestamp(), end.timestamp(), entity.timezone, params or Params()
+        capture, start.timestamp(), end.timestamp(), entity.timezone, params or Params()
     )
     elapsed = (clock.perf_counter() - began) * 1000.0
     return DayCompile(compiled, rows[-1][0] if rows else 0, len(rows), elapsed)
@@ -230,7 +263,8 @@ def _lock_entity(entity_id: int) -> None:
             cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [COMPILE_LOCK_CLASS, entity_id])
 
 
-def _frame_rows(document: DayDocument, frames: list[dict[str, Any]]) -> list[Frame]:
+def frame_rows(document: DayDocument, frames: list[dict[str, Any]]) -> list[Frame]:
+    """The Frame rows that materialise a document's frames (unsaved)."""
     return [
         Frame(
             document=document,
@@ -307,7 +341,31 @@ def day_compile(
             compile_ms=round(result.compile_ms, 2),
         )
         _frames_replace(current, stored, document["frames"])
+        later = _days_reached(entity, day, result.absence_ends)
+        if later:
+            transaction.on_commit(lambda: _dispatch_compiles([(entity.pk, d) for d in later]))
         return stored
+
+
+def _days_reached(entity: Entity, day: date, ends: tuple[float, ...]) -> list[date]:
+    """The later local days that absences read for this day reach into (they compile too)."""
+    _, end = day_bounds(entity, day)
+    zone = ZoneInfo(entity.timezone)
+    days: set[date] = set()
+    for stop in ends:
+        if stop > end.timestamp():
+            last = datetime.fromtimestamp(stop, zone).date()
+            current = day + timedelta(days=1)
+            while current <= last:
+                days.add(current)
+                current += timedelta(days=1)
+    return sorted(days)
+
+
+def _dispatch_compiles(pairs: list[tuple[int, date]]) -> None:
+    from aframes_web.streams.dispatch import dispatch_compiles
+
+    dispatch_compiles(pairs)
 
 
 def _frames_replace(
@@ -330,7 +388,7 @@ def _frames_replace(
         }
         Frame.objects.filter(document=previous, frame_id__in=unchanged).update(document=stored)
         Frame.objects.filter(document=previous).delete()
-    rows = _frame_rows(stored, frames)
+    rows = frame_rows(stored, frames)
     Frame.objects.bulk_create([row for row in rows if row.frame_id not in unchanged])
 
 
@@ -387,6 +445,32 @@ def compile_requests_add(*, pairs: Iterable[tuple[int, date]]) -> list[tuple[int
             # Another ingestion created the row a moment ago; its compile is queued.
             mine.update(requested=F("requested") + 1)
     return enqueue
+
+
+def compile_unqueue(*, entity_id: int, day: date) -> None:
+    """The compile could not be queued (broker down): leave the day pending, not queued."""
+    CompileRequest.objects.filter(entity_id=entity_id, day=day).update(queued=False)
+
+
+# A day whose compile failed is tried again by the sweep only after this long.
+FAILED_RETRY_AFTER = timedelta(minutes=30)
+
+
+def compiles_stuck() -> list[tuple[int, date]]:
+    """Days with requests no compile has covered and no compile on its way.
+
+    That is: not queued (the broker refused the message, or the task gave up after its
+    retries), or queued so long ago that the message must be lost. Days that failed recently
+    wait FAILED_RETRY_AFTER, so a day that cannot compile is not retried in a loop.
+    """
+    now = timezone.now()
+    stuck = (
+        CompileRequest.objects.filter(compiled__lt=F("requested"))
+        .filter(Q(queued=False) | Q(queued_at__lt=now - REQUEUE_AFTER))
+        .exclude(last_error_at__gte=now - FAILED_RETRY_AFTER)
+        .order_by("entity_id", "day")
+    )
+    return list(stuck.values_list("entity_id", "day"))
 
 
 def compile_claim(*, entity_id: int, day: date) -> int:

@@ -9,7 +9,7 @@ from celery import shared_task
 from celery.signals import worker_process_init
 from django.db import IntegrityError, OperationalError
 
-from aframes_web.activity.services import day_compile_queued, warm_up
+from aframes_web.activity.services import compiles_stuck, day_compile_queued, warm_up
 
 
 @worker_process_init.connect
@@ -28,3 +28,13 @@ def _warm_up(**_: Any) -> None:
 def compile_day(entity_id: int, day: str) -> int | None:
     stored = day_compile_queued(entity_id=entity_id, day=date.fromisoformat(day))
     return stored.version if stored is not None else None
+
+
+@shared_task(name="activity.compile_pending", autoretry_for=(OperationalError,), retry_backoff=True)
+def compile_pending() -> int:
+    """The periodic sweep (beat): queue the compiles that a lost message or a failure left."""
+    from aframes_web.streams.dispatch import dispatch_compiles
+
+    stuck = compiles_stuck()
+    dispatch_compiles(stuck)
+    return len(stuck)

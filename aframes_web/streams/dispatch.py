@@ -6,11 +6,13 @@ exactly the (entity, local day) pairs that gained events. Each derived layer add
 
 from __future__ import annotations
 
+import logging
 from collections import defaultdict
 from collections.abc import Iterable
 from datetime import date
 
 DayPair = tuple[int, date]
+logger = logging.getLogger(__name__)
 
 
 def group_days(pairs: Iterable[DayPair]) -> dict[int, list[str]]:
@@ -21,13 +23,26 @@ def group_days(pairs: Iterable[DayPair]) -> dict[int, list[str]]:
 
 
 def dispatch_days(pairs: Iterable[DayPair]) -> None:
-    from aframes_web.activity.services import compile_requests_add
-    from aframes_web.activity.tasks import compile_day
     from aframes_web.streams.tasks import refresh_entity_days
 
     pairs = list(pairs)
     for entity_id, days in sorted(group_days(pairs).items()):
         refresh_entity_days.delay(entity_id, days)
-    # Desktop days recompile; a day whose compile is already queued only records the request.
+    dispatch_compiles(pairs)
+
+
+def dispatch_compiles(pairs: Iterable[DayPair]) -> None:
+    """Queue compiles of desktop days; a day whose compile is queued only records the request.
+
+    A broker that refuses the message leaves the day pending, not queued, so the next request
+    or ``compile_pending`` sends it; the events are stored either way.
+    """
+    from aframes_web.activity.services import compile_requests_add, compile_unqueue
+    from aframes_web.activity.tasks import compile_day
+
     for entity_id, day, countdown in compile_requests_add(pairs=pairs):
-        compile_day.apply_async((entity_id, day.isoformat()), countdown=countdown or None)
+        try:
+            compile_day.apply_async((entity_id, day.isoformat()), countdown=countdown or None)
+        except Exception:
+            logger.exception("could not queue the compile of entity %s day %s", entity_id, day)
+            compile_unqueue(entity_id=entity_id, day=day)

@@ -35,6 +35,10 @@ class Command(BaseCommand):
                     "solo",
                     "--loglevel",
                     "INFO",
+                    # Embedded beat for the periodic sweep; production runs one beat container.
+                    "--beat",
+                    "--schedule",
+                    str(settings.VAR_DIR / "celerybeat-schedule"),
                 ],
             )
             broker = (
