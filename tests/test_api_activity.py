@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from aframes_web.activity.models import DayDocument, Frame
+from aframes_web.activity.models import CompileRequest, DayDocument, Frame
 from aframes_web.activity.services import compile_requests_add
 from aframes_web.streams.models import Event
 from aframes_web.streams.services import entity_create
@@ -286,6 +286,9 @@ def test_a_day_without_a_document_says_why(owner_api, desktop, small_day) -> Non
     compile_requests_add(pairs=[(desktop.pk, date(2026, 3, 5))])
     coming = owner_api.get(BASE + "/days/2026-03-05")
     assert coming.status_code == 404 and "a compile is pending" in coming.json()["detail"]
+    CompileRequest.objects.filter(entity=desktop).update(last_error="SourceError: event 7: bad")
+    failed = owner_api.get(BASE + "/days/2026-03-05").json()["detail"]
+    assert "its compile failed (SourceError: event 7: bad)" in failed
 
 
 def test_yaml_without_pyyaml_is_refused_with_the_alternatives(

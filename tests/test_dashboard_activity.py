@@ -123,6 +123,9 @@ def test_calendar_shades_days_by_active_minutes_and_links_them(document, owner) 
     assert "February 2026" in february and "/d/" not in february
     wrong = text(client.get(f"{BASE}/?month=March"))
     assert "Give the month as YYYY-MM" in wrong and "March 2026" in wrong
+    for edge in ("0000-01", "9999-12"):
+        answer = client.get(f"{BASE}/?month={edge}")
+        assert answer.status_code == 200 and "between 0001-01 and 9998-12" in text(answer)
     # htmx month navigation swaps only the calendar.
     partial = text(client.get(f"{BASE}/?month=2026-02", headers={"HX-Request": "true"}))
     assert partial.lstrip().startswith('<section id="calendar">')
@@ -485,3 +488,37 @@ def test_pages_require_login(document) -> None:
         assert answer.status_code == 302 and answer["Location"].startswith("/login/"), url
     answer = client.post(f"{BASE}/f/{interrupted(document).frame_id}/verify/")
     assert answer.status_code == 302 and answer["Location"].startswith("/login/")
+
+
+def test_the_timeline_keeps_the_repeated_hour_of_a_dst_change_apart() -> None:
+    from aframes_web.dashboard.present import timeline
+
+    def frame(fid: str, start: str, end: str) -> dict[str, Any]:
+        return {
+            "id": fid, "app": "Editor", "site": None, "monitor": "0", "start": start,
+            "end": end, "duration_min": 40.0, "wall_min": 40.0, "windows": ["w"],
+            "interruptions": [],
+        }  # fmt: skip
+
+    # Europe/Berlin, 2025-10-26: 02:00-03:00 happens twice (CEST, then CET).
+    body = {
+        "window": {
+            "start": "2025-10-26T00:00:00+02:00",
+            "end": "2025-10-27T00:00:00+01:00",
+            "day": "2025-10-26",
+            "timezone": "Europe/Berlin",
+        },
+        "coverage": {"monitors": ["0"], "gaps": [], "away": []},
+        "frames": [
+            frame("f-2", "2025-10-26T02:10:00+01:00", "2025-10-26T02:50:00+01:00"),
+            frame("f-1", "2025-10-26T02:10:00+02:00", "2025-10-26T02:50:00+02:00"),
+        ],
+    }
+    drawn = timeline(body)
+    (row,) = drawn.rows
+    first, second = row.bars
+    assert (first.frame_id, second.frame_id) == ("f-1", "f-2")  # in real time order
+    assert first.x + first.width <= second.x  # one after the other, not on top
+    assert abs(first.width - second.width) < 0.01
+    # The axis covers two real hours and names 02:00 twice.
+    assert [label for _, label in drawn.hours] == ["02:00", "02:00", "03:00"]

@@ -67,9 +67,22 @@ def frame_get(*, entity: Entity, frame_id: str) -> Frame | None:
     return Frame.objects.filter(entity=entity, frame_id=frame_id).select_related("document").first()
 
 
-def evidence_events(*, entity: Entity, ids: list[int]) -> QuerySet[Event]:
-    """The raw events behind a frame, only this entity's, in time order."""
-    return Event.objects.filter(entity=entity, pk__in=ids).order_by("occurred_at", "id")
+def compile_request(*, entity: Entity, day: date) -> CompileRequest | None:
+    """The compile queue's row of a day: whether a compile is pending, and its last error."""
+    return CompileRequest.objects.filter(entity=entity, day=day).first()
+
+
+# Evidence ids per query: SQLite refuses more than 32,766 parameters in one statement.
+EVIDENCE_CHUNK = 10_000
+
+
+def evidence_events(*, entity: Entity, ids: list[int]) -> list[Event]:
+    """The raw events behind a frame, only this entity's, in time order (any number of ids)."""
+    found: list[Event] = []
+    for first in range(0, len(ids), EVIDENCE_CHUNK):
+        chunk = ids[first : first + EVIDENCE_CHUNK]
+        found += Event.objects.filter(entity=entity, pk__in=chunk)
+    return sorted(found, key=lambda e: (e.occurred_at, e.id))
 
 
 @dataclass(frozen=True)

@@ -60,12 +60,6 @@ def pending_days(*, entity: Entity) -> set[date]:
     )
 
 
-def day_pending(*, entity: Entity, day: date) -> bool:
-    return CompileRequest.objects.filter(
-        entity=entity, day=day, compiled__lt=F("requested")
-    ).exists()
-
-
 def day_rendering(
     *,
     entity: Entity,

@@ -23,13 +23,17 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from aframes_web.activity.selectors import document_current, evidence_events, frames_for_entity
+from aframes_web.activity.selectors import (
+    compile_request,
+    document_current,
+    evidence_events,
+    frames_for_entity,
+)
 from aframes_web.api.body import BodyError, decode_events, read_body
 from aframes_web.api.permissions import HasScope
 from aframes_web.api.selectors import (
     FORMATS,
     Rendering,
-    day_pending,
     day_rendering,
     days_listed,
     frames_listed,
@@ -394,11 +398,16 @@ class EntityDayView(ActivityAPIView):
             )
         document = document_current(entity=entity, day=when)
         if document is None:
-            why = (
-                "a compile is pending: try again shortly."
-                if day_pending(entity=entity, day=when)
-                else "no desktop activity was captured that day."
-            )
+            request_row = compile_request(entity=entity, day=when)
+            if request_row is None or not request_row.pending:
+                why = "no desktop activity was captured that day."
+            elif request_row.last_error:
+                why = (
+                    f"its compile failed ({request_row.last_error}); it is retried by the "
+                    "periodic sweep (manage.py compile_pending)."
+                )
+            else:
+                why = "a compile is pending: try again shortly."
             raise exceptions.NotFound(f"Entity {key!r} has no document for {when}; {why}")
         rendering = day_rendering(
             entity=entity,

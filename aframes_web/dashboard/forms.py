@@ -85,6 +85,13 @@ class MonthForm(forms.Form):
         error_messages={"invalid": "Give the month as YYYY-MM, e.g. 2026-03."},
     )
 
+    def clean_month(self) -> str:
+        month: str = self.cleaned_data["month"]
+        # The calendar links to the month after; year 9999 has none a date can hold.
+        if month and not 1 <= int(month[:4]) <= 9998:
+            raise forms.ValidationError("Give a month between 0001-01 and 9998-12.")
+        return month
+
 
 class VersionsForm(forms.Form):
     """Two versions of a day to compare: ``a`` (before) and ``b`` (after)."""

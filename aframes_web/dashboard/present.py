@@ -11,7 +11,7 @@ import json
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -238,11 +238,14 @@ def timeline(
     tz = ZoneInfo(body["window"]["timezone"])
     times = interruption_times or {}
     view_start, view_end = _view(body)
-    span_s = (view_end - view_start).total_seconds()
+    # Positions come from epoch seconds: subtracting two datetimes of the same ZoneInfo counts
+    # wall-clock time, which puts the repeated hour of a DST change on top of itself.
+    origin = view_start.timestamp()
+    span_s = view_end.timestamp() - origin
     plot_width = TIMELINE_WIDTH - PLOT_LEFT - PLOT_RIGHT
 
     def x_of(moment: datetime) -> float:
-        offset = (moment - view_start).total_seconds() / span_s
+        offset = (moment.timestamp() - origin) / span_s
         return round(PLOT_LEFT + min(max(offset, 0.0), 1.0) * plot_width, 2)
 
     monitors = list(body["coverage"].get("monitors") or [])
@@ -254,7 +257,8 @@ def timeline(
     y = float(AXIS_HEIGHT)
     for monitor in monitors:
         frames = sorted(
-            (f for f in body["frames"] if f["monitor"] == monitor), key=lambda f: f["start"]
+            (f for f in body["frames"] if f["monitor"] == monitor),
+            key=lambda f: parse_time(f["start"]).timestamp(),
         )
         lanes = _lanes(frames)
         count = max(lanes, default=0) + 1
@@ -313,7 +317,7 @@ def timeline(
     bands += _bands(body["coverage"], "away", "away", x_of, tz)
     step = 1 if span_s <= 12 * 3600 else 2
     hours = []
-    moment = view_start
+    moment = view_start.astimezone(UTC)  # stepped in UTC: a 23- or 25-hour day keeps its hours
     while moment <= view_end:
         hours.append((x_of(moment), hhmm(moment.astimezone(tz))))
         moment += timedelta(hours=step)

@@ -92,4 +92,4 @@ def interruption_times(
     }
     if not firsts:
         return {}
-    return dict(evidence_events(entity=entity, ids=sorted(firsts)).values_list("id", "occurred_at"))
+    return {e.id: e.occurred_at for e in evidence_events(entity=entity, ids=sorted(firsts))}
