@@ -27,6 +27,7 @@ from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from aframes_web.activity.models import CompileRequest, DayDocument, Frame
+from aframes_web.activity.selectors import EVIDENCE_CHUNK
 from aframes_web.streams.models import Entity, Event
 from compiler.capture import Capture
 from compiler.document import (
@@ -551,6 +552,15 @@ class Verification:
     closing_id: int | None  # the next row of the monitor that ends the last dwell, if any
 
 
+def _rows_where(events: QuerySet[Event], lookup: str, values: list[Any]) -> list[tuple[Any, ...]]:
+    """Event rows whose ``lookup`` is among ``values``, queried in chunks of EVIDENCE_CHUNK."""
+    rows: list[tuple[Any, ...]] = []
+    for first in range(0, len(values), EVIDENCE_CHUNK):
+        chunk = values[first : first + EVIDENCE_CHUNK]
+        rows += events.filter(**{lookup: chunk}).values_list(*_FIELDS)
+    return rows
+
+
 def frame_verify(*, entity: Entity, frame: Frame) -> Verification:
     """Recompile a frame from exactly the rows its evidence names and compare.
 
@@ -566,7 +576,7 @@ def frame_verify(*, entity: Entity, frame: Frame) -> Verification:
     inputs = expand_runs(stored["evidence"]["inputs"])
     day_start, day_end = day_bounds(entity, frame.day)
     mine = Event.objects.filter(entity=entity)
-    snapshots = list(mine.filter(pk__in=evidence, kind="snapshot").values_list(*_FIELDS))
+    snapshots = _rows_where(mine.filter(kind="snapshot"), "pk__in", evidence)
     last = max((row[1], row[0]) for row in snapshots)
     closing = (
         mine.filter(kind="snapshot", monitor=frame.monitor, occurred_at__lt=day_end)
@@ -577,8 +587,8 @@ def frame_verify(*, entity: Entity, frame: Frame) -> Verification:
     )
     until = closing[1] if closing else day_end
     keys = [row[5] for row in snapshots]
-    extra = list(mine.filter(pk__in=inputs).values_list(*_FIELDS))
-    extra += mine.filter(kind="elements", payload__snapshot__in=keys).values_list(*_FIELDS)
+    extra = _rows_where(mine, "pk__in", inputs)
+    extra += _rows_where(mine.filter(kind="elements"), "payload__snapshot__in", keys)
     first = min(row[1] for row in snapshots)
     for row in mine.filter(
         kind="absence", occurred_at__gte=day_start - ABSENCE_LOOKBACK, occurred_at__lte=until
