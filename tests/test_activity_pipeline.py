@@ -20,6 +20,7 @@ from aframes_web.activity.services import (
     day_compile,
     day_compile_queued,
     day_compile_read,
+    document_tokens,
     entity_event_days,
     frame_verify,
     window_compile_read,
@@ -43,7 +44,9 @@ def test_ingestion_compiles_the_day_and_materialises_its_frames(load, desktop) -
     assert document.body["window"]["day"] == DAY.isoformat()
     assert document.watermark == Event.objects.filter(entity=desktop).latest("id").id
     assert document.context.startswith(f"Activity {DAY.isoformat()} (Europe/Berlin)")
-    assert 0 < document.context_tokens < document.document_tokens
+    assert document.document_tokens is None  # counted when first asked for, then kept
+    assert 0 < document.context_tokens < document_tokens(document)
+    assert DayDocument.objects.get(pk=document.pk).document_tokens == document.document_tokens
     frames = list(Frame.objects.filter(document=document))
     assert len(frames) == document.frame_count == len(document.body["frames"]) > 10
     # Evidence is the exact event ids of this entity's snapshots, each in exactly one frame.

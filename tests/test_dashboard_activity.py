@@ -194,6 +194,8 @@ def test_day_view_shows_coverage_ledger_and_context_block(document, owner) -> No
     assert f"<dd>{coverage['coverage_pct']:.1f} %</dd>" in html
     # The context block, its token count, and a copy button that JavaScript reveals.
     assert f"{document.context_tokens} tokens (cl100k)" in html
+    document.refresh_from_db()
+    assert f"the whole document as JSON is {document.document_tokens}" in html
     first_line = document.context.splitlines()[0]
     assert f'<pre id="context-block" class="context" tabindex="0">{first_line}' in html
     assert 'data-copy="#context-block" hidden' in html

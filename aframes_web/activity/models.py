@@ -24,7 +24,9 @@ class DayDocument(models.Model):
     params = models.JSONField()
     body = models.JSONField()
     context = models.TextField()
-    document_tokens = models.PositiveIntegerField()
+    # cl100k tokens of the document as JSON: counted when first asked for (document_tokens()),
+    # not on every compile of a day that is still being captured.
+    document_tokens = models.PositiveIntegerField(null=True, blank=True)
     context_tokens = models.PositiveIntegerField()
     watermark = models.BigIntegerField(help_text="Highest event id the compile read.")
     event_count = models.PositiveIntegerField()

@@ -252,6 +252,17 @@ def _token_counter() -> Callable[[str], int]:
     return cl100k()
 
 
+def document_tokens(document: DayDocument) -> int:
+    """cl100k tokens of a stored document as JSON; counted once, then kept on the row.
+
+    Versions are immutable, so the count never goes stale.
+    """
+    if document.document_tokens is None:
+        document.document_tokens = _token_counter()(to_json(document.body))
+        DayDocument.objects.filter(pk=document.pk).update(document_tokens=document.document_tokens)
+    return document.document_tokens
+
+
 def warm_up() -> None:
     """Load what every compile needs once per process (the token tables)."""
     _token_counter()
@@ -333,7 +344,6 @@ def day_compile(
             params=document["source"]["parameters"],
             body=document,
             context=context,
-            document_tokens=count(to_json(document)),
             context_tokens=count(context),
             watermark=result.watermark,
             event_count=result.event_count,

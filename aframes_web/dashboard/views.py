@@ -25,7 +25,7 @@ from aframes_web.activity.selectors import (
     frame_get,
     frames_for_entity,
 )
-from aframes_web.activity.services import Verification, frame_verify
+from aframes_web.activity.services import Verification, document_tokens, frame_verify
 from aframes_web.dashboard import present
 from aframes_web.dashboard.forms import FrameFilterForm, ImportUploadForm, MonthForm, VersionsForm
 from aframes_web.dashboard.selectors import (
@@ -207,6 +207,7 @@ def entity_day(request: HttpRequest, slug: str, key: str, day: date) -> HttpResp
         "entity": entity,
         "day": day,
         "document": document,
+        "document_tokens": document_tokens(document),
         "coverage": body["coverage"],
         "omitted": body.get("omitted") or {},
         "timeline": drawing,
