@@ -108,7 +108,7 @@ def test_non_desktop_entities_compile_nothing(load, team) -> None:
     assert compile_requests_add(pairs=[(home.pk, DAY)]) == []
 
 
-def test_a_burst_of_batches_for_one_day_queues_one_compile(desktop) -> None:
+def test_a_burst_of_batches_for_one_day_queues_one_compile(desktop, settings) -> None:
     pair = (desktop.pk, DAY)
     queued = [compile_requests_add(pairs=[pair]) for _ in range(40)]
     assert queued[0] == [(*pair, 0.0)] and all(not q for q in queued[1:])
@@ -116,6 +116,7 @@ def test_a_burst_of_batches_for_one_day_queues_one_compile(desktop) -> None:
     assert request.requested == 40 and request.queued and request.pending
     # Once a compile claims the day, the next batch queues the next compile.
     assert compile_claim(entity_id=desktop.pk, day=DAY) == 40
+    settings.AFRAMES_COMPILE_INTERVAL_MS = 0
     assert compile_requests_add(pairs=[pair]) == [(*pair, 0.0)]
     assert compile_requests_add(pairs=[pair]) == []
 
@@ -123,16 +124,17 @@ def test_a_burst_of_batches_for_one_day_queues_one_compile(desktop) -> None:
 def test_a_day_compiled_moments_ago_waits_out_the_interval(desktop, settings) -> None:
     settings.AFRAMES_COMPILE_INTERVAL_MS = 1000
     pair = (desktop.pk, DAY)
+    # A compile started 300 ms ago (and may still be running): the next waits out the rest.
     CompileRequest.objects.create(
-        entity=desktop, day=DAY, compiled_at=timezone.now() - timedelta(milliseconds=300)
+        entity=desktop, day=DAY, started_at=timezone.now() - timedelta(milliseconds=300)
     )
     ((_, _, countdown),) = compile_requests_add(pairs=[pair])
     assert 0.6 <= countdown <= 0.7
-    # Long after the last compile, or with the interval off, a batch compiles at once.
-    CompileRequest.objects.update(queued=False, compiled_at=timezone.now() - timedelta(minutes=1))
+    # Long after the last compile started, or with the interval off, a batch compiles at once.
+    CompileRequest.objects.update(queued=False, started_at=timezone.now() - timedelta(minutes=1))
     assert compile_requests_add(pairs=[pair]) == [(*pair, 0.0)]
     settings.AFRAMES_COMPILE_INTERVAL_MS = 0
-    CompileRequest.objects.update(queued=False, compiled_at=timezone.now())
+    CompileRequest.objects.update(queued=False, started_at=timezone.now())
     assert compile_requests_add(pairs=[pair]) == [(*pair, 0.0)]
 
 

@@ -108,6 +108,7 @@ class CompileRequest(models.Model):
     queued = models.BooleanField(default=False)
     queued_at = models.DateTimeField(null=True, blank=True)
     compiles = models.PositiveIntegerField(default=0)
+    started_at = models.DateTimeField(null=True, blank=True)  # when the last compile claimed it
     last_error = models.TextField(blank=True, default="")
     last_error_at = models.DateTimeField(null=True, blank=True)
     compiled_at = models.DateTimeField(null=True, blank=True)

@@ -407,7 +407,8 @@ def _frames_replace(
 
 
 def _delay_s(last: datetime | None, now: datetime) -> float:
-    """Seconds until the day may compile again (AFRAMES_COMPILE_INTERVAL_MS after the last)."""
+    """Seconds until the day may compile again (AFRAMES_COMPILE_INTERVAL_MS after the last
+    compile started)."""
     interval = settings.AFRAMES_COMPILE_INTERVAL_MS / 1000.0
     if last is None or interval <= 0:
         return 0.0
@@ -441,7 +442,8 @@ def compile_requests_add(*, pairs: Iterable[tuple[int, date]]) -> list[tuple[int
             queued=True, queued_at=now, requested=F("requested") + 1
         )
         if claimed:
-            last = mine.values_list("compiled_at", flat=True).first()
+            # Spaced from when the last compile started: one that is running now counts.
+            last = mine.values_list("started_at", flat=True).first()
             enqueue.append((entity_id, day, _delay_s(last, now)))
             continue
         if mine.update(requested=F("requested") + 1):
@@ -496,7 +498,7 @@ def compile_claim(*, entity_id: int, day: date) -> int:
         )
         if request is None:
             request = CompileRequest.objects.create(entity_id=entity_id, day=day)
-        CompileRequest.objects.filter(pk=request.pk).update(queued=False)
+        CompileRequest.objects.filter(pk=request.pk).update(queued=False, started_at=timezone.now())
         return request.requested
 
 
