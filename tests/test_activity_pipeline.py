@@ -150,6 +150,11 @@ def test_the_queued_compile_marks_its_requests_done(load, desktop) -> None:
     request = CompileRequest.objects.get(entity=desktop, day=DAY)
     assert not request.pending and not request.queued and request.compiles == 1
     assert request.compiled_at is not None and request.last_error == ""
+    # A success clears an earlier failure, so the sweep does not hold the day back for it.
+    CompileRequest.objects.update(last_error="x", last_error_at=timezone.now())
+    load(desktop, [snapshot("2026-03-03T09:05:00+01:00", "x2")])
+    request.refresh_from_db()
+    assert (request.last_error, request.last_error_at) == ("", None)
 
 
 def test_a_failing_compile_records_its_error_and_raises(desktop, monkeypatch) -> None:

@@ -507,7 +507,7 @@ def compile_finish(*, entity_id: int, day: date, covered: int) -> None:
         compiled=covered
     )
     CompileRequest.objects.filter(entity_id=entity_id, day=day).update(
-        compiles=F("compiles") + 1, compiled_at=timezone.now(), last_error=""
+        compiles=F("compiles") + 1, compiled_at=timezone.now(), last_error="", last_error_at=None
     )
 
 
