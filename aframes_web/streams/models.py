@@ -42,7 +42,11 @@ class Event(models.Model):
     """One raw event. Never edited: everything derived from it can be rebuilt."""
 
     id = models.BigAutoField(primary_key=True)
-    entity = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="events")
+    # No index of its own: the (entity, occurred_at) index and the (entity, source_key) unique
+    # constraint both lead with entity, and a third index costs every insert.
+    entity = models.ForeignKey(
+        Entity, on_delete=models.CASCADE, related_name="events", db_index=False
+    )
     occurred_at = models.DateTimeField()
     kind = models.CharField(max_length=16)
     source_key = models.CharField(max_length=200)
