@@ -43,7 +43,7 @@ lint: install-dev
 	$(BIN)/python manage.py makemigrations --check --dry-run
 
 typecheck: install-dev
-	$(BIN)/mypy --strict compiler aframes_sync
+	$(BIN)/mypy --strict compiler memory/engine aframes_sync
 
 ## Benchmarks: heavy runs, never part of make test. Each prints a report ending in one JSON line.
 bench: bench-ingest bench-import bench-sync bench-compiler bench-pipeline
