@@ -193,3 +193,9 @@ def test_stored_state_that_differs_from_its_document_fails(history, damage) -> N
         expected = "the materialised frames differ from the stored document's frames"
     status, text = _certify()
     assert status == 1 and f"2026-03-02: {expected}" in text
+
+
+def test_a_short_history_says_it_is_too_short_to_judge_cost(history) -> None:
+    status, text = _certify("--days", "2")
+    assert status == 0
+    assert "too few days to compare the first half with the second (needs 4)" in text

@@ -40,6 +40,8 @@ from compiler.emit import context_block
 COST_GROWTH_MAX = 1.5
 # ...unless the difference is under this many ms, which is timer and cache noise at day scale.
 COST_NOISE_MS = 25.0
+# Fewer days than this give no first-half / second-half comparison (it passes by default).
+MIN_DAYS_FOR_TREND = 4
 # A fixed, obviously different generated_at for the second compile of each day.
 OTHER_GENERATED_AT = "1970-01-01T00:00:00+00:00"
 
@@ -190,7 +192,7 @@ def certify_entity(
     half = len(costs) // 2
     first_half, second_half = _mean(costs[:half]), _mean(costs[half:])
     flat = (
-        len(costs) < 4
+        len(costs) < MIN_DAYS_FOR_TREND
         or second_half <= COST_GROWTH_MAX * first_half
         or second_half - first_half < COST_NOISE_MS
     )

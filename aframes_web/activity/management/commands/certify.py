@@ -11,6 +11,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from aframes_web.activity.certify import (
     COST_GROWTH_MAX,
     COST_NOISE_MS,
+    MIN_DAYS_FOR_TREND,
     EntityCertificate,
     certify_entity,
 )
@@ -75,11 +76,17 @@ class Command(BaseCommand):
             )
             for problem in day.problems:
                 write(f"      {day.day}: {problem}")
-        write(
-            f"  cost: median {report.median_ms} ms/day; mean {report.first_half_mean_ms} ms "
-            f"(first half) vs {report.second_half_mean_ms} ms (second half): "
-            f"{'flat' if report.cost_flat else 'GROWS'} (limit {COST_GROWTH_MAX}x or "
-            f"+{COST_NOISE_MS:.0f} ms)"
-        )
+        if len(report.days) < MIN_DAYS_FOR_TREND:
+            write(
+                f"  cost: median {report.median_ms} ms/day; too few days to compare the first "
+                f"half with the second (needs {MIN_DAYS_FOR_TREND})"
+            )
+        else:
+            write(
+                f"  cost: median {report.median_ms} ms/day; mean {report.first_half_mean_ms} ms "
+                f"(first half) vs {report.second_half_mean_ms} ms (second half): "
+                f"{'flat' if report.cost_flat else 'GROWS'} (limit {COST_GROWTH_MAX}x or "
+                f"+{COST_NOISE_MS:.0f} ms)"
+            )
         write("  generated_at: excluded from every comparison (the one field allowed to differ)")
         write(f"  {report.entity}: {'PASS' if report.passed else 'FAIL'}")
