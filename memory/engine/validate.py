@@ -1,0 +1,305 @@
+"""Source validation of a trajectory segment (ProactMem §2.2, issue 6 "Validation").
+
+A segment is kept only when every fact leaf it claims is grounded in an event it cites; one bad
+citation or one ungrounded leaf rejects the whole segment, with a sentence saying why.
+
+The rule leaves some choices open; these are the ones made here:
+
+* **Entity.** ``events_by_id`` holds the events of the segment's entity only (the caller scopes
+  it), so an id of another entity's event is an *unknown* citation.
+* **Completed day.** The caller passes only completed local days; this module has no clock.
+* **Segment times.** ``start`` and ``end`` must be aware, ``start <= end``, and both fall on
+  ``day`` in ``zone``; otherwise the segment is rejected before any citation is looked at.
+* **Interval.** A cited event must satisfy ``start <= event.at <= end``: inclusive at both ends,
+  so an event at the exact close of a segment still grounds it.
+* **Local day.** A cited event's ``at`` converted to ``zone`` must fall on ``day``; this is
+  checked (and reported) before the interval, as it is the more specific reason.
+* **Empty segments.** No citations, or no facts, rejects the segment. A citation listed twice
+  counts once.
+* **Facts.** Fact ids must be unique within the segment and paths non-empty; a fact's ``at``, when
+  given, must be aware and inside the segment's interval (records.py: "inside the segment").
+* **Suffix path.** A fact at path ``F`` is grounded by a payload leaf at path ``P`` when ``F == P``
+  or ``F`` is a proper suffix of ``P``, component by component with exact (case-sensitive)
+  names: ``("state",)`` matches ``("pull_request", "state")``. Not the reverse: a fact may not
+  claim more structure than the event has.
+* **Lists.** Items of a list are leaves at the list's own path, the index dropped:
+  ``{"labels": ["bug", "ui"]}`` has the leaves ``(("labels",), "bug")`` and
+  ``(("labels",), "ui")``; dicts inside lists continue the path
+  (``[{"name": "bug"}]`` gives ``(("labels", "name"), "bug")``); nested lists flatten.
+  Empty lists and dicts have no leaves; values of any other type (and non-string keys) are not
+  leaves and are skipped, since stored payloads are JSON.
+* **Canonical values.** Strings are NFC-normalised, trimmed and case-folded. Numbers compare
+  exactly with ints and floats unified (``1 == 1.0``, ``-0.0 == 0``, ``0.1 + 0.2 != 0.3``); NaN
+  and the infinities ground nothing. Booleans are not numbers (``True != 1``). ``None`` equals
+  only ``None``. A string never equals a number or a boolean (``"1" != 1``).
+* **Times to the minute.** A string that, trimmed, starts ``YYYY-MM-DD[T ]HH:MM`` and parses with
+  :meth:`datetime.fromisoformat` is a time: an aware one compares by its UTC instant floored to
+  the minute (``09:15:59Z == 09:15:00Z == 11:15:30+02:00``), a naive one by its wall clock
+  floored to the minute, and a naive time never equals an aware one (fail closed: their zone is
+  unknown). Date-only strings, bare times of day and unparseable strings compare as strings.
+* **Which grounding.** When several leaves ground a fact, the earliest cited event (by ``at``,
+  then id) wins, and within it the first matching leaf in payload order.
+* **Which problem.** Citations are checked in ascending id order and facts in ascending id
+  order, so the verdict, reason included, does not depend on the order they are listed in.
+* **Rejected segments** carry no groundings (fail closed: nothing of them may be used).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from types import MappingProxyType
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from memory.engine.records import EngineEvent, Fact, Path, Scalar, Segment
+
+# At most this many differing values are quoted when a fact's path exists but its value does not.
+_QUOTED_VALUES = 3
+
+# A time string must carry a date and at least hours and minutes in extended ISO 8601 form;
+# fromisoformat alone would also read "2024-05-01" (a date) as midnight.
+_TIME_PREFIX = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
+
+# A canonical value: a tag keeps kinds apart (so True never meets 1, nor "1" meet 1).
+_Canon = tuple[str, str | int | float | bool | datetime | None]
+
+
+@dataclass(frozen=True, slots=True)
+class Grounding:
+    """Where a fact was found: the cited event and the payload path of the matching leaf."""
+
+    event_id: int
+    path: Path
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The outcome of validating one segment.
+
+    ``reason`` names the first problem when rejected and is None when accepted; ``grounding``
+    maps every fact id to where it was found, and is empty when rejected.
+    """
+
+    accepted: bool
+    reason: str | None = None
+    grounding: Mapping[str, Grounding] = field(default_factory=lambda: MappingProxyType({}))
+
+
+def leaves(payload: Mapping[str, Any]) -> Iterator[tuple[Path, Scalar]]:
+    """Yield every scalar leaf of a payload with its field path, in payload order.
+
+    List indices are not path components: a list's items are leaves at the list's path.
+    """
+    yield from _walk(payload, ())
+
+
+def _walk(value: object, path: Path) -> Iterator[tuple[Path, Scalar]]:
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            if isinstance(key, str):
+                yield from _walk(item, (*path, key))
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _walk(item, path)
+    elif path and (value is None or isinstance(value, str | int | float)):  # bool is an int
+        yield path, value
+
+
+def _canonical(value: Scalar) -> _Canon | None:
+    """The canonical form grounding compares, or None for a value that grounds nothing.
+
+    A private stand-in for memory/engine/canonical.py's ``canonical``, written while that module
+    did not exist yet; to be merged into it (it adds the parsing of ISO 8601 time strings).
+    """
+    if value is None:
+        return ("none", None)
+    if isinstance(value, bool):
+        return ("bool", value)
+    if isinstance(value, int):
+        return ("num", value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return None  # NaN and the infinities are no measurement
+        # An integral float becomes the int, so 1.0 and 1 meet; exact for any magnitude.
+        return ("num", int(value) if value.is_integer() else value)
+    text = unicodedata.normalize("NFC", value).strip()
+    moment = _time(text)
+    if moment is None:
+        return ("str", text.casefold())
+    if _is_aware(moment):
+        return ("instant", moment.astimezone(UTC).replace(second=0, microsecond=0))
+    # Its zone is unknown, so it keeps its own kind and never equals an aware instant.
+    return ("wallclock", moment.replace(second=0, microsecond=0))
+
+
+def _time(text: str) -> datetime | None:
+    if not _TIME_PREFIX.match(text):
+        return None
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError:
+        return None
+
+
+def _is_aware(moment: datetime) -> bool:
+    return moment.tzinfo is not None and moment.utcoffset() is not None
+
+
+def _show_path(path: Path) -> str:
+    return ".".join(path) if path else "(empty path)"
+
+
+def _reject(reason: str) -> Verdict:
+    return Verdict(accepted=False, reason=reason)
+
+
+def validate_segment(
+    segment: Segment,
+    events_by_id: Mapping[int, EngineEvent],
+    day: date,
+    zone: ZoneInfo,
+) -> Verdict:
+    """Accept ``segment`` only if every fact is grounded in a valid citation (module docstring)."""
+    problem = _segment_problem(segment, day, zone)
+    if problem is None:
+        problem = _fact_problem(segment)
+    if problem is not None:
+        return _reject(problem)
+
+    cited: list[EngineEvent] = []
+    for event_id in sorted(set(segment.citations)):
+        event = events_by_id.get(event_id)
+        problem = _citation_problem(event_id, event, segment, day, zone)
+        if problem is not None:
+            return _reject(problem)
+        assert event is not None  # _citation_problem reports a missing event
+        cited.append(event)
+    cited.sort(key=lambda event: (event.at, event.id))
+
+    indexed = [(event, _index(event)) for event in cited]
+    grounding: dict[str, Grounding] = {}
+    for fact in sorted(segment.facts, key=lambda fact: fact.id):
+        found = _ground(fact, indexed)
+        if found is None:
+            return _reject(_ungrounded_reason(fact, indexed))
+        grounding[fact.id] = found
+    return Verdict(accepted=True, reason=None, grounding=MappingProxyType(grounding))
+
+
+def _segment_problem(segment: Segment, day: date, zone: ZoneInfo) -> str | None:
+    if not (_is_aware(segment.start) and _is_aware(segment.end)):
+        return "The segment's start and end must be aware datetimes (with a time zone)."
+    if segment.start > segment.end:
+        return (
+            f"The segment starts at {segment.start.isoformat()}, "
+            f"after its end at {segment.end.isoformat()}."
+        )
+    for name, moment in (("start", segment.start), ("end", segment.end)):
+        local = moment.astimezone(zone)
+        if local.date() != day:
+            return (
+                f"The segment's {name} {local.isoformat()} is not on the local day "
+                f"{day.isoformat()} in {zone.key}."
+            )
+    if not segment.citations:
+        return "The segment cites no events, so none of its facts can be grounded."
+    if not segment.facts:
+        return "The segment has no facts; there is nothing to validate."
+    return None
+
+
+def _fact_problem(segment: Segment) -> str | None:
+    seen: set[str] = set()
+    for fact in sorted(segment.facts, key=lambda fact: fact.id):
+        if fact.id in seen:
+            return f"Fact id {fact.id!r} appears more than once in the segment."
+        seen.add(fact.id)
+        if not fact.path:
+            return f"Fact {fact.id!r} has an empty field path, so it cannot be grounded."
+        if fact.at is not None:
+            if not _is_aware(fact.at):
+                return f"Fact {fact.id!r} has a naive time {fact.at.isoformat()}."
+            if not segment.start <= fact.at <= segment.end:
+                return (
+                    f"Fact {fact.id!r} is dated {fact.at.isoformat()}, outside the segment's "
+                    f"interval [{segment.start.isoformat()}, {segment.end.isoformat()}]."
+                )
+    return None
+
+
+def _citation_problem(
+    event_id: int, event: EngineEvent | None, segment: Segment, day: date, zone: ZoneInfo
+) -> str | None:
+    if event is None:
+        return f"Citation {event_id} is unknown: no event with that id for this entity."
+    if not _is_aware(event.at):
+        return f"Cited event {event_id} has a naive time {event.at.isoformat()}."
+    local = event.at.astimezone(zone)
+    if local.date() != day:
+        return (
+            f"Cited event {event_id} at {local.isoformat()} is not of the local day "
+            f"{day.isoformat()} in {zone.key}."
+        )
+    if not segment.start <= event.at <= segment.end:
+        return (
+            f"Cited event {event_id} at {event.at.isoformat()} is outside the segment's "
+            f"interval [{segment.start.isoformat()}, {segment.end.isoformat()}]."
+        )
+    return None
+
+
+def _index(event: EngineEvent) -> dict[_Canon, list[Path]]:
+    """Canonical value -> the payload paths holding it, in payload order."""
+    index: dict[_Canon, list[Path]] = {}
+    for path, value in leaves(event.payload):
+        key = _canonical(value)
+        if key is not None:
+            index.setdefault(key, []).append(path)
+    return index
+
+
+def _suffix_of(fact_path: Path, payload_path: Path) -> bool:
+    n = len(fact_path)
+    return 0 < n <= len(payload_path) and payload_path[-n:] == fact_path
+
+
+def _ground(
+    fact: Fact, indexed: Sequence[tuple[EngineEvent, dict[_Canon, list[Path]]]]
+) -> Grounding | None:
+    key = _canonical(fact.value)
+    if key is None:
+        return None
+    for event, index in indexed:
+        for path in index.get(key, ()):
+            if _suffix_of(fact.path, path):
+                return Grounding(event_id=event.id, path=path)
+    return None
+
+
+def _ungrounded_reason(
+    fact: Fact, indexed: Sequence[tuple[EngineEvent, dict[_Canon, list[Path]]]]
+) -> str:
+    ids = ", ".join(str(event.id) for event, _ in indexed)
+    reason = (
+        f"Fact {fact.id!r} ({_show_path(fact.path)} = {fact.value!r}) is grounded by no cited "
+        f"event (cited: {ids})."
+    )
+    # Quoting what the cited events do hold at that path tells an auditor whether the path or
+    # the value was wrong.
+    held: list[str] = []
+    for event, _ in indexed:
+        for path, value in leaves(event.payload):
+            shown = repr(value)
+            if _suffix_of(fact.path, path) and shown not in held:
+                held.append(shown)
+    if held:
+        more = ", ..." if len(held) > _QUOTED_VALUES else ""
+        reason += f" At that path they hold {', '.join(held[:_QUOTED_VALUES])}{more}."
+    else:
+        reason += " No cited event has that path."
+    return reason
