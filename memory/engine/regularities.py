@@ -1,0 +1,424 @@
+"""Regularities: replay a proposal over daily records, activate it, and run its lifecycle.
+
+ProactMem (arXiv 2610.36967) §2–§3 as issue 6 states them. Where the rules leave a choice open,
+the choice is written next to the code that makes it and tested by name.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import date, time
+from fractions import Fraction
+from typing import Literal
+
+from memory.engine.canonical import canonical, is_scalar, same
+from memory.engine.records import DayRecord, Observation, Predicate, Proposal
+
+# Activation (ProactMem, replay): a candidate needs all three, over the replayed days.
+MIN_FULFILLED = 3  # n_f >= 3
+MIN_CONFIDENCE = 0.5  # n_f / (n_f + n_v) >= 0.5
+MIN_LIFT = 1.0  # confidence / base >= 1.0
+# Lifecycle (ProactMem): consecutive violations that weaken, then put to sleep, an active one.
+WEAKENING_AFTER = 2
+DORMANT_AFTER = 4
+# Lifecycle confidence is smoothed with one prior success and one prior failure (ProactMem).
+PRIOR_SUCCESSES = 1
+PRIOR_FAILURES = 1
+# A fulfilment returns a weakening regularity to active at this smoothed confidence (ProactMem).
+RECOVERY_CONFIDENCE = 0.5
+
+Outcome = Literal["fulfilled", "violated", "censored", "inapplicable", "not_triggered"]
+# Eligible days: the trigger was observed in the window. Only these move confidence.
+ELIGIBLE: frozenset[str] = frozenset({"fulfilled", "violated"})
+# Observable, applicable days: the denominator of base (and of nothing else).
+OBSERVABLE: frozenset[str] = frozenset({"fulfilled", "violated", "not_triggered"})
+
+LifecycleState = Literal["candidate", "active", "weakening", "dormant"]
+
+
+class MalformedProposal(ValueError):
+    """A proposal that cannot be replayed; it fails closed (never activates)."""
+
+
+def validate_proposal(p: object) -> str | None:
+    """Why ``p`` cannot be replayed, or None when it can.
+
+    Proposals come from a miner and, optionally, an LLM, so everything is checked at run time.
+    """
+    if not isinstance(p, Proposal):
+        return f"a proposal must be a Proposal, not {type(p).__name__}"
+    for role, pred in (("trigger", p.trigger), ("behavior", p.behavior)):
+        reason = _predicate_problem(pred)
+        if reason:
+            return f"{role}: {reason}"
+    if p.trigger.path == p.behavior.path and same(p.trigger.value, p.behavior.value):
+        return "trigger and behavior are the same predicate; a day would fulfil itself"
+    window = p.window
+    if not (isinstance(window, tuple) and len(window) == 2):
+        return "window must be a (start, end) pair of local times of day"
+    start, end = window
+    if not (isinstance(start, time) and isinstance(end, time)):
+        return "window start and end must be datetime.time values"
+    if start.tzinfo is not None or end.tzinfo is not None:
+        return "window times are local wall-clock times and carry no time zone"
+    if start >= end:
+        # No window crosses midnight: it would span two local days, and a day is replayed alone.
+        return f"window start {start.isoformat()} must be before its end {end.isoformat()}"
+    if p.weekdays is not None:
+        if not isinstance(p.weekdays, frozenset) or not p.weekdays:
+            return "weekdays must be None (every day) or a non-empty frozenset"
+        bad = [d for d in p.weekdays if isinstance(d, bool) or not isinstance(d, int)]
+        if bad or not all(0 <= d <= 6 for d in p.weekdays):
+            got = sorted(map(repr, p.weekdays))
+            return f"weekdays must be integers 0 (Monday) to 6 (Sunday), got {got}"
+    return None
+
+
+def _predicate_problem(pred: object) -> str | None:
+    if not isinstance(pred, Predicate):
+        return f"must be a Predicate, not {type(pred).__name__}"
+    if not isinstance(pred.path, tuple) or not pred.path:
+        return "path must be a non-empty tuple of field names"
+    if not all(isinstance(part, str) and part for part in pred.path):
+        return f"path {pred.path!r} has an empty or non-string field name"
+    if not is_scalar(pred.value):
+        return (
+            f"value must be a scalar (str, number, bool or null), got {type(pred.value).__name__}"
+        )
+    if isinstance(pred.value, float) and not math.isfinite(pred.value):
+        return f"value {pred.value!r} is not a finite number"
+    return None
+
+
+def proposal_key(p: Proposal) -> str:
+    """A stable text identity of a proposal: equal for proposals that match the same days."""
+
+    def pred(q: Predicate) -> list[object]:
+        return [list(q.path), list(canonical(q.value) or ())]
+
+    weekdays = None if p.weekdays is None else sorted(p.weekdays)
+    start, end = p.window
+    return json.dumps(
+        [pred(p.trigger), pred(p.behavior), start.isoformat(), end.isoformat(), weekdays],
+        separators=(",", ":"),
+        ensure_ascii=False,
+        default=str,  # a canonical time (a datetime) as its ISO text
+    )
+
+
+def matches(pred: Predicate, obs: Observation) -> bool:
+    """Same field path and the same canonical value (issue 6's matching rule)."""
+    return obs.path == pred.path and same(pred.value, obs.value)
+
+
+def in_window(p: Proposal, day: date, obs: Observation) -> bool:
+    """Whether ``obs`` lies in the proposal's window on ``day``: local wall clock, [start, end).
+
+    An observation whose local date is not ``day`` is outside every window of that day.
+    """
+    start, end = p.window
+    return obs.at.date() == day and start <= obs.at.time() < end
+
+
+def _first(pred: Predicate, observations: Iterable[Observation]) -> Observation | None:
+    # Earliest by time, then fact id, so the result does not depend on the order given.
+    found = [o for o in observations if matches(pred, o)]
+    return min(found, key=lambda o: (o.at, o.fact_id)) if found else None
+
+
+@dataclass(frozen=True, slots=True)
+class Assessment:
+    """How one day went for one proposal, and the facts that say so."""
+
+    day: date
+    outcome: Outcome
+    # The first trigger's fact id, then the behavior's when fulfilled; empty otherwise.
+    fact_ids: tuple[str, ...] = ()
+    # Whether the behavior occurred in the window at all that day (base's numerator).
+    behavior_in_window: bool = False
+
+
+def assess_day(proposal: Proposal, record: DayRecord) -> Assessment:
+    """The outcome of one day (ProactMem replay rules).
+
+    In order: a weekday outside the set is ``inapplicable`` whether or not it was observed; a day
+    with no observations at all is ``censored``; an observed day with no trigger inside the window
+    is ``not_triggered`` (not eligible: only a trigger inside the window makes a day eligible, so a
+    trigger before the window opens does not count); otherwise the day is ``fulfilled`` when the
+    behavior occurs inside the window at or after the first in-window trigger, else ``violated``.
+    """
+    reason = validate_proposal(proposal)
+    if reason:
+        raise MalformedProposal(reason)
+    day = record.day
+    if proposal.weekdays is not None and record.weekday not in proposal.weekdays:
+        return Assessment(day, "inapplicable")
+    if not record.observations:
+        return Assessment(day, "censored")
+    window = [o for o in record.observations if in_window(proposal, day, o)]
+    behavior_in_window = any(matches(proposal.behavior, o) for o in window)
+    trigger = _first(proposal.trigger, window)
+    if trigger is None:
+        return Assessment(day, "not_triggered", (), behavior_in_window)
+    behavior = _first(proposal.behavior, (o for o in window if o.at >= trigger.at))
+    if behavior is None:
+        return Assessment(day, "violated", (trigger.fact_id,), behavior_in_window)
+    return Assessment(day, "fulfilled", (trigger.fact_id, behavior.fact_id), behavior_in_window)
+
+
+@dataclass(frozen=True, slots=True)
+class Tally:
+    """Replay counts over a run of days: the one place activation is computed."""
+
+    n_f: int = 0
+    n_v: int = 0
+    observable: int = 0  # observable, applicable days: base's denominator
+    behavior_days: int = 0  # of those, days with the behavior in the window: base's numerator
+
+    def add(self, a: Assessment) -> Tally:
+        if a.outcome not in OBSERVABLE:
+            return self
+        return Tally(
+            self.n_f + (a.outcome == "fulfilled"),
+            self.n_v + (a.outcome == "violated"),
+            self.observable + 1,
+            self.behavior_days + a.behavior_in_window,
+        )
+
+    def _confidence(self) -> Fraction:
+        eligible = self.n_f + self.n_v
+        return Fraction(self.n_f, eligible) if eligible else Fraction(0)
+
+    def _base(self) -> Fraction:
+        return Fraction(self.behavior_days, self.observable) if self.observable else Fraction(0)
+
+    def _lift(self) -> Fraction:
+        base = self._base()
+        return self._confidence() / base if base else Fraction(0)
+
+    @property
+    def confidence(self) -> float:
+        """n_f / (n_f + n_v); 0 when no day was eligible."""
+        return float(self._confidence())
+
+    @property
+    def base(self) -> float:
+        """Share of observable, applicable days with the behavior in the window; 0 on none."""
+        return float(self._base())
+
+    @property
+    def lift(self) -> float:
+        """confidence / base; 0 when base is 0."""
+        return float(self._lift())
+
+    @property
+    def smoothed_confidence(self) -> float:
+        """(n_f + 1) / (n_f + n_v + 2): the lifecycle's confidence."""
+        return float(self._smoothed())
+
+    def _smoothed(self) -> Fraction:
+        return Fraction(
+            self.n_f + PRIOR_SUCCESSES, self.n_f + self.n_v + PRIOR_SUCCESSES + PRIOR_FAILURES
+        )
+
+    @property
+    def activated(self) -> bool:
+        # Exact rationals: a confidence of exactly 1/2 or a lift of exactly 1 passes.
+        return (
+            self.n_f >= MIN_FULFILLED
+            and self._confidence() >= Fraction(MIN_CONFIDENCE)
+            and self._lift() >= Fraction(MIN_LIFT)
+        )
+
+
+def one_per_date(records: Iterable[DayRecord]) -> list[DayRecord]:
+    """Each date once, in date order; of several records for a date, the last one given wins.
+
+    A later record for a date is a re-extraction of that day (after new events or a fixed
+    extractor), so it supersedes the earlier one.
+    """
+    by_day: dict[date, DayRecord] = {}
+    for r in records:
+        by_day[r.day] = r
+    return [by_day[d] for d in sorted(by_day)]
+
+
+@dataclass(frozen=True, slots=True)
+class Replay:
+    """A proposal replayed over daily records."""
+
+    assessments: tuple[Assessment, ...]
+    tally: Tally
+    rejected: str | None = None  # why a malformed proposal was not replayed
+
+    @property
+    def n_f(self) -> int:
+        return self.tally.n_f
+
+    @property
+    def n_v(self) -> int:
+        return self.tally.n_v
+
+    @property
+    def confidence(self) -> float:
+        return self.tally.confidence
+
+    @property
+    def base(self) -> float:
+        return self.tally.base
+
+    @property
+    def lift(self) -> float:
+        return self.tally.lift
+
+    @property
+    def activated(self) -> bool:
+        return self.rejected is None and self.tally.activated
+
+
+def replay(proposal: Proposal, records: Sequence[DayRecord]) -> Replay:
+    """Assess every date once and compute the activation figures. Malformed: fails closed."""
+    reason = validate_proposal(proposal)
+    if reason:
+        return Replay((), Tally(), rejected=reason)
+    assessments = tuple(assess_day(proposal, r) for r in one_per_date(records))
+    tally = Tally()
+    for a in assessments:
+        tally = tally.add(a)
+    return Replay(assessments, tally)
+
+
+@dataclass(frozen=True, slots=True)
+class Transition:
+    """A lifecycle change, with the day and the facts that caused it."""
+
+    day: date
+    from_state: LifecycleState
+    to_state: LifecycleState
+    reason: str
+    fact_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RegularityState:
+    """Where a proposal stands after the days processed so far.
+
+    ``tally`` counts the days of the current replay: from the first day (or from the day after
+    the regularity went dormant) through activation and on; after activation only eligible days
+    move it. ``last_day`` is the last day processed: days at or before it are ignored, so
+    processing an overlapping batch again changes nothing.
+    """
+
+    state: LifecycleState = "candidate"
+    tally: Tally = field(default_factory=Tally)
+    violation_run: int = 0
+    violation_facts: tuple[str, ...] = ()  # the trigger facts of the current violation run
+    transitions: tuple[Transition, ...] = ()
+    last_day: date | None = None
+    rejected: str | None = None  # a malformed proposal stays a candidate, never processed
+
+    @property
+    def n_f(self) -> int:
+        return self.tally.n_f
+
+    @property
+    def n_v(self) -> int:
+        return self.tally.n_v
+
+    @property
+    def confidence(self) -> float:
+        """The smoothed support ratio (n_f + 1) / (n_f + n_v + 2) over the tallied days."""
+        return self.tally.smoothed_confidence
+
+
+def advance(state: RegularityState, a: Assessment) -> RegularityState:
+    """Apply one assessed day to the lifecycle (ProactMem lifecycle rules).
+
+    - candidate: the day joins the replay tally; the first day on which the activation rule holds
+      moves it to active (the transition cites that day's facts). Its support counts carry over.
+    - active / weakening: censored, inapplicable and not_triggered days change nothing. A
+      violation extends the run of consecutive violations: at 2 an active one weakens, at 4 it is
+      dormant. A fulfilment ends the run (even if it stays weakening) and returns a weakening one
+      to active when the smoothed confidence is >= 0.5.
+    - dormant: the tally restarts empty at the day it went dormant and replays every later day;
+      the first eligible day after it makes it a candidate again (and is the first eligible day
+      of the new replay), which then activates only by passing replay over those days.
+    """
+    if state.rejected is not None:
+        return state
+    if state.last_day is not None and a.day <= state.last_day:
+        return state
+    s = replace(state, last_day=a.day)
+    if s.state == "candidate":
+        return _activate_if_due(replace(s, tally=s.tally.add(a)), a)
+    if s.state == "dormant":
+        s = replace(s, tally=s.tally.add(a))
+        if a.outcome not in ELIGIBLE:
+            return s
+        s = _move(s, a, "candidate", "first eligible day after going dormant: replay again")
+        return _activate_if_due(s, a)
+    if a.outcome not in ELIGIBLE:
+        return s
+    tally = s.tally.add(a)
+    if a.outcome == "fulfilled":
+        s = replace(s, tally=tally, violation_run=0, violation_facts=())
+        if s.state == "weakening" and tally._smoothed() >= Fraction(RECOVERY_CONFIDENCE):
+            return _move(s, a, "active", "fulfilled with smoothed confidence >= 0.5")
+        return s
+    run_length = s.violation_run + 1
+    s = replace(
+        s,
+        tally=tally,
+        violation_run=run_length,
+        violation_facts=s.violation_facts + a.fact_ids,
+    )
+    if run_length >= DORMANT_AFTER:
+        s = _move(s, a, "dormant", f"{DORMANT_AFTER} consecutive violations", s.violation_facts)
+        return replace(s, tally=Tally(), violation_run=0, violation_facts=())
+    if run_length >= WEAKENING_AFTER and s.state == "active":
+        return _move(
+            s, a, "weakening", f"{WEAKENING_AFTER} consecutive violations", s.violation_facts
+        )
+    return s
+
+
+def _activate_if_due(s: RegularityState, a: Assessment) -> RegularityState:
+    if not s.tally.activated:
+        return s
+    t = s.tally
+    reason = f"replay passed: n_f={t.n_f}, confidence={t.confidence:.3f}, lift={t.lift:.3f}"
+    return _move(s, a, "active", reason)
+
+
+def _move(
+    s: RegularityState,
+    a: Assessment,
+    to: LifecycleState,
+    reason: str,
+    fact_ids: tuple[str, ...] | None = None,
+) -> RegularityState:
+    t = Transition(a.day, s.state, to, reason, a.fact_ids if fact_ids is None else fact_ids)
+    return replace(s, state=to, transitions=s.transitions + (t,))
+
+
+def run(
+    proposal: Proposal,
+    records: Sequence[DayRecord],
+    state: RegularityState | None = None,
+) -> RegularityState:
+    """Process ``records`` (one per date, last wins, in date order) from ``state`` or the start.
+
+    Resumable: ``run(p, a + b)`` equals ``run(p, b, run(p, a))`` when every date in ``b`` is
+    after every date in ``a`` — a completed day is processed once; records for days at or before
+    the last one processed are ignored.
+    """
+    reason = validate_proposal(proposal)
+    if reason:
+        return RegularityState(rejected=reason)
+    s = state if state is not None else RegularityState()
+    for record in one_per_date(records):
+        s = advance(s, assess_day(proposal, record))
+    return s

@@ -1,0 +1,481 @@
+"""Regularities: canonical matching, replay, activation and the lifecycle (ProactMem, issue 6)."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memory.engine.canonical import canonical, same
+from memory.engine.records import DayRecord, Observation, Predicate, Proposal
+from memory.engine.regularities import (
+    DORMANT_AFTER,
+    MIN_CONFIDENCE,
+    MIN_FULFILLED,
+    MIN_LIFT,
+    WEAKENING_AFTER,
+    MalformedProposal,
+    RegularityState,
+    advance,
+    assess_day,
+    proposal_key,
+    replay,
+    run,
+    validate_proposal,
+)
+
+TZ = ZoneInfo("Europe/Berlin")
+MONDAY = date(2026, 3, 2)
+TRIGGER = Predicate(("app",), "Slack")
+BEHAVIOR = Predicate(("site",), "github.com")
+P = Proposal(TRIGGER, BEHAVIOR, (time(8), time(12)))
+
+
+def at(d: date, hhmm: str) -> datetime:
+    h, m = map(int, hhmm.split(":"))
+    return datetime(d.year, d.month, d.day, h, m, tzinfo=TZ)
+
+
+def rec(d: date, *items: tuple[str, str]) -> DayRecord:
+    """A day: ("t", "09:00") is the trigger, ("b", ...) the behavior, ("o", ...) anything else."""
+    what = {"t": (("app",), "Slack"), "b": (("site",), "github.com"), "o": (("app",), "Mail")}
+    obs = [
+        Observation(at(d, hhmm), what[kind][0], what[kind][1], f"{d.isoformat()}/{kind}{i}")
+        for i, (kind, hhmm) in enumerate(items)
+    ]
+    return DayRecord(d, tuple(sorted(obs, key=lambda o: o.at)))
+
+
+def days(n: int, start: date = MONDAY) -> list[date]:
+    return [start + timedelta(days=i) for i in range(n)]
+
+
+def f(d: date) -> DayRecord:  # a fulfilled day
+    return rec(d, ("t", "09:00"), ("b", "10:00"))
+
+
+def v(d: date) -> DayRecord:  # a violated day
+    return rec(d, ("t", "09:00"), ("o", "10:00"))
+
+
+def quiet(d: date) -> DayRecord:  # observed, not triggered
+    return rec(d, ("o", "09:00"))
+
+
+# --- canonical -------------------------------------------------------------------------------
+
+
+def test_canonical_trims_and_casefolds_strings() -> None:
+    assert same("  GitHub.COM ", "github.com")
+    assert not same("github.com", "github.org")
+
+
+def test_canonical_equates_an_int_and_its_float() -> None:
+    assert same(1, 1.0)
+    assert same(2**60, float(2**60))
+    assert not same(1, 1.5)
+
+
+def test_canonical_keeps_bools_apart_from_numbers_and_strings() -> None:
+    assert not same(True, 1)
+    assert not same(False, 0)
+    assert not same("1", 1)
+    assert same(True, True)
+
+
+def test_canonical_nan_equals_nothing() -> None:
+    nan = float("nan")
+    assert canonical(nan) is None
+    assert not same(nan, nan)
+
+
+def test_canonical_compares_iso_times_to_the_minute() -> None:
+    assert same("2026-03-02T09:00:59+01:00", "2026-03-02T08:00Z")
+    assert not same("2026-03-02T09:00", "2026-03-02T09:00+01:00")  # naive never meets aware
+    assert not same("2026-03-02", "2026-03-02T00:00")  # a date alone is not a time
+
+
+# --- malformed proposals fail closed ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("proposal", "fragment"),
+    [
+        ("not a proposal", "must be a Proposal"),
+        (Proposal(Predicate((), "x"), BEHAVIOR, (time(8), time(9))), "trigger: path"),
+        (Proposal(TRIGGER, Predicate(("a", ""), "x"), (time(8), time(9))), "behavior: path"),
+        (Proposal(TRIGGER, Predicate(("a",), ["x"]), (time(8), time(9))), "scalar"),  # type: ignore[arg-type]
+        (Proposal(TRIGGER, Predicate(("a",), {"k": 1}), (time(8), time(9))), "scalar"),  # type: ignore[arg-type]
+        (Proposal(TRIGGER, Predicate(("a",), float("inf")), (time(8), time(9))), "finite"),
+        (Proposal(TRIGGER, Predicate(("app",), " slack "), (time(8), time(9))), "same predicate"),
+        (Proposal(TRIGGER, BEHAVIOR, (time(9), time(9))), "before its end"),
+        (Proposal(TRIGGER, BEHAVIOR, (time(22), time(2))), "before its end"),
+        (Proposal(TRIGGER, BEHAVIOR, (time(8, tzinfo=TZ), time(9, tzinfo=TZ))), "time zone"),
+        (Proposal(TRIGGER, BEHAVIOR, (time(8),)), "pair"),  # type: ignore[arg-type]
+        (Proposal(TRIGGER, BEHAVIOR, (time(8), time(9)), frozenset()), "non-empty"),
+        (Proposal(TRIGGER, BEHAVIOR, (time(8), time(9)), frozenset({7})), "0 (Monday)"),
+        (Proposal(TRIGGER, BEHAVIOR, (time(8), time(9)), frozenset({-1})), "0 (Monday)"),
+        (Proposal(TRIGGER, BEHAVIOR, (time(8), time(9)), frozenset({True})), "0 (Monday)"),
+        (Proposal(TRIGGER, BEHAVIOR, (time(8), time(9)), {1, 2}), "frozenset"),  # type: ignore[arg-type]
+    ],
+)
+def test_malformed_proposal_is_rejected_with_a_reason(proposal: object, fragment: str) -> None:
+    reason = validate_proposal(proposal)
+    assert reason is not None
+    assert fragment in reason
+
+
+def test_well_formed_proposal_passes_validation() -> None:
+    assert validate_proposal(P) is None
+    whole_day = Proposal(TRIGGER, BEHAVIOR, (time(0), time(23, 59)), frozenset({0, 6}))
+    assert validate_proposal(whole_day) is None
+
+
+def test_malformed_proposal_never_activates() -> None:
+    bad = Proposal(TRIGGER, BEHAVIOR, (time(12), time(8)))
+    records = [f(d) for d in days(10)]
+    r = replay(bad, records)
+    assert r.rejected and not r.activated and r.assessments == ()
+    state = run(bad, records)
+    assert state.state == "candidate" and state.rejected and state.transitions == ()
+    with pytest.raises(MalformedProposal):
+        assess_day(bad, records[0])
+
+
+# --- assessing a day -------------------------------------------------------------------------
+
+
+def test_day_is_fulfilled_by_behavior_after_the_first_trigger_and_cites_both_facts() -> None:
+    a = assess_day(P, rec(MONDAY, ("t", "09:00"), ("t", "09:30"), ("b", "10:00")))
+    assert a.outcome == "fulfilled"
+    assert a.fact_ids == ("2026-03-02/t0", "2026-03-02/b2")
+
+
+def test_behavior_at_the_same_moment_as_the_trigger_fulfils() -> None:
+    assert assess_day(P, rec(MONDAY, ("t", "09:00"), ("b", "09:00"))).outcome == "fulfilled"
+
+
+def test_behavior_only_before_the_trigger_is_a_violation() -> None:
+    a = assess_day(P, rec(MONDAY, ("b", "08:30"), ("t", "09:00")))
+    assert a.outcome == "violated"
+    assert a.fact_ids == ("2026-03-02/t1",)
+    assert a.behavior_in_window  # it still counts towards base
+
+
+def test_behavior_after_the_window_closes_is_a_violation() -> None:
+    assert assess_day(P, rec(MONDAY, ("t", "09:00"), ("b", "12:00"))).outcome == "violated"
+
+
+def test_trigger_outside_the_window_does_not_make_a_day_eligible() -> None:
+    # Named outcome: observed but not triggered inside the window.
+    assert assess_day(P, rec(MONDAY, ("t", "07:59"), ("b", "09:00"))).outcome == "not_triggered"
+    assert assess_day(P, rec(MONDAY, ("t", "12:00"))).outcome == "not_triggered"
+    assert assess_day(P, rec(MONDAY, ("t", "08:00"), ("b", "11:59"))).outcome == "fulfilled"
+
+
+def test_day_without_observations_is_censored() -> None:
+    assert assess_day(P, DayRecord(MONDAY)).outcome == "censored"
+
+
+def test_day_outside_the_weekday_set_is_inapplicable_observed_or_not() -> None:
+    weekdays_only = Proposal(TRIGGER, BEHAVIOR, P.window, frozenset(range(5)))
+    saturday = MONDAY + timedelta(days=5)
+    assert assess_day(weekdays_only, f(saturday)).outcome == "inapplicable"
+    assert assess_day(weekdays_only, DayRecord(saturday)).outcome == "inapplicable"
+    assert assess_day(weekdays_only, f(MONDAY)).outcome == "fulfilled"
+
+
+def test_matching_compares_canonical_values_at_the_equal_path() -> None:
+    d = MONDAY
+    obs = (
+        Observation(at(d, "09:00"), ("app",), "  SLACK ", "t"),
+        Observation(at(d, "10:00"), ("site",), "GitHub.com", "b"),
+    )
+    assert assess_day(P, DayRecord(d, obs)).outcome == "fulfilled"
+    other_path = (Observation(at(d, "09:00"), ("window", "app"), "Slack", "t"),)
+    assert assess_day(P, DayRecord(d, other_path)).outcome == "not_triggered"
+    numeric = Proposal(Predicate(("n",), 1), Predicate(("m",), 2.0), P.window)
+    nums = (
+        Observation(at(d, "09:00"), ("n",), 1.0, "t"),
+        Observation(at(d, "10:00"), ("m",), 2, "b"),
+    )
+    assert assess_day(numeric, DayRecord(d, nums)).outcome == "fulfilled"
+    bools = (Observation(at(d, "09:00"), ("n",), True, "t"),)
+    assert assess_day(numeric, DayRecord(d, bools)).outcome == "not_triggered"
+
+
+def test_first_trigger_is_the_earliest_whatever_the_record_order() -> None:
+    d = MONDAY
+    obs = (
+        Observation(at(d, "10:30"), ("app",), "Slack", "late"),
+        Observation(at(d, "10:00"), ("site",), "github.com", "b"),
+        Observation(at(d, "09:00"), ("app",), "Slack", "early"),
+    )
+    assert assess_day(P, DayRecord(d, obs)).fact_ids == ("early", "b")
+
+
+# --- replay ----------------------------------------------------------------------------------
+
+
+def test_replay_counts_fulfilled_and_violated_days_and_their_confidence() -> None:
+    d = days(6)
+    r = replay(P, [f(d[0]), v(d[1]), f(d[2]), DayRecord(d[3]), quiet(d[4]), f(d[5])])
+    assert [a.outcome for a in r.assessments] == [
+        "fulfilled",
+        "violated",
+        "fulfilled",
+        "censored",
+        "not_triggered",
+        "fulfilled",
+    ]
+    assert (r.n_f, r.n_v) == (3, 1)
+    assert r.confidence == 0.75
+
+
+def test_replay_counts_each_date_once_and_the_last_record_wins() -> None:
+    d = days(2)
+    r = replay(P, [v(d[1]), f(d[0]), v(d[0]), f(d[0])])
+    assert [(a.day, a.outcome) for a in r.assessments] == [(d[0], "fulfilled"), (d[1], "violated")]
+    assert (r.n_f, r.n_v) == (1, 1)
+
+
+def test_replay_with_no_eligible_day_has_zero_confidence_base_and_lift() -> None:
+    r = replay(P, [DayRecord(MONDAY), quiet(MONDAY + timedelta(days=1))])
+    assert (r.n_f, r.n_v, r.confidence, r.base, r.lift) == (0, 0, 0.0, 0.0, 0.0)
+    assert replay(P, []).base == 0.0
+
+
+def test_base_counts_observable_applicable_days_with_the_behavior_in_the_window() -> None:
+    weekdays_only = Proposal(TRIGGER, BEHAVIOR, P.window, frozenset(range(5)))
+    d = days(7)  # Monday .. Sunday
+    records = [
+        f(d[0]),  # behavior in window
+        v(d[1]),  # no behavior
+        rec(d[2], ("b", "09:00")),  # not triggered, behavior in window
+        rec(d[3], ("b", "13:00")),  # not triggered, behavior outside the window
+        DayRecord(d[4]),  # censored: not in the denominator
+        f(d[5]),  # Saturday: inapplicable, not in the denominator
+        f(d[6]),  # Sunday: inapplicable
+    ]
+    r = replay(weekdays_only, records)
+    assert (r.tally.behavior_days, r.tally.observable) == (2, 4)
+    assert r.base == 0.5
+    assert r.confidence == 0.5
+    assert r.lift == 1.0
+
+
+def test_activation_needs_three_fulfilled_days() -> None:
+    assert MIN_FULFILLED == 3
+    d = days(3)
+    assert not replay(P, [f(d[0]), f(d[1])]).activated
+    assert replay(P, [f(d[0]), f(d[1]), f(d[2])]).activated
+
+
+def test_activation_holds_at_exactly_half_confidence_and_fails_just_below() -> None:
+    assert MIN_CONFIDENCE == 0.5
+    d = days(7)
+    half = [f(d[0]), v(d[1]), f(d[2]), v(d[3]), f(d[4]), v(d[5])]
+    r = replay(P, half)
+    assert (r.confidence, r.lift) == (0.5, 1.0)
+    assert r.activated
+    below = replay(P, [*half, v(d[6])])
+    assert below.confidence < 0.5 and not below.activated
+
+
+def test_activation_holds_at_lift_one_and_fails_below() -> None:
+    assert MIN_LIFT == 1.0
+    d = days(5)
+    r = replay(P, [f(d[0]), f(d[1]), f(d[2])])
+    assert r.lift == 1.0 and r.activated
+    # The behavior happens as often without the trigger: base 1, confidence 3/4, lift 3/4.
+    r = replay(P, [f(d[0]), f(d[1]), f(d[2]), rec(d[3], ("t", "09:00"), ("b", "08:30"))])
+    assert r.confidence == 0.75 and r.base == 1.0 and r.lift == 0.75
+    assert not r.activated
+
+
+# --- lifecycle -------------------------------------------------------------------------------
+
+
+def active_after_three(start: date = MONDAY) -> tuple[RegularityState, list[date]]:
+    d = days(40, start)
+    s = run(P, [f(d[0]), f(d[1]), f(d[2])])
+    assert s.state == "active"
+    return s, d[3:]
+
+
+def test_run_activates_on_the_first_day_the_rule_holds_and_cites_that_day() -> None:
+    d = days(4)
+    s = run(P, [f(d[0]), f(d[1]), f(d[2]), f(d[3])])
+    assert s.state == "active"
+    [t] = s.transitions
+    assert (t.day, t.from_state, t.to_state) == (d[2], "candidate", "active")
+    assert t.fact_ids == (f"{d[2].isoformat()}/t0", f"{d[2].isoformat()}/b1")
+    assert "n_f=3" in t.reason
+
+
+def test_candidate_that_fails_replay_stays_a_candidate() -> None:
+    d = days(4)
+    s = run(P, [f(d[0]), v(d[1]), v(d[2]), f(d[3])])
+    assert s.state == "candidate" and s.transitions == ()
+
+
+def test_confidence_after_activation_is_smoothed_with_one_prior_each_way() -> None:
+    s, rest = active_after_three()
+    assert s.confidence == 4 / 5  # (3 + 1) / (3 + 0 + 2)
+    s = run(P, [v(rest[0]), f(rest[1])], s)
+    assert (s.n_f, s.n_v) == (4, 1)
+    assert s.confidence == 5 / 7
+
+
+def test_censored_inapplicable_and_untriggered_days_change_nothing_after_activation() -> None:
+    s, rest = active_after_three()
+    s = run(P, [v(rest[0])], s)
+    after = run(P, [DayRecord(rest[1]), quiet(rest[2]), rec(rest[3], ("b", "09:00"))], s)
+    assert after.last_day == rest[3]
+    assert after == RegularityState(
+        s.state, s.tally, s.violation_run, s.violation_facts, s.transitions, rest[3]
+    )
+    # ... so the violation run continues across them.
+    assert run(P, [v(rest[4])], after).state == "weakening"
+
+
+def test_two_consecutive_violations_weaken_an_active_regularity() -> None:
+    assert WEAKENING_AFTER == 2
+    s, rest = active_after_three()
+    s = run(P, [v(rest[0])], s)
+    assert s.state == "active"
+    s = run(P, [v(rest[1])], s)
+    assert s.state == "weakening"
+    t = s.transitions[-1]
+    assert (t.day, t.from_state, t.to_state) == (rest[1], "active", "weakening")
+    assert t.fact_ids == (f"{rest[0].isoformat()}/t0", f"{rest[1].isoformat()}/t0")
+
+
+def test_a_fulfilment_between_violations_breaks_the_run() -> None:
+    s, rest = active_after_three()
+    s = run(P, [v(rest[0]), f(rest[1]), v(rest[2])], s)
+    assert s.state == "active" and s.violation_run == 1
+
+
+def test_four_consecutive_violations_make_it_dormant() -> None:
+    assert DORMANT_AFTER == 4
+    s, rest = active_after_three()
+    s = run(P, [v(rest[0]), v(rest[1]), v(rest[2])], s)
+    assert s.state == "weakening"
+    s = run(P, [v(rest[3])], s)
+    assert s.state == "dormant"
+    t = s.transitions[-1]
+    assert (t.day, t.from_state, t.to_state) == (rest[3], "weakening", "dormant")
+    assert len(t.fact_ids) == 4
+    assert (s.n_f, s.n_v, s.violation_run) == (0, 0, 0)  # the next replay starts empty
+
+
+def test_a_fulfilment_returns_a_weakening_regularity_to_active_at_half_confidence() -> None:
+    s, rest = active_after_three()
+    s = run(P, [v(rest[0]), v(rest[1]), v(rest[2])], s)  # 3 f, 3 v: smoothed 4/8
+    assert s.state == "weakening"
+    s = run(P, [f(rest[3])], s)  # 4 f, 3 v: smoothed 5/9 >= 0.5
+    assert s.state == "active" and s.violation_run == 0
+    t = s.transitions[-1]
+    assert (t.from_state, t.to_state, t.day) == ("weakening", "active", rest[3])
+
+
+def test_a_fulfilment_below_half_confidence_keeps_it_weakening_but_ends_the_run() -> None:
+    d = days(30)
+    # Activates on day 5 (3 f, 2 v: confidence 0.6, lift 1).
+    s = run(P, [f(d[0]), v(d[1]), f(d[2]), v(d[3]), f(d[4])])
+    assert s.state == "active" and s.transitions[-1].day == d[4]
+    s = run(P, [v(d[5]), v(d[6]), v(d[7])], s)  # 3 f, 5 v
+    assert s.state == "weakening"
+    s = run(P, [f(d[8])], s)  # 4 f, 5 v: smoothed 5/11 < 0.5
+    assert s.state == "weakening" and s.violation_run == 0
+    s = run(P, [v(d[9]), v(d[10]), v(d[11])], s)
+    assert s.state == "weakening"  # only 3 in the new run
+    s = run(P, [v(d[12])], s)
+    assert s.state == "dormant"
+
+
+def test_dormant_becomes_a_candidate_on_the_next_eligible_day_and_must_replay_again() -> None:
+    s, rest = active_after_three()
+    s = run(P, [v(rest[0]), v(rest[1]), v(rest[2]), v(rest[3])], s)
+    assert s.state == "dormant"
+    s = run(P, [DayRecord(rest[4]), quiet(rest[5])], s)
+    assert s.state == "dormant"  # censored and untriggered days do not wake it
+    s = run(P, [f(rest[6])], s)
+    assert s.state == "candidate"
+    t = s.transitions[-1]
+    assert (t.day, t.from_state, t.to_state) == (rest[6], "dormant", "candidate")
+    # The replay counts only days after it went dormant: the three earlier fulfilments do not.
+    assert (s.n_f, s.n_v, s.tally.observable) == (1, 0, 2)
+    s = run(P, [f(rest[7])], s)
+    assert s.state == "candidate"
+    s = run(P, [f(rest[8])], s)
+    assert s.state == "active"
+    assert s.transitions[-1].day == rest[8]
+
+
+def test_a_day_already_processed_is_ignored() -> None:
+    s, rest = active_after_three()
+    s = run(P, [v(rest[0])], s)
+    assert advance(s, assess_day(P, v(rest[0]))) == s
+    assert run(P, [v(rest[0]), f(MONDAY)], s) == s
+
+
+def test_proposal_key_is_equal_for_canonically_equal_proposals() -> None:
+    same_p = Proposal(Predicate(("app",), " SLACK"), BEHAVIOR, P.window)
+    assert proposal_key(same_p) == proposal_key(P)
+    assert proposal_key(Proposal(TRIGGER, BEHAVIOR, P.window, frozenset({1}))) != proposal_key(P)
+
+
+# --- resumability ----------------------------------------------------------------------------
+
+KINDS = ["f", "v", "censored", "quiet", "behavior_only", "late_behavior"]
+
+
+def make(kind: str, d: date) -> DayRecord:
+    if kind == "f":
+        return f(d)
+    if kind == "v":
+        return v(d)
+    if kind == "censored":
+        return DayRecord(d)
+    if kind == "quiet":
+        return quiet(d)
+    if kind == "behavior_only":
+        return rec(d, ("b", "09:00"))
+    return rec(d, ("t", "09:00"), ("b", "12:30"))
+
+
+@st.composite
+def streams(draw: st.DrawFn) -> list[DayRecord]:
+    kinds = draw(st.lists(st.sampled_from(KINDS), max_size=60))
+    gaps = draw(st.lists(st.integers(1, 3), min_size=len(kinds), max_size=len(kinds)))
+    out, d = [], MONDAY
+    for kind, gap in zip(kinds, gaps, strict=True):
+        out.append(make(kind, d))
+        d += timedelta(days=gap)
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    records=streams(),
+    cut=st.integers(0, 60),
+    weekdays=st.sampled_from([None, frozenset(range(5)), frozenset({0, 2, 4, 6})]),
+)
+def test_processing_in_one_run_or_resumed_at_any_cut_gives_the_same_state(
+    records: list[DayRecord], cut: int, weekdays: frozenset[int] | None
+) -> None:
+    p = Proposal(TRIGGER, BEHAVIOR, P.window, weekdays)
+    cut = min(cut, len(records))
+    whole = run(p, records)
+    resumed = run(p, records[cut:], run(p, records[:cut]))
+    assert resumed == whole
+    one_by_one = RegularityState()
+    for r in records:
+        one_by_one = run(p, [r], one_by_one)
+    assert one_by_one == whole
+    assert run(p, records, whole) == whole  # processing the same days again changes nothing
