@@ -1,0 +1,147 @@
+"""Retrieval: the at most three regularities that bear on the current moment (ProactMem, issue 6).
+
+Only active or weakening regularities are retrieved, never a candidate or a dormant one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Literal
+
+from memory.engine.records import DayRecord, Proposal
+from memory.engine.regularities import (
+    RegularityState,
+    in_window,
+    matches,
+    proposal_key,
+    validate_proposal,
+)
+
+RETRIEVAL_LEAD = timedelta(minutes=30)  # ProactMem retrieval: a window is shown 30 min early
+RETRIEVAL_GRACE = timedelta(minutes=30)  # ... and for 30 min after it closes
+TOP_K = 3  # ProactMem: at most three regularities in a decision's context
+
+Occurrence = Literal["upcoming", "pending", "fulfilled", "deviated", "censored", "not_triggered"]
+# What a decision may see; fulfilled, censored and not_triggered occurrences are never retrieved.
+RETRIEVED: tuple[Occurrence, ...] = ("deviated", "pending", "upcoming")  # in rank order
+LIFECYCLE_RANK = {"active": 0, "weakening": 1}
+
+
+@dataclass(frozen=True, slots=True)
+class Retrieved:
+    """One regularity retrieved for the current moment, with the facts of today it rests on."""
+
+    key: str  # proposal_key: the stable tie-break
+    proposal: Proposal
+    state: Literal["active", "weakening"]
+    confidence: float
+    occurrence: Occurrence
+    distance: timedelta  # from now to the window [start, end); zero inside it
+    deadline: datetime  # the window's end today, local
+    fact_ids: tuple[str, ...]  # today's first in-window trigger, if seen
+
+
+def occurrence(
+    proposal: Proposal, now: datetime, today: DayRecord
+) -> tuple[Occurrence, tuple[str, ...]]:
+    """Today's occurrence of ``proposal`` as of ``now`` (local), and the trigger fact it rests on.
+
+    Only observations at or before ``now`` count. In order: no observation today is
+    ``censored``; before the window opens, ``upcoming``; once open, with no trigger in the window
+    yet, ``not_triggered``; a behavior at or after the first in-window trigger and inside the
+    window is ``fulfilled``; otherwise ``pending`` while the window is open and ``deviated`` once
+    it has closed (a behavior after the window's end does not fulfil it, as in replay).
+    """
+    seen = [o for o in today.observations if o.at <= now]
+    if not seen:
+        return "censored", ()
+    start = datetime.combine(today.day, proposal.window[0])
+    end = datetime.combine(today.day, proposal.window[1])
+    if _wall(now) < start:
+        return "upcoming", ()
+    window = [o for o in seen if in_window(proposal, today.day, o)]
+    triggers = sorted(
+        (o for o in window if matches(proposal.trigger, o)), key=lambda o: (o.at, o.fact_id)
+    )
+    if not triggers:
+        return "not_triggered", ()
+    first = triggers[0]
+    behaviors = sorted(
+        (o for o in window if o.at >= first.at and matches(proposal.behavior, o)),
+        key=lambda o: (o.at, o.fact_id),
+    )
+    if behaviors:
+        return "fulfilled", (first.fact_id, behaviors[0].fact_id)
+    return ("pending" if _wall(now) < end else "deviated"), (first.fact_id,)
+
+
+def _wall(t: datetime) -> datetime:
+    # Windows are local wall-clock ranges; comparing wall clocks keeps a DST day's windows where
+    # the clock on the wall says they are.
+    return t.replace(tzinfo=None)
+
+
+def retrieve(
+    states_with_proposals: Iterable[tuple[Proposal, RegularityState]],
+    now: datetime,
+    today: DayRecord,
+) -> list[Retrieved]:
+    """The top three active or weakening regularities for ``now`` (local, aware).
+
+    A regularity is considered when today's weekday is in its set and ``now`` is in
+    [start - 30 min, end + 30 min) of today's window (lead and grace stay inside today: a window
+    near midnight is not looked for on the neighbouring day). Ranked by occurrence (deviated,
+    pending, upcoming), then lifecycle state (active before weakening), then confidence (higher
+    first), then distance from now to the window (closer first), then proposal key.
+    """
+    if now.tzinfo is None or now.utcoffset() is None:
+        raise ValueError("retrieve: `now` must be an aware local datetime (the entity's time zone)")
+    if today.day != now.date():
+        raise ValueError(
+            f"retrieve: today's record is for {today.day}, but now is {now.date()}; "
+            "pass the record of now's local day"
+        )
+    found: list[Retrieved] = []
+    for proposal, st in states_with_proposals:
+        if st.state not in ("active", "weakening") or validate_proposal(proposal):
+            continue
+        if proposal.weekdays is not None and today.weekday not in proposal.weekdays:
+            continue
+        start = datetime.combine(today.day, proposal.window[0])
+        end = datetime.combine(today.day, proposal.window[1])
+        wall_now = _wall(now)
+        if not (start - RETRIEVAL_LEAD <= wall_now < end + RETRIEVAL_GRACE):
+            continue
+        occ, fact_ids = occurrence(proposal, now, today)
+        if occ not in RETRIEVED:
+            continue
+        if wall_now < start:
+            distance = start - wall_now
+        elif wall_now >= end:
+            distance = wall_now - end
+        else:
+            distance = timedelta(0)
+        found.append(
+            Retrieved(
+                key=proposal_key(proposal),
+                proposal=proposal,
+                state="active" if st.state == "active" else "weakening",
+                confidence=st.confidence,
+                occurrence=occ,
+                distance=distance,
+                deadline=datetime.combine(today.day, proposal.window[1], tzinfo=now.tzinfo),
+                fact_ids=fact_ids,
+            )
+        )
+    found.sort(
+        key=lambda r: (
+            RETRIEVED.index(r.occurrence),
+            LIFECYCLE_RANK[r.state],
+            -r.confidence,
+            r.distance,
+            r.key,
+        )
+    )
+    return found[:TOP_K]

@@ -1,0 +1,175 @@
+"""Retrieval: which regularities bear on now, in what occurrence state, in what order."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from memory.engine.records import DayRecord, Observation, Predicate, Proposal
+from memory.engine.regularities import RegularityState, Tally, proposal_key
+from memory.engine.retrieve import RETRIEVAL_GRACE, RETRIEVAL_LEAD, TOP_K, retrieve
+
+TZ = ZoneInfo("Europe/Berlin")
+MONDAY = date(2026, 3, 2)
+P = Proposal(Predicate(("app",), "Slack"), Predicate(("site",), "github.com"), (time(9), time(10)))
+
+
+def at(hhmm: str, d: date = MONDAY) -> datetime:
+    h, m = map(int, hhmm.split(":"))
+    return datetime(d.year, d.month, d.day, h, m, tzinfo=TZ)
+
+
+def today(*items: tuple[str, str], d: date = MONDAY) -> DayRecord:
+    what = {"t": (("app",), "Slack"), "b": (("site",), "github.com"), "o": (("app",), "Mail")}
+    obs = [Observation(at(hhmm, d), what[k][0], what[k][1], f"{k}@{hhmm}") for k, hhmm in items]
+    return DayRecord(d, tuple(sorted(obs, key=lambda o: o.at)))
+
+
+def state(name: str = "active", n_f: int = 3, n_v: int = 0) -> RegularityState:
+    return RegularityState(state=name, tally=Tally(n_f=n_f, n_v=n_v))  # type: ignore[arg-type]
+
+
+def occ(proposal: Proposal, now: str, day: DayRecord) -> str | None:
+    found = retrieve([(proposal, state())], at(now), day)
+    return found[0].occurrence if found else None
+
+
+def test_constants() -> None:
+    assert RETRIEVAL_LEAD == RETRIEVAL_GRACE == timedelta(minutes=30)
+    assert TOP_K == 3
+
+
+@pytest.mark.parametrize("name", ["candidate", "dormant"])
+def test_only_active_or_weakening_regularities_are_retrieved(name: str) -> None:
+    day = today(("o", "08:00"))
+    assert retrieve([(P, state(name))], at("08:45"), day) == []
+    for shown in ("active", "weakening"):
+        [r] = retrieve([(P, state(shown))], at("08:45"), day)
+        assert r.state == shown
+
+
+def test_a_regularity_for_other_weekdays_is_not_retrieved() -> None:
+    tuesdays = Proposal(P.trigger, P.behavior, P.window, frozenset({1}))
+    assert retrieve([(tuesdays, state())], at("08:45"), today(("o", "08:00"))) == []
+    mondays = Proposal(P.trigger, P.behavior, P.window, frozenset({0}))
+    assert len(retrieve([(mondays, state())], at("08:45"), today(("o", "08:00")))) == 1
+
+
+def test_lead_starts_exactly_thirty_minutes_before_the_window() -> None:
+    day = today(("o", "08:00"))
+    assert occ(P, "08:29", day) is None
+    assert occ(P, "08:30", day) == "upcoming"
+
+
+def test_grace_ends_thirty_minutes_after_the_window() -> None:
+    day = today(("t", "09:10"))
+    assert occ(P, "10:29", day) == "deviated"
+    assert occ(P, "10:30", day) is None
+
+
+def test_occurrence_is_upcoming_before_the_window_opens() -> None:
+    [r] = retrieve([(P, state())], at("08:40"), today(("o", "08:00")))
+    assert (r.occurrence, r.distance, r.fact_ids) == ("upcoming", timedelta(minutes=20), ())
+    assert r.deadline == at("10:00")
+
+
+def test_occurrence_is_pending_after_the_trigger_in_an_open_window() -> None:
+    [r] = retrieve([(P, state())], at("09:20"), today(("t", "09:10")))
+    assert (r.occurrence, r.distance, r.fact_ids) == ("pending", timedelta(0), ("t@09:10",))
+
+
+def test_occurrence_is_deviated_when_the_window_closed_without_the_behavior() -> None:
+    [r] = retrieve([(P, state())], at("10:00"), today(("t", "09:10")))
+    assert (r.occurrence, r.distance) == ("deviated", timedelta(0))
+    [r] = retrieve([(P, state())], at("10:15"), today(("t", "09:10"), ("b", "10:05")))
+    assert (r.occurrence, r.distance) == ("deviated", timedelta(minutes=15))  # too late to count
+
+
+def test_fulfilled_occurrences_are_not_retrieved() -> None:
+    assert occ(P, "09:30", today(("t", "09:10"), ("b", "09:20"))) is None
+    assert occ(P, "10:10", today(("t", "09:10"), ("b", "09:10"))) is None
+
+
+def test_a_behavior_before_the_trigger_does_not_fulfil() -> None:
+    assert occ(P, "09:30", today(("b", "09:05"), ("t", "09:10"))) == "pending"
+
+
+def test_a_day_without_observations_so_far_is_censored_and_not_retrieved() -> None:
+    assert occ(P, "08:45", DayRecord(MONDAY)) is None
+    # Observations after now are not seen yet.
+    assert occ(P, "08:45", today(("o", "09:00"))) is None
+
+
+def test_an_open_window_without_its_trigger_is_not_retrieved() -> None:
+    assert occ(P, "09:30", today(("o", "09:10"))) is None
+    assert occ(P, "09:30", today(("t", "08:50"))) is None  # a trigger before the window
+    assert occ(P, "10:10", today(("o", "09:10"))) is None
+
+
+def test_observations_after_now_are_ignored() -> None:
+    assert occ(P, "09:15", today(("t", "09:10"), ("b", "09:20"))) == "pending"
+
+
+def proposal(start: str, end: str, name: str) -> Proposal:
+    return Proposal(
+        Predicate(("app",), "Slack"),
+        Predicate(("site",), name),
+        (time.fromisoformat(start), time.fromisoformat(end)),
+    )
+
+
+def test_ranking_puts_deviated_before_pending_before_upcoming() -> None:
+    deviated = proposal("08:00", "09:00", "a")
+    pending = proposal("09:00", "10:00", "b")
+    upcoming = proposal("09:30", "10:30", "c")
+    day = today(("t", "08:10"), ("t", "09:10"))
+    found = retrieve(
+        [(upcoming, state(n_f=9)), (pending, state(n_f=9)), (deviated, state("weakening"))],
+        at("09:20"),
+        day,
+    )
+    assert [r.proposal for r in found] == [deviated, pending, upcoming]
+    assert [r.occurrence for r in found] == ["deviated", "pending", "upcoming"]
+
+
+def test_ranking_puts_active_before_weakening_at_equal_occurrence() -> None:
+    a, b = proposal("09:00", "10:00", "a"), proposal("09:00", "10:00", "b")
+    found = retrieve(
+        [(a, state("weakening", n_f=20)), (b, state("active"))], at("09:30"), today(("t", "09:10"))
+    )
+    assert [r.proposal for r in found] == [b, a]
+
+
+def test_ranking_puts_higher_confidence_first_then_the_closer_window() -> None:
+    far = proposal("09:15", "10:15", "far")
+    near = proposal("09:00", "10:00", "near")
+    confident = proposal("09:15", "10:15", "sure")
+    found = retrieve(
+        [(far, state()), (near, state()), (confident, state(n_f=9))],
+        at("08:50"),
+        today(("o", "08:00")),
+    )
+    assert [r.proposal for r in found] == [confident, near, far]
+    assert [r.distance.seconds // 60 for r in found] == [25, 10, 25]
+
+
+def test_ranking_ties_break_by_proposal_key_and_the_top_three_are_kept() -> None:
+    ps = [proposal("09:00", "10:00", name) for name in "edcba"]
+    found = retrieve([(p, state()) for p in ps], at("08:50"), today(("o", "08:00")))
+    assert len(found) == TOP_K
+    keys = sorted(proposal_key(p) for p in ps)[:TOP_K]
+    assert [r.key for r in found] == keys
+
+
+def test_malformed_proposals_are_never_retrieved() -> None:
+    bad = Proposal(P.trigger, P.behavior, (time(10), time(9)))
+    assert retrieve([(bad, state())], at("09:30"), today(("t", "09:10"))) == []
+
+
+def test_retrieve_requires_an_aware_now_on_the_records_day() -> None:
+    with pytest.raises(ValueError, match="aware"):
+        retrieve([(P, state())], datetime(2026, 3, 2, 9, 0), today(("o", "08:00")))  # noqa: DTZ001
+    with pytest.raises(ValueError, match="now's local day"):
+        retrieve([(P, state())], at("09:00", MONDAY + timedelta(days=1)), today(("o", "08:00")))
