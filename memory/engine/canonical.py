@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from datetime import UTC, datetime
 
 from memory.engine.records import Scalar
@@ -21,9 +22,10 @@ _TIME_PREFIX = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
 
 
 def canonical(value: Scalar) -> Canonical | None:
-    """The comparable form of a scalar leaf, or None for a value that equals nothing (NaN).
+    """The comparable form of a scalar leaf, or None for a value that equals nothing.
 
-    Strings are trimmed and case-folded; a string holding an ISO 8601 date and time compares as
+    NaN and the infinities equal nothing (no measurement). Strings are NFC-normalised, trimmed
+    and case-folded; a string holding an ISO 8601 date and time compares as
     a time to the minute (an aware one as its UTC instant, a naive one never equal to an aware
     one); numbers are normalised so 1 == 1.0 (exact at any magnitude); bools are their own kind,
     never numbers.
@@ -35,12 +37,12 @@ def canonical(value: Scalar) -> Canonical | None:
     if isinstance(value, int):
         return ("num", value)
     if isinstance(value, float):
-        if math.isnan(value):
+        if not math.isfinite(value):
             return None
         return ("num", int(value) if value.is_integer() else value)
     if not isinstance(value, str):
         return None  # not a scalar: equals nothing (callers are typed, data may not be)
-    text = value.strip()
+    text = unicodedata.normalize("NFC", value).strip()
     instant = _time(text)
     if instant is not None:
         return ("time", instant)

@@ -46,27 +46,18 @@ The rule leaves some choices open; these are the ones made here:
 
 from __future__ import annotations
 
-import math
-import re
-import unicodedata
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from types import MappingProxyType
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from memory.engine.canonical import Canonical, canonical
 from memory.engine.records import EngineEvent, Fact, Path, Scalar, Segment
 
 # At most this many differing values are quoted when a fact's path exists but its value does not.
 _QUOTED_VALUES = 3
-
-# A time string must carry a date and at least hours and minutes in extended ISO 8601 form;
-# fromisoformat alone would also read "2024-05-01" (a date) as midnight.
-_TIME_PREFIX = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
-
-# A canonical value: a tag keeps kinds apart (so True never meets 1, nor "1" meet 1).
-_Canon = tuple[str, str | int | float | bool | datetime | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,42 +99,6 @@ def _walk(value: object, path: Path) -> Iterator[tuple[Path, Scalar]]:
             yield from _walk(item, path)
     elif path and (value is None or isinstance(value, str | int | float)):  # bool is an int
         yield path, value
-
-
-def _canonical(value: Scalar) -> _Canon | None:
-    """The canonical form grounding compares, or None for a value that grounds nothing.
-
-    A private stand-in for memory/engine/canonical.py's ``canonical``, written while that module
-    did not exist yet; to be merged into it (it adds the parsing of ISO 8601 time strings).
-    """
-    if value is None:
-        return ("none", None)
-    if isinstance(value, bool):
-        return ("bool", value)
-    if isinstance(value, int):
-        return ("num", value)
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            return None  # NaN and the infinities are no measurement
-        # An integral float becomes the int, so 1.0 and 1 meet; exact for any magnitude.
-        return ("num", int(value) if value.is_integer() else value)
-    text = unicodedata.normalize("NFC", value).strip()
-    moment = _time(text)
-    if moment is None:
-        return ("str", text.casefold())
-    if _is_aware(moment):
-        return ("instant", moment.astimezone(UTC).replace(second=0, microsecond=0))
-    # Its zone is unknown, so it keeps its own kind and never equals an aware instant.
-    return ("wallclock", moment.replace(second=0, microsecond=0))
-
-
-def _time(text: str) -> datetime | None:
-    if not _TIME_PREFIX.match(text):
-        return None
-    try:
-        return datetime.fromisoformat(text)
-    except ValueError:
-        return None
 
 
 def _is_aware(moment: datetime) -> bool:
@@ -253,11 +208,11 @@ def _citation_problem(
     return None
 
 
-def _index(event: EngineEvent) -> dict[_Canon, list[Path]]:
+def _index(event: EngineEvent) -> dict[Canonical, list[Path]]:
     """Canonical value -> the payload paths holding it, in payload order."""
-    index: dict[_Canon, list[Path]] = {}
+    index: dict[Canonical, list[Path]] = {}
     for path, value in leaves(event.payload):
-        key = _canonical(value)
+        key = canonical(value)
         if key is not None:
             index.setdefault(key, []).append(path)
     return index
@@ -269,9 +224,9 @@ def _suffix_of(fact_path: Path, payload_path: Path) -> bool:
 
 
 def _ground(
-    fact: Fact, indexed: Sequence[tuple[EngineEvent, dict[_Canon, list[Path]]]]
+    fact: Fact, indexed: Sequence[tuple[EngineEvent, dict[Canonical, list[Path]]]]
 ) -> Grounding | None:
-    key = _canonical(fact.value)
+    key = canonical(fact.value)
     if key is None:
         return None
     for event, index in indexed:
@@ -282,7 +237,7 @@ def _ground(
 
 
 def _ungrounded_reason(
-    fact: Fact, indexed: Sequence[tuple[EngineEvent, dict[_Canon, list[Path]]]]
+    fact: Fact, indexed: Sequence[tuple[EngineEvent, dict[Canonical, list[Path]]]]
 ) -> str:
     ids = ", ".join(str(event.id) for event, _ in indexed)
     reason = (
