@@ -17,7 +17,7 @@ Scalar = str | int | float | bool | None
 # A field path into a payload, outermost key first: ("pull_request", "state").
 Path = tuple[str, ...]
 
-FACT_TYPES = ("observed", "context_before", "outcome")  # §2.2
+FACT_TYPES = ("observed", "context_before", "outcome")  # ProactMem: the typed facts of a segment
 FactType = Literal["observed", "context_before", "outcome"]
 
 
@@ -33,7 +33,7 @@ class EngineEvent:
 
 @dataclass(frozen=True, slots=True)
 class Fact:
-    """A typed scalar leaf at a field path, claimed by a trajectory segment (§2.2)."""
+    """A typed scalar leaf at a field path, claimed by a trajectory segment."""
 
     id: str  # unique within its segment
     type: FactType
