@@ -59,7 +59,7 @@ def sig(**changes: Any) -> Signature:
 
 def run(*steps: tuple[Proposed, Signature, date]) -> list[tuple[str, bool, str]]:
     state = ControlState()
-    out = []
+    out: list[tuple[str, bool, str]] = []
     for proposed, s, day in steps:
         result, state = control(proposed, s, day, state)
         out.append((result.action, result.suppressed, result.reason))
