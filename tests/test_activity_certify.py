@@ -198,4 +198,15 @@ def test_stored_state_that_differs_from_its_document_fails(history, damage) -> N
 def test_a_short_history_says_it_is_too_short_to_judge_cost(history) -> None:
     status, text = _certify("--days", "2")
     assert status == 0
-    assert "too few days to compare the first half with the second (needs 4)" in text
+    assert "too few days to compare the first half with the second (needs 8)" in text
+
+
+def test_compile_cost_that_grows_with_history_fails_and_noise_does_not() -> None:
+    from aframes_web.activity.certify import MIN_DAYS_FOR_TREND, cost_flat
+
+    flat = [100.0, 130.0, 90.0, 110.0, 95.0, 120.0, 105.0, 100.0]
+    assert cost_flat(flat)
+    growing = [100.0 + 40.0 * n for n in range(MIN_DAYS_FOR_TREND)]  # 100 .. 380 ms
+    assert not cost_flat(growing)
+    assert cost_flat([5.0, 5.0, 5.0, 5.0, 20.0, 20.0, 20.0, 20.0])  # 4x, but under the noise floor
+    assert cost_flat(growing[: MIN_DAYS_FOR_TREND - 1])  # too few days to judge

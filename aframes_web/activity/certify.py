@@ -40,8 +40,9 @@ from compiler.emit import context_block
 COST_GROWTH_MAX = 1.5
 # ...unless the difference is under this many ms, which is timer and cache noise at day scale.
 COST_NOISE_MS = 25.0
-# Fewer days than this give no first-half / second-half comparison (it passes by default).
-MIN_DAYS_FOR_TREND = 4
+# Fewer days than this give no first-half / second-half comparison (it passes by default): a
+# few days' timings are noise (a loaded machine alone doubled one of four days in CI).
+MIN_DAYS_FOR_TREND = 8
 # A fixed, obviously different generated_at for the second compile of each day.
 OTHER_GENERATED_AT = "1970-01-01T00:00:00+00:00"
 
@@ -181,6 +182,16 @@ def _mean(values: Iterable[float]) -> float:
     return round(statistics.fmean(items), 1) if items else 0.0
 
 
+def cost_flat(costs: list[float]) -> bool:
+    """Whether compile cost stays flat as history grows: the second half of the days may cost
+    at most COST_GROWTH_MAX times the first, or COST_NOISE_MS more. Too few days pass."""
+    if len(costs) < MIN_DAYS_FOR_TREND:
+        return True
+    half = len(costs) // 2
+    first, second = statistics.fmean(costs[:half]), statistics.fmean(costs[half:])
+    return second <= COST_GROWTH_MAX * first or second - first < COST_NOISE_MS
+
+
 def certify_entity(
     entity: Entity, *, last_days: int | None = None, compile_fn: CompileFn | None = None
 ) -> EntityCertificate:
@@ -191,11 +202,6 @@ def certify_entity(
     costs = [c.compile_ms for c in checks]
     half = len(costs) // 2
     first_half, second_half = _mean(costs[:half]), _mean(costs[half:])
-    flat = (
-        len(costs) < MIN_DAYS_FOR_TREND
-        or second_half <= COST_GROWTH_MAX * first_half
-        or second_half - first_half < COST_NOISE_MS
-    )
     return EntityCertificate(
         entity=f"{entity.team.slug}/{entity.key}",
         timezone=entity.timezone,
@@ -203,5 +209,5 @@ def certify_entity(
         median_ms=round(statistics.median(costs), 1) if costs else 0.0,
         first_half_mean_ms=first_half,
         second_half_mean_ms=second_half,
-        cost_flat=flat,
+        cost_flat=cost_flat(costs),
     )
