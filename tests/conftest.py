@@ -168,3 +168,24 @@ def snapshot(t: str, key: str | None = None, app: str = "Code", **payload: Any) 
     if key is not None:
         item["source_key"] = key
     return item
+
+
+def store_snapshot_by_hand(entity: Entity, event_id: int, at: str) -> None:
+    """A snapshot event stored directly with a chosen id, as a late, out-of-order commit would
+    land (no ingestion, so no compile is queued)."""
+    from datetime import datetime
+
+    from django.utils import timezone
+
+    from aframes_web.streams.models import Event
+
+    Event.objects.create(
+        id=event_id,
+        entity=entity,
+        occurred_at=datetime.fromisoformat(at),
+        kind="snapshot",
+        source_key=f"late-{event_id}",
+        monitor="0",
+        payload={"app": "Late", "window": "w"},
+        received_at=timezone.now(),
+    )

@@ -20,6 +20,7 @@ from aframes_web.streams.importing import import_items
 from aframes_web.streams.models import Event
 from benchmark.synthetic.desktop import generate_days
 from compiler.document import compile_window
+from tests.conftest import store_snapshot_by_hand
 
 pytestmark = pytest.mark.django_db
 
@@ -154,21 +155,10 @@ def test_a_late_event_with_a_lower_id_is_a_legitimate_new_version(history) -> No
     day = date(2026, 3, 3)
     top = Event.objects.latest("id").id
 
-    def stored(event_id: int, minute: int) -> None:
-        Event.objects.create(
-            id=event_id,
-            entity=history,
-            occurred_at=timezone.datetime.fromisoformat(f"2026-03-03T21:{minute:02d}:00+01:00"),
-            kind="snapshot",
-            source_key=f"late-{event_id}",
-            monitor="0",
-            payload={"app": "Late", "window": "w"},
-            received_at=timezone.now(),
-        )
-
-    stored(top + 1000, 10)
+    store_snapshot_by_hand(history, top + 1000, "2026-03-03T21:10:00+01:00")
     day_compile(entity_id=history.pk, day=day)
-    stored(top + 500, 11)  # committed after a compile read past its id
+    # Committed after a compile read past its id:
+    store_snapshot_by_hand(history, top + 500, "2026-03-03T21:11:00+01:00")
     day_compile(entity_id=history.pk, day=day)
     versions = DayDocument.objects.filter(entity=history, day=day).order_by("version")
     assert versions[2].watermark == versions[1].watermark

@@ -29,7 +29,7 @@ from aframes_web.streams.models import Event
 from aframes_web.streams.services import entity_create
 from benchmark.synthetic.desktop import generate_day
 from compiler.document import canonical_sha256, expand_runs
-from tests.conftest import snapshot
+from tests.conftest import snapshot, store_snapshot_by_hand
 
 pytestmark = pytest.mark.django_db
 
@@ -244,21 +244,10 @@ def test_an_event_committed_after_a_compile_read_past_its_id_is_not_missed(load,
     load(desktop, generate_day(DAY, seed=5))
     top = Event.objects.latest("id").id
 
-    def stored(event_id: int, minute: int) -> None:
-        Event.objects.create(
-            id=event_id,
-            entity=desktop,
-            occurred_at=datetime.fromisoformat(f"2026-03-03T21:{minute:02d}:00+01:00"),
-            kind="snapshot",
-            source_key=f"late-{event_id}",
-            monitor="0",
-            payload={"app": "Late", "window": "w"},
-            received_at=timezone.now(),
-        )
-
-    stored(top + 1000, 10)
+    store_snapshot_by_hand(desktop, top + 1000, "2026-03-03T21:10:00+01:00")
     day_compile(entity_id=desktop.pk, day=DAY)  # this process now holds the day up to top+1000
-    stored(top + 500, 11)  # a lower id that committed later, as concurrent ingestion can
+    # A lower id that committed later, as concurrent ingestion can:
+    store_snapshot_by_hand(desktop, top + 500, "2026-03-03T21:11:00+01:00")
     document = day_compile(entity_id=desktop.pk, day=DAY)
     assert document is not None
     assert document.event_count == Event.objects.filter(entity=desktop).count()

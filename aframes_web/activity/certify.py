@@ -177,9 +177,14 @@ def certify_day(entity: Entity, day: date, *, compile_fn: CompileFn | None = Non
     )
 
 
-def _mean(values: Iterable[float]) -> float:
-    items = list(values)
-    return round(statistics.fmean(items), 1) if items else 0.0
+def _halves(costs: list[float]) -> tuple[float, float]:
+    """Mean cost of the first half of the days and of the second (0.0 for an empty half)."""
+    half = len(costs) // 2
+    first, second = costs[:half], costs[half:]
+    return (
+        statistics.fmean(first) if first else 0.0,
+        statistics.fmean(second) if second else 0.0,
+    )
 
 
 def cost_flat(costs: list[float]) -> bool:
@@ -187,8 +192,7 @@ def cost_flat(costs: list[float]) -> bool:
     at most COST_GROWTH_MAX times the first, or COST_NOISE_MS more. Too few days pass."""
     if len(costs) < MIN_DAYS_FOR_TREND:
         return True
-    half = len(costs) // 2
-    first, second = statistics.fmean(costs[:half]), statistics.fmean(costs[half:])
+    first, second = _halves(costs)
     return second <= COST_GROWTH_MAX * first or second - first < COST_NOISE_MS
 
 
@@ -200,14 +204,13 @@ def certify_entity(
         days = days[-last_days:] if last_days > 0 else []
     checks = [certify_day(entity, day, compile_fn=compile_fn) for day in days]
     costs = [c.compile_ms for c in checks]
-    half = len(costs) // 2
-    first_half, second_half = _mean(costs[:half]), _mean(costs[half:])
+    first_half, second_half = _halves(costs)
     return EntityCertificate(
         entity=f"{entity.team.slug}/{entity.key}",
         timezone=entity.timezone,
         days=checks,
         median_ms=round(statistics.median(costs), 1) if costs else 0.0,
-        first_half_mean_ms=first_half,
-        second_half_mean_ms=second_half,
+        first_half_mean_ms=round(first_half, 1),
+        second_half_mean_ms=round(second_half, 1),
         cost_flat=cost_flat(costs),
     )

@@ -6,8 +6,10 @@ Every function takes an entity that the caller already resolved through
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date, datetime
+from typing import Any
 
 from django.db.models import F, Q, QuerySet
 
@@ -76,12 +78,19 @@ def compile_request(*, entity: Entity, day: date) -> CompileRequest | None:
 EVIDENCE_CHUNK = 10_000
 
 
+def chunked_in(
+    events: QuerySet[Event], lookup: str, values: list[Any]
+) -> Iterator[QuerySet[Event]]:
+    """``events`` filtered by ``lookup`` in ``values``, one query per EVIDENCE_CHUNK values."""
+    for first in range(0, len(values), EVIDENCE_CHUNK):
+        yield events.filter(**{lookup: values[first : first + EVIDENCE_CHUNK]})
+
+
 def evidence_events(*, entity: Entity, ids: list[int]) -> list[Event]:
     """The raw events behind a frame, only this entity's, in time order (any number of ids)."""
-    found: list[Event] = []
-    for first in range(0, len(ids), EVIDENCE_CHUNK):
-        chunk = ids[first : first + EVIDENCE_CHUNK]
-        found += Event.objects.filter(entity=entity, pk__in=chunk)
+    found = [
+        e for part in chunked_in(Event.objects.filter(entity=entity), "pk__in", ids) for e in part
+    ]
     return sorted(found, key=lambda e: (e.occurred_at, e.id))
 
 

@@ -27,7 +27,7 @@ from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from aframes_web.activity.models import CompileRequest, DayDocument, Frame
-from aframes_web.activity.selectors import EVIDENCE_CHUNK
+from aframes_web.activity.selectors import chunked_in
 from aframes_web.streams.models import Entity, Event
 from compiler.capture import Capture
 from compiler.document import (
@@ -75,10 +75,6 @@ def day_bounds(entity: Entity, day: date) -> tuple[datetime, datetime]:
     return datetime.fromtimestamp(start, UTC), datetime.fromtimestamp(end, UTC)
 
 
-def local_day(entity: Entity, moment: datetime) -> date:
-    return moment.astimezone(ZoneInfo(entity.timezone)).date()
-
-
 def _records(rows: Iterable[tuple[Any, ...]]) -> Iterator[dict[str, Any]]:
     for event_id, occurred_at, kind, monitor, payload, source_key in rows:
         yield {
@@ -123,16 +119,18 @@ def _convert(rows: Iterable[tuple[Any, ...]], into: _Converted) -> None:
 
 
 def _day_capture(
-    events: QuerySet[Event], key: tuple[int, float, float]
+    events: QuerySet[Event], key: tuple[int, str, float, float] | None
 ) -> tuple[Capture, int, int]:
     """(capture, watermark, count) of a day's events, converting only what is new.
+
+    With ``key`` None everything is read from scratch and this process's cache is left alone.
 
     The events already converted are reused only when they are exactly the day's events up to
     the watermark: the number of events now stored must equal those converted plus the newer
     ones just read. Ids are not committed in order, so an event with a lower id can appear
     after a compile read past it; the count catches that and everything is read again.
     """
-    known = _converted.pop(key, None)
+    known = _converted.pop(key, None) if key is not None else None
     if known is not None:
         newer = list(events.filter(id__gt=known.watermark).order_by("id").values_list(*_FIELDS))
         if events.count() == known.count + len(newer):  # counted after reading: see above
@@ -142,9 +140,10 @@ def _day_capture(
     if known is None:
         known = _Converted(RecordConverter(), 0, 0)
         _convert(list(events.order_by("id").values_list(*_FIELDS)), known)
-    _converted[key] = known
-    while len(_converted) > CONVERTED_DAYS:
-        _converted.popitem(last=False)
+    if key is not None:
+        _converted[key] = known
+        while len(_converted) > CONVERTED_DAYS:
+            _converted.popitem(last=False)
     return known.converter.finish(reader=READER), known.watermark, known.count
 
 
@@ -197,11 +196,7 @@ def day_compile_read(
     began = clock.perf_counter()
     # created_at too: a database can hand a deleted entity's id to a new one.
     key = (entity.pk, entity.created_at.isoformat(), start.timestamp(), end.timestamp())
-    if not reuse:
-        _converted.pop(key, None)
-    capture, watermark, count = _day_capture(events, key)
-    if not reuse:
-        _converted.pop(key, None)
+    capture, watermark, count = _day_capture(events, key if reuse else None)
     if not count:
         return DayCompile(None, 0, 0, 0.0)
     before = len(capture.absences)
@@ -529,14 +524,6 @@ def day_compile_queued(*, entity_id: int, day: date) -> DayDocument | None:
     return stored
 
 
-def entity_rebuild(*, entity: Entity) -> int:
-    """Compile every day of an entity that has desktop events (a rebuild); returns days."""
-    days = entity_event_days(entity=entity)
-    for day in days:
-        day_compile(entity_id=entity.pk, day=day)
-    return len(days)
-
-
 def entity_event_days(*, entity: Entity) -> list[date]:
     """The local days (entity time zone) that hold desktop events, oldest first."""
     days = (
@@ -565,12 +552,10 @@ class Verification:
 
 
 def _rows_where(events: QuerySet[Event], lookup: str, values: list[Any]) -> list[tuple[Any, ...]]:
-    """Event rows whose ``lookup`` is among ``values``, queried in chunks of EVIDENCE_CHUNK."""
-    rows: list[tuple[Any, ...]] = []
-    for first in range(0, len(values), EVIDENCE_CHUNK):
-        chunk = values[first : first + EVIDENCE_CHUNK]
-        rows += events.filter(**{lookup: chunk}).values_list(*_FIELDS)
-    return rows
+    """Event rows whose ``lookup`` is among ``values`` (in chunks: SQLite's parameter limit)."""
+    return [
+        row for part in chunked_in(events, lookup, values) for row in part.values_list(*_FIELDS)
+    ]
 
 
 def frame_verify(*, entity: Entity, frame: Frame) -> Verification:
