@@ -75,12 +75,11 @@ def api(base: str, key: str, method: str, path: str, body: Any = None) -> Any:
 
 
 @contextmanager
-def celery_worker(env: dict[str, str], log: Path, *extra: str) -> Iterator[subprocess.Popen[bytes]]:
+def celery_worker(env: dict[str, str], log: Path) -> Iterator[subprocess.Popen[bytes]]:
     with log.open("wb") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "celery", "-A", "aframes_web", "worker", "--pool=prefork"]
-            + ["--concurrency=1", "--without-gossip", "--without-mingle", "--loglevel=INFO"]
-            + list(extra),
+            + ["--concurrency=1", "--without-gossip", "--without-mingle", "--loglevel=INFO"],
             cwd=ROOT,
             env={**env, "LOG_LEVEL": "INFO"},
             stdout=out,
