@@ -44,12 +44,22 @@ class Fact:
 
 @dataclass(frozen=True, slots=True)
 class Segment:
-    """A stretch of one local day with the facts seen in it and the events that show them."""
+    """A stretch of one local day with the facts seen in it and the events that show them.
+
+    ``kind`` names the extractor rule that cut the segment (``step_bout``, ``room_presence``,
+    ``frame``, ...). Replay sees a fact at the path ``(kind, *fact.path)``, so a predicate can
+    say "a step bout happened" while the fact itself is still a plain payload leaf that
+    validation grounds in a cited event.
+    """
 
     start: datetime  # aware; start <= end
     end: datetime
     facts: tuple[Fact, ...]
     citations: tuple[int, ...]  # event ids
+    kind: str = "segment"
+    # What the segment was cut from, when not the events alone (desktop: the compiled frame id,
+    # whose measured minutes the audit page shows; an aggregate is no leaf of any event).
+    source: str = ""
 
 
 @dataclass(frozen=True, slots=True)
