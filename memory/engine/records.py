@@ -29,6 +29,7 @@ class EngineEvent:
     at: datetime  # aware
     kind: str
     payload: Mapping[str, Any]
+    monitor: str = ""  # desktop capture: the screen the row came from
 
 
 @dataclass(frozen=True, slots=True)
