@@ -1,0 +1,257 @@
+"""The regularity miner: deterministic candidate proposals from validated facts (ProactMem §3).
+
+ProactMem proposes regularities with a deterministic miner over validated facts and leaves the
+decision about them to replay and the lifecycle (``regularities.run``). The miner only proposes;
+a mined proposal is a *candidate* until replay activates it. The rule, in order:
+
+1. **Predicates.** Every distinct (path, canonical value) of the records' observations, except
+   paths with a ``private`` part (never mined: private data is no regularity's evidence) and
+   values that equal nothing (NaN). A predicate needs ``MIN_FULFILLED`` distinct days. Only the
+   ``MAX_PREDICATES`` best supported (days, then key) go on, so the pair step is bounded by
+   ``MAX_PREDICATES ** 2`` whatever a day holds.
+2. **Pairs.** An ordered pair (trigger, behavior) of those predicates is supported on a day when
+   the behavior occurs at or after the day's first trigger. Pairs of two facts of one segment
+   kind at different paths (``decision_point/available`` then ``decision_point/location``) are
+   skipped: such facts are cut from the same segments and pairing them mines the extractor, not
+   the person. The same path with two values (a door OPEN, then CLOSE) is a real pair.
+3. **Window.** From the supporting days: the hour the first trigger fell in, to the hour after
+   the behavior's (so a behavior on the hour is inside ``[start, end)``); the earliest and
+   latest ``WINDOW_TRIM`` share of days are dropped first, so one odd day does not widen the
+   window to the whole day. A window never leaves its day: an end past 23:00 is ``time.max``.
+4. **Recount.** Support is counted again with replay's own rule inside that window (the first
+   trigger *in the window*, then the behavior at or after it, still in the window) and must
+   still reach ``MIN_FULFILLED``.
+5. **Weekdays.** Besides the every-day proposal, a Mon–Fri or Sat–Sun variant is proposed only
+   when support clearly concentrates there: that group has ``MIN_FULFILLED`` supporting days,
+   the other group has ``MIN_FULFILLED`` days with the trigger in the window (enough to say it
+   differs), and the other group's fulfilment rate is at most ``1 / CONCENTRATION`` of the
+   group's. The variant gets its own window from its own days.
+6. **Output.** Proposals whose ``proposal_key`` is in ``known`` are skipped; the rest are ranked
+   by support (days, more first), then key, and at most ``limit`` are returned. Every one passes
+   ``validate_proposal``.
+
+Records are read one per date (the last given wins, as replay reads them), so the result does
+not depend on the order the records come in. Measured: 90 days of 30 observations run in
+about 0.1 s, 90 days of 3,000 in about 1 s (see ``tests/test_memory_mine.py`` for the bounds).
+"""
+
+from __future__ import annotations
+
+import json
+from bisect import bisect_left
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, time
+
+from memory.engine.canonical import Canonical, canonical, is_scalar
+from memory.engine.records import DayRecord, Path, Predicate, Proposal, Scalar
+from memory.engine.regularities import (
+    MIN_FULFILLED,
+    one_per_date,
+    proposal_key,
+    validate_proposal,
+)
+
+MIN_SUPPORT_DAYS = MIN_FULFILLED  # ProactMem: a regularity needs n_f >= 3, so a pair needs 3 days
+MAX_PREDICATES = 40  # our bound: 40 * 39 ordered pairs per day at most, whatever a day holds
+MINE_LIMIT = 50  # our default: proposals returned per call
+WINDOW_TRIM = 0.1  # our choice: the earliest and latest 10% of days do not stretch the window
+CONCENTRATION = 2.0  # our choice: the other weekday group fulfils at most half as often
+PRIVATE = "private"  # a path with this part is never mined (ARCHITECTURE: private by default)
+WEEKDAY_GROUPS: tuple[frozenset[int], ...] = (frozenset(range(5)), frozenset({5, 6}))
+
+_PredKey = tuple[Path, Canonical]
+
+
+@dataclass(frozen=True, slots=True)
+class _Day:
+    """One day's times per considered predicate: wall-clock times of day, sorted."""
+
+    day: date
+    times: dict[_PredKey, list[time]]
+
+
+def mine(
+    records: Sequence[DayRecord],
+    *,
+    known: Collection[str] = (),
+    limit: int = MINE_LIMIT,
+) -> tuple[Proposal, ...]:
+    """Candidate proposals mined from ``records`` (see the module docstring for the rule)."""
+    if limit <= 0:
+        return ()
+    days = one_per_date(records)
+    preds, index = _scan(days)
+    known_keys = frozenset(known)
+    found: dict[str, tuple[int, Proposal]] = {}
+    for trig in preds:
+        for beh in preds:
+            if trig == beh or _same_segment_fields(trig, beh):
+                continue
+            supporting = [
+                (d, *pair)
+                for d in index
+                if (pair := _first_pair(d, trig, beh, time.min, time.max)) is not None
+            ]
+            if len(supporting) < MIN_SUPPORT_DAYS:
+                continue
+            pt, pb = preds[trig], preds[beh]
+            for weekdays in (None, *_concentrated(index, trig, beh, supporting)):
+                chosen = [
+                    s for s in supporting if weekdays is None or s[0].day.weekday() in weekdays
+                ]
+                window = _window([(f, a) for _, f, a in chosen])
+                proposal = Proposal(pt, pb, window, weekdays)
+                support = _support(index, trig, beh, window, weekdays)
+                key = proposal_key(proposal)
+                if support < MIN_SUPPORT_DAYS or key in known_keys or validate_proposal(proposal):
+                    continue
+                found[key] = (support, proposal)
+    ranked = sorted(found.items(), key=lambda kv: (-kv[1][0], kv[0]))
+    return tuple(p for _, (_, p) in ranked[:limit])
+
+
+def _scan(days: Sequence[DayRecord]) -> tuple[dict[_PredKey, Predicate], list[_Day]]:
+    """The ``MAX_PREDICATES`` best supported predicates (each with a representative value) and,
+    per day, the sorted wall-clock times of each of them. One pass over the observations."""
+    keys: dict[tuple[Path, type, Scalar], _PredKey | None] = {}  # canonical() once per value
+    first: dict[_PredKey, tuple[date, datetime, str, Predicate]] = {}
+    support: dict[_PredKey, int] = {}
+    per_day: list[tuple[date, dict[_PredKey, list[time]]]] = []
+    for record in days:
+        times: dict[_PredKey, list[time]] = {}
+        for obs in record.observations:
+            raw = (obs.path, type(obs.value), obs.value)
+            if raw not in keys:
+                keys[raw] = _pred_key(obs.path, obs.value)
+            key = keys[raw]
+            if key is None or obs.at.date() != record.day:
+                continue
+            if key not in times:
+                times[key] = []
+                support[key] = support.get(key, 0) + 1
+            times[key].append(obs.at.time().replace(tzinfo=None))
+            # The representative of canonically equal values is the first seen by (day, time,
+            # fact id), whatever order the observations were given in.
+            seen = (record.day, obs.at, obs.fact_id)
+            if key not in first or seen < first[key][:3]:
+                first[key] = (*seen, Predicate(obs.path, obs.value))
+        per_day.append((record.day, times))
+    shown = {k: v[3] for k, v in first.items()}
+    eligible = [k for k, n in support.items() if n >= MIN_SUPPORT_DAYS]
+    eligible.sort(key=lambda k: (-support[k], _sort_text(shown[k])))
+    chosen = sorted(eligible[:MAX_PREDICATES], key=lambda k: _sort_text(shown[k]))
+    preds = {k: shown[k] for k in chosen}
+    index = [
+        _Day(day, {k: sorted(v) for k, v in times.items() if k in preds}) for day, times in per_day
+    ]
+    return preds, index
+
+
+def _pred_key(path: Path, value: Scalar) -> _PredKey | None:
+    if not path or PRIVATE in path or not is_scalar(value):
+        return None
+    found = canonical(value)
+    return None if found is None else (path, found)
+
+
+def _sort_text(pred: Predicate) -> str:
+    return json.dumps([list(pred.path), list(canonical(pred.value) or ())], default=str)
+
+
+def _same_segment_fields(a: _PredKey, b: _PredKey) -> bool:
+    return a[0][0] == b[0][0] and a[0] != b[0]
+
+
+def _first_pair(
+    d: _Day, trig: _PredKey, beh: _PredKey, start: time, end: time
+) -> tuple[time, time] | None:
+    """Replay's rule on one day: the first trigger in [start, end), then the first behavior at
+    or after it and before ``end``; None when either is missing."""
+    t_times, b_times = d.times.get(trig), d.times.get(beh)
+    if not t_times or not b_times:
+        return None
+    i = bisect_left(t_times, start)
+    if i == len(t_times) or t_times[i] >= end:
+        return None
+    j = bisect_left(b_times, t_times[i])
+    if j == len(b_times) or b_times[j] >= end:
+        return None
+    return t_times[i], b_times[j]
+
+
+def _window(pairs: Sequence[tuple[time, time]]) -> tuple[time, time]:
+    """Hour of the first trigger to the hour after the behavior's, outer days trimmed."""
+    starts = sorted(f for f, _ in pairs)
+    ends = sorted(a for _, a in pairs)
+    # k < n / 2, so some day lies between the trimmed start and end: start < end always holds.
+    k = int(len(pairs) * WINDOW_TRIM)
+    start = starts[k].replace(minute=0, second=0, microsecond=0)
+    last = ends[len(ends) - 1 - k]
+    if last.hour == 23:
+        return start, time.max
+    return start, time(last.hour + 1)
+
+
+def _support(
+    index: Sequence[_Day],
+    trig: _PredKey,
+    beh: _PredKey,
+    window: tuple[time, time],
+    weekdays: frozenset[int] | None,
+) -> int:
+    return sum(
+        1
+        for d in index
+        if (weekdays is None or d.day.weekday() in weekdays)
+        and _first_pair(d, trig, beh, *window) is not None
+    )
+
+
+def _concentrated(
+    index: Sequence[_Day],
+    trig: _PredKey,
+    beh: _PredKey,
+    supporting: Sequence[tuple[_Day, time, time]],
+) -> list[frozenset[int]]:
+    """The weekday groups the pair's support clearly concentrates in (module docstring, 5)."""
+    out: list[frozenset[int]] = []
+    for group in WEEKDAY_GROUPS:
+        other = frozenset(range(7)) - group
+        inside = [(f, a) for d, f, a in supporting if d.day.weekday() in group]
+        if len(inside) < MIN_SUPPORT_DAYS:
+            continue
+        window = _window(inside)
+        rate = _rate(index, trig, beh, window, group)
+        other_rate = _rate(index, trig, beh, window, other)
+        if rate is None or other_rate is None:
+            continue  # the other group shows too few triggered days to tell a difference
+        if other_rate * CONCENTRATION <= rate:
+            out.append(group)
+    return out
+
+
+def _rate(
+    index: Sequence[_Day],
+    trig: _PredKey,
+    beh: _PredKey,
+    window: tuple[time, time],
+    group: frozenset[int],
+) -> float | None:
+    """Fulfilled / triggered days of ``group`` in ``window``; None under MIN_SUPPORT_DAYS
+    triggered days."""
+    triggered = fulfilled = 0
+    for d in index:
+        if d.day.weekday() not in group:
+            continue
+        t_times = d.times.get(trig)
+        if not t_times:
+            continue
+        i = bisect_left(t_times, window[0])
+        if i == len(t_times) or t_times[i] >= window[1]:
+            continue
+        triggered += 1
+        fulfilled += _first_pair(d, trig, beh, *window) is not None
+    if triggered < MIN_SUPPORT_DAYS:
+        return None
+    return fulfilled / triggered

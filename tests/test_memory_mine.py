@@ -1,0 +1,247 @@
+"""The regularity miner: planted regularities found, weak ones not, windows, weekdays, bounds."""
+
+from __future__ import annotations
+
+import random
+from datetime import date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+from memory.engine.mine import (
+    CONCENTRATION,
+    MAX_PREDICATES,
+    MIN_SUPPORT_DAYS,
+    MINE_LIMIT,
+    WINDOW_TRIM,
+    mine,
+)
+from memory.engine.records import DayRecord, Observation, Predicate, Proposal
+from memory.engine.regularities import MIN_FULFILLED, proposal_key, replay, validate_proposal
+
+TZ = ZoneInfo("Europe/Berlin")
+MONDAY = date(2026, 3, 2)
+DP = ("decision_point", "available")
+WALK = ("step_bout", "type")
+TRIGGER = Predicate(DP, True)
+BEHAVIOR = Predicate(WALK, "steps")
+
+
+def at(d: date, hhmm: str) -> datetime:
+    h, m = map(int, hhmm.split(":"))
+    return datetime(d.year, d.month, d.day, h, m, tzinfo=TZ)
+
+
+def day(d: date, *items: tuple[str, tuple[str, ...], object]) -> DayRecord:
+    obs = [
+        Observation(at(d, hhmm), path, value, f"fact:{d}/{i}/f")  # type: ignore[arg-type]
+        for i, (hhmm, path, value) in enumerate(items)
+    ]
+    return DayRecord(d, tuple(sorted(obs, key=lambda o: (o.at, o.fact_id))))
+
+
+def walk_day(d: date, trig: str = "09:10", beh: str = "09:40") -> DayRecord:
+    return day(d, (trig, DP, True), (beh, WALK, "steps"))
+
+
+def pairs(found: tuple[Proposal, ...]) -> set[tuple[Predicate, Predicate]]:
+    return {(p.trigger, p.behavior) for p in found}
+
+
+def the(found: tuple[Proposal, ...], weekdays: frozenset[int] | None = None) -> Proposal:
+    [p] = [
+        p
+        for p in found
+        if (p.trigger, p.behavior) == (TRIGGER, BEHAVIOR) and p.weekdays == weekdays
+    ]
+    return p
+
+
+def test_constants() -> None:
+    assert MIN_SUPPORT_DAYS == MIN_FULFILLED == 3
+    assert (MAX_PREDICATES, MINE_LIMIT, WINDOW_TRIM, CONCENTRATION) == (40, 50, 0.1, 2.0)
+
+
+def test_finds_a_planted_regularity_with_its_window() -> None:
+    records = [walk_day(MONDAY + timedelta(days=i)) for i in range(3)]
+    p = the(mine(records))
+    assert p.window == (time(9), time(10))
+    assert p.weekdays is None
+    assert validate_proposal(p) is None
+    assert replay(p, records).activated
+
+
+def test_ignores_a_pair_under_support() -> None:
+    records = [walk_day(MONDAY), walk_day(MONDAY + timedelta(days=1))]
+    assert mine(records) == ()
+
+
+def test_behavior_before_the_trigger_does_not_support() -> None:
+    records = [walk_day(MONDAY + timedelta(days=i), "10:00", "09:00") for i in range(5)]
+    found = mine(records)
+    assert (TRIGGER, BEHAVIOR) not in pairs(found)
+    assert (BEHAVIOR, TRIGGER) in pairs(found)
+
+
+def test_window_is_floor_of_the_trigger_hour_to_the_hour_after_the_behavior() -> None:
+    records = [
+        walk_day(MONDAY, "08:55", "09:05"),
+        walk_day(MONDAY + timedelta(days=1), "09:10", "10:00"),
+        walk_day(MONDAY + timedelta(days=2), "09:30", "09:45"),
+    ]
+    # 10:00 sharp lies in [.., 11:00), not in [.., 10:00): the hour after, not the ceiling.
+    assert the(mine(records)).window == (time(8), time(11))
+
+
+def test_window_trims_the_outer_tenth_of_days() -> None:
+    records = [walk_day(MONDAY + timedelta(days=i)) for i in range(9)]
+    records.append(walk_day(MONDAY + timedelta(days=9), "06:00", "21:30"))
+    p = the(mine(records))
+    assert p.window == (time(9), time(10))
+    assert replay(p, records).n_f == 9  # the odd day is a violation of the narrow window
+    # Under ten days nothing is trimmed: the odd day widens the window.
+    assert the(mine(records[-3:])).window == (time(6), time(22))
+
+
+def test_window_ending_in_the_last_hour_stays_inside_the_day() -> None:
+    records = [walk_day(MONDAY + timedelta(days=i), "22:10", "23:20") for i in range(3)]
+    p = the(mine(records))
+    assert p.window == (time(22), time.max)
+    assert replay(p, records).n_f == 3
+
+
+def test_a_weekday_variant_only_when_support_concentrates_there() -> None:
+    records = []
+    for i in range(21):  # three weeks: the walk follows on weekdays, never on weekends
+        d = MONDAY + timedelta(days=i)
+        records.append(walk_day(d) if d.weekday() < 5 else day(d, ("09:10", DP, True)))
+    found = mine(records)
+    weekdays = the(found, frozenset(range(5)))
+    assert weekdays.window == (time(9), time(10))
+    assert the(found).weekdays is None  # the every-day proposal stays a candidate too
+    assert [p for p in found if p.weekdays == frozenset({5, 6})] == []
+
+
+def test_no_weekday_variant_when_both_groups_fulfil_alike() -> None:
+    records = [walk_day(MONDAY + timedelta(days=i)) for i in range(21)]
+    assert [p.weekdays for p in mine(records) if p.weekdays is not None] == []
+
+
+def test_no_weekday_variant_when_the_other_group_shows_too_few_triggers() -> None:
+    records = [walk_day(MONDAY + timedelta(days=i)) for i in range(5)]  # Mon-Fri only
+    assert [p.weekdays for p in mine(records) if p.weekdays is not None] == []
+
+
+def test_weekend_variant() -> None:
+    records = []
+    for i in range(21):
+        d = MONDAY + timedelta(days=i)
+        records.append(
+            walk_day(d, "10:05", "10:50") if d.weekday() >= 5 else day(d, ("10:05", DP, True))
+        )
+    assert the(mine(records), frozenset({5, 6})).window == (time(10), time(11))
+
+
+def test_skips_known_keys() -> None:
+    records = [walk_day(MONDAY + timedelta(days=i)) for i in range(3)]
+    p = the(mine(records))
+    assert (TRIGGER, BEHAVIOR) not in pairs(mine(records, known={proposal_key(p)}))
+
+
+def test_never_mines_private_paths() -> None:
+    records = [
+        day(
+            MONDAY + timedelta(days=i),
+            ("09:10", DP, True),
+            ("09:40", ("private", "activity"), "walk"),
+        )
+        for i in range(5)
+    ]
+    assert mine(records) == ()
+
+
+def test_skips_two_fields_of_one_segment_kind_but_not_two_values_of_one_path() -> None:
+    door = ("door", "value")
+    records = [
+        day(
+            MONDAY + timedelta(days=i),
+            ("07:00", ("door", "sensor"), "D001"),
+            ("07:00", door, "OPEN"),
+            ("07:05", door, "CLOSE"),
+        )
+        for i in range(4)
+    ]
+    found = pairs(mine(records))
+    assert (Predicate(door, "OPEN"), Predicate(door, "CLOSE")) in found
+    assert not any(t.path != b.path and t.path[0] == b.path[0] for t, b in found)
+
+
+def test_ranks_by_support_then_key_and_respects_the_limit() -> None:
+    records = [walk_day(MONDAY + timedelta(days=i)) for i in range(5)]
+    records += [
+        day(
+            MONDAY + timedelta(days=i),
+            ("07:00", ("door", "value"), "OPEN"),
+            ("08:00", WALK, "steps"),
+        )
+        for i in range(5, 8)
+    ]
+    found = mine(records)
+    assert the(found) == found[0]  # five days before three
+    assert mine(records, limit=1) == found[:1]
+    assert mine(records, limit=0) == ()
+
+
+def test_canonically_equal_values_are_one_predicate() -> None:
+    records = [
+        day(MONDAY, ("09:10", DP, True), ("09:40", ("room_presence", "room"), "Kitchen")),
+        day(
+            MONDAY + timedelta(days=1),
+            ("09:10", DP, True),
+            ("09:40", ("room_presence", "room"), "kitchen "),
+        ),
+        day(
+            MONDAY + timedelta(days=2),
+            ("09:10", DP, True),
+            ("09:40", ("room_presence", "room"), "KITCHEN"),
+        ),
+    ]
+    [p] = [p for p in mine(records) if p.trigger == TRIGGER]
+    assert p.behavior == Predicate(("room_presence", "room"), "Kitchen")  # the first seen
+
+
+def test_deterministic_under_shuffled_input() -> None:
+    rnd = random.Random(7)
+    records = _noise(30, 20, seed=3)
+    shuffled = [
+        DayRecord(r.day, tuple(rnd.sample(r.observations, len(r.observations)))) for r in records
+    ]
+    rnd.shuffle(shuffled)
+    assert mine(shuffled) == mine(records)
+
+
+def test_bounded_on_many_predicates_and_observations() -> None:
+    records = _noise(20, 2000, kinds=60, values=5, seed=1)
+    found = mine(records)
+    assert len(found) == MINE_LIMIT
+    preds = {p.trigger for p in found} | {p.behavior for p in found}
+    assert len(preds) <= MAX_PREDICATES
+    assert all(validate_proposal(p) is None for p in found)
+
+
+def _noise(n: int, per_day: int, kinds: int = 8, values: int = 4, seed: int = 0) -> list[DayRecord]:
+    rnd = random.Random(seed)
+    out = []
+    for i in range(n):
+        d = MONDAY + timedelta(days=i)
+        items = []
+        for j in range(per_day):
+            moment = at(d, "00:00") + timedelta(seconds=rnd.randrange(86400))
+            items.append(
+                Observation(
+                    moment,
+                    (f"k{rnd.randrange(kinds)}", "f"),
+                    f"v{rnd.randrange(values)}",
+                    f"fact:{d}/{j}/f",
+                )
+            )
+        out.append(DayRecord(d, tuple(sorted(items, key=lambda o: (o.at, o.fact_id)))))
+    return out
