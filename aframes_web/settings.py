@@ -52,6 +52,7 @@ INSTALLED_APPS = [
     "aframes_web.teams",
     "aframes_web.streams",
     "aframes_web.activity",
+    "memory",
     "aframes_web.api",
     "aframes_web.dashboard",
 ]
@@ -164,6 +165,8 @@ CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_BEAT_SCHEDULE = {
     # Compiles a lost message or an exhausted retry left behind (aframes_web/activity).
     "compile-pending": {"task": "activity.compile_pending", "schedule": 300.0},
+    # Closes the days of entities that went quiet (memory/): a weekend still closes Friday.
+    "memory-close-idle": {"task": "memory.close_idle", "schedule": 900.0},
 }
 
 # --- Auth, i18n, static ---------------------------------------------------------------------
@@ -219,6 +222,8 @@ AFRAMES_MAX_BATCH_EVENTS = env_int("AFRAMES_MAX_BATCH_EVENTS", 10_000, minimum=1
 AFRAMES_MAX_BATCH_BYTES = env_int("AFRAMES_MAX_BATCH_BYTES", 32 * 1024 * 1024, minimum=1024)
 # A day is compiled at most once per this interval; batches inside it join the next compile.
 AFRAMES_COMPILE_INTERVAL_MS = env_int("AFRAMES_COMPILE_INTERVAL_MS", 1000, minimum=0)
+# Memory closes the days before local today of an entity that received nothing this long.
+AFRAMES_MEMORY_CLOSE_GRACE_MIN = env_int("AFRAMES_MEMORY_CLOSE_GRACE_MIN", 60, minimum=0)
 
 LLM_BASE_URL = env_str("LLM_BASE_URL")
 LLM_MODEL = env_str("LLM_MODEL")

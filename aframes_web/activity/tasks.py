@@ -27,6 +27,10 @@ def _warm_up(**_: Any) -> None:
 )
 def compile_day(entity_id: int, day: str) -> int | None:
     stored = day_compile_queued(entity_id=entity_id, day=date.fromisoformat(day))
+    # A desktop day closes in memory only on its compiled frames: a due day waited for this.
+    from memory.tasks import close_due
+
+    close_due.delay(entity_id)
     return stored.version if stored is not None else None
 
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from aframes_web.api import views
+from aframes_web.api import memory_views, views
 
 app_name = "api"
 urlpatterns = [
@@ -14,4 +14,35 @@ urlpatterns = [
     path("entities/<str:key>/frames", views.EntityFramesView.as_view(), name="frames"),
     path("entities/<str:key>/context", views.EntityContextView.as_view(), name="context"),
     path("entities/<str:key>/evidence", views.EntityEvidenceView.as_view(), name="evidence"),
+    path("entities/<str:key>/decide", memory_views.EntityDecideView.as_view(), name="decide"),
+    path(
+        "entities/<str:key>/trajectories",
+        memory_views.EntityTrajectoriesView.as_view(),
+        name="trajectories",
+    ),
+    path(
+        "entities/<str:key>/trajectories/<str:day>",
+        memory_views.EntityTrajectoryView.as_view(),
+        name="trajectory",
+    ),
+    path(
+        "entities/<str:key>/regularities",
+        memory_views.EntityRegularitiesView.as_view(),
+        name="regularities",
+    ),
+    path(
+        "entities/<str:key>/regularities/<str:rid>",
+        memory_views.EntityRegularityView.as_view(),
+        name="regularity",
+    ),
+    path(
+        "entities/<str:key>/decisions",
+        memory_views.EntityDecisionsView.as_view(),
+        name="decisions",
+    ),
+    path(
+        "entities/<str:key>/decisions/<int:pk>",
+        memory_views.EntityDecisionView.as_view(),
+        name="decision",
+    ),
 ]

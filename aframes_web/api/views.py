@@ -209,6 +209,10 @@ class EntityEventsView(TeamAPIView):
             if err.errors:
                 data["errors"] = [e.as_dict() for e in err.errors]
             return Response(data, status=err.status)
+        if request.query_params.get("decide") in ("1", "true"):
+            from aframes_web.api.memory_views import decide_events
+
+            return decide_events(entity, items, request)
         try:
             result = events_ingest(entity=entity, items=items)
         except BatchRejected as rejected:

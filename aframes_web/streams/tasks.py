@@ -15,7 +15,12 @@ from aframes_web.streams.services import entity_days_refresh
     retry_kwargs={"max_retries": 5},
 )
 def refresh_entity_days(entity_id: int, days: list[str]) -> int:
-    return entity_days_refresh(entity_id=entity_id, days=days)
+    written = entity_days_refresh(entity_id=entity_id, days=days)
+    # Memory closes the days the stream has moved past, which the summary just recorded.
+    from memory.tasks import close_due
+
+    close_due.delay(entity_id)
+    return written
 
 
 @shared_task(

@@ -1,0 +1,189 @@
+"""Closing a local day: extract its trajectory, validate it, and advance the regularities.
+
+The pure half of ProactMem's day close (issue 6): the Django side loads a day's events, calls
+:func:`close_day` and :func:`advance_regularities`, and stores what they return; the in-memory
+stream (stream.py) calls the same two functions, so a benchmark run and the service agree.
+
+Choices made here:
+
+* **Observations.** Each fact of an accepted segment becomes one observation at the path
+  ``(segment.kind, *fact.path)``, placed at the fact's ``at`` (or the segment's start) in local
+  time, with the fact reference ``fact:DAY/SEGMENT/FACT`` as its id. Rejected segments give
+  nothing (fail closed).
+* **Order at day close.** Existing regularities are assessed on the new day first; then the
+  miner runs over the recent days with the known proposals excluded, and each new proposal is
+  replayed from scratch over every closed day (so it starts with the same standing it would have
+  had if it had been proposed on day one).
+* **Mining window.** The miner sees the last :data:`MINING_DAYS` closed days: a routine older
+  than that, never seen again, is not worth proposing; replay still reads all days.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from memory.engine.records import DayRecord, EngineEvent, Observation, Proposal, Segment
+from memory.engine.refs import fact_ref, regularity_id
+from memory.engine.regularities import (
+    Assessment,
+    RegularityState,
+    advance,
+    assess_day,
+    one_per_date,
+    proposal_key,
+    run,
+    validate_proposal,
+)
+from memory.engine.validate import Verdict, validate_segment
+
+MINING_DAYS = 28  # our choice: four weeks of closed days feed the miner (replay reads all)
+
+Extractor = Callable[..., tuple[Segment, ...]]
+Miner = Callable[..., tuple[Proposal, ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class CheckedSegment:
+    """A segment as extracted, its position in the day, and the validator's verdict."""
+
+    index: int
+    segment: Segment
+    verdict: Verdict
+
+
+@dataclass(frozen=True, slots=True)
+class ClosedDay:
+    """A completed local day: every segment with its verdict, and the record replay reads."""
+
+    day: date
+    segments: tuple[CheckedSegment, ...]
+    record: DayRecord
+
+    @property
+    def rejected(self) -> tuple[CheckedSegment, ...]:
+        return tuple(c for c in self.segments if not c.verdict.accepted)
+
+
+def check_segments(
+    segments: Sequence[Segment],
+    events_by_id: Mapping[int, EngineEvent],
+    day: date,
+    zone: ZoneInfo,
+) -> tuple[CheckedSegment, ...]:
+    """Validate each segment on its own; one bad segment never takes another down."""
+    return tuple(
+        CheckedSegment(i, s, validate_segment(s, events_by_id, day, zone))
+        for i, s in enumerate(segments)
+    )
+
+
+def day_record(day: date, zone: ZoneInfo, checked: Sequence[CheckedSegment]) -> DayRecord:
+    """The observations of the accepted segments, in (time, fact reference) order."""
+    observations = [
+        Observation(
+            at=(fact.at or c.segment.start).astimezone(zone),
+            path=(c.segment.kind, *fact.path),
+            value=fact.value,
+            fact_id=fact_ref(day, c.index, fact.id),
+        )
+        for c in checked
+        if c.verdict.accepted
+        for fact in c.segment.facts
+    ]
+    observations.sort(key=lambda o: (o.at, o.fact_id))
+    return DayRecord(day, tuple(observations))
+
+
+def close_day(
+    scope: str,
+    events: Sequence[EngineEvent],
+    day: date,
+    zone: ZoneInfo,
+    *,
+    frames: Sequence[Mapping[str, Any]] = (),
+    extractor: Extractor | None = None,
+) -> ClosedDay:
+    """Extract the day's segments, validate them against the day's events, build its record.
+
+    ``events`` are the entity's events of ``day`` (local, in ``zone``); ``frames`` the compiled
+    desktop frames of that day. ``extractor`` replaces the deterministic one (an LLM extractor
+    proposes segments the same way and is validated the same way).
+    """
+    from memory.engine.extract import extract_day, grounding_view
+
+    extract = extractor or extract_day
+    segments = extract(scope, events, day, zone, frames)
+    by_id = {e.id: grounding_view(scope, e) for e in events}
+    checked = check_segments(segments, by_id, day, zone)
+    return ClosedDay(day, checked, day_record(day, zone, checked))
+
+
+@dataclass(frozen=True, slots=True)
+class Tracked:
+    """One regularity of an entity: its proposal and where its lifecycle stands."""
+
+    id: str  # refs.regularity_id(proposal)
+    proposal: Proposal
+    state: RegularityState = field(default_factory=RegularityState)
+
+
+@dataclass(frozen=True, slots=True)
+class DayAdvance:
+    """What one closed day did to the regularities: new states, new ones, the day's outcomes.
+
+    ``assessments`` maps a regularity id to the assessments to store: one for an existing
+    regularity (the new day), every closed day for a new one (its replay).
+    """
+
+    tracked: Mapping[str, Tracked]
+    new_ids: tuple[str, ...]
+    assessments: Mapping[str, tuple[Assessment, ...]]
+
+
+def advance_regularities(
+    tracked: Mapping[str, Tracked],
+    history: Sequence[DayRecord],
+    closed: DayRecord,
+    *,
+    miner: Miner | None = None,
+) -> DayAdvance:
+    """Assess every known regularity on ``closed``, then mine and replay new proposals.
+
+    ``history`` holds the records of the days closed before ``closed`` (any order; one per
+    date). A regularity whose ``last_day`` is at or after ``closed.day`` is left as it is, so
+    calling this twice for one day changes nothing.
+    """
+    from memory.engine.mine import mine
+
+    find = miner or mine
+    updated = dict(tracked)
+    outcomes: dict[str, tuple[Assessment, ...]] = {}
+    for rid in sorted(tracked):
+        t = tracked[rid]
+        if t.state.rejected is not None:
+            continue
+        if t.state.last_day is not None and t.state.last_day >= closed.day:
+            continue
+        a = assess_day(t.proposal, closed)
+        updated[rid] = Tracked(rid, t.proposal, advance(t.state, a))
+        outcomes[rid] = (a,)
+
+    days = one_per_date([*history, closed])
+    recent = [r for r in days if (closed.day - r.day).days < MINING_DAYS]
+    known: Collection[str] = {proposal_key(t.proposal) for t in tracked.values()}
+    new_ids: list[str] = []
+    for proposal in find(recent, known=known):
+        if validate_proposal(proposal) is not None:
+            continue  # a malformed proposal fails closed and is not kept
+        rid = regularity_id(proposal)
+        if rid in updated:
+            continue
+        state = run(proposal, days)
+        updated[rid] = Tracked(rid, proposal, state)
+        outcomes[rid] = tuple(assess_day(proposal, r) for r in days)
+        new_ids.append(rid)
+    return DayAdvance(updated, tuple(new_ids), outcomes)

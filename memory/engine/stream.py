@@ -1,0 +1,210 @@
+"""ProactMem over one entity's stream, in memory: the causal loop the service runs with a database.
+
+:class:`MemoryStream` processes events in order, each in the causal order issue 6 fixes:
+
+1. **read memory** as it stood before the event (recent events, closed days, regularities,
+   today's observations so far, the control state);
+2. **stage** the event (the caller validated it; here it is only placed on its local day);
+3. **decide** with the policy;
+4. **control** the proposal (intervention control);
+5. **store** the decision;
+6. **commit** the event to memory;
+7. **run due maintenance**: close every open local day before the event's day (trajectory,
+   validation, replay, lifecycle).
+
+The Django services run the same steps through the same pure functions (``day.py``,
+``decide.py``, ``control.py``), so a benchmark on this class measures what the service decides.
+The order is observable: :attr:`MemoryStream.log` records each step, and tests hold it.
+
+A day closes when the stream shows a later local day (or :meth:`close_through` is called, as the
+service's beat does at local midnight). Events that arrive for a day already closed are kept for
+recent-event context but do not reopen the day: a completed day is processed once (the
+regularity lifecycle is append-only); they are counted in :attr:`late_events`.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from memory.engine.control import Controlled, ControlState, Scope, Signature, control, signature
+from memory.engine.day import ClosedDay, DayAdvance, Tracked, advance_regularities, close_day
+from memory.engine.recent import RECENT_MAX_PRIOR, recent_events
+from memory.engine.records import DayRecord, EngineEvent
+from memory.engine.retrieve import Retrieved, retrieve
+
+TRAJECTORY_DAYS = 3  # our choice: a decision's context shows the last three closed days
+# Frames of a desktop day, compiled from its events (the service reads its stored documents).
+FrameSource = Callable[[Sequence[EngineEvent], date, ZoneInfo], Sequence[Mapping[str, Any]]]
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """A stored decision: the final action after control, and what it rests on."""
+
+    event_id: int
+    at: datetime
+    day: date  # the event's local day
+    policy: str
+    controlled: Controlled
+    signature: Signature
+    retrieved: tuple[Retrieved, ...]
+
+    @property
+    def action(self) -> str:
+        return self.controlled.action
+
+    @property
+    def suppressed(self) -> bool:
+        return self.controlled.suppressed
+
+
+@dataclass
+class MemoryStream:
+    """One entity's memory and decisions, advanced one event at a time (module docstring)."""
+
+    scope: Scope
+    zone: ZoneInfo
+    policy: Any  # decide.Policy: typed loosely so this module does not import the policies
+    frame_source: FrameSource | None = None
+    log: list[tuple[str, int]] = field(default_factory=list)
+    decisions: list[Outcome] = field(default_factory=list)
+    closed: dict[date, ClosedDay] = field(default_factory=dict)
+    tracked: dict[str, Tracked] = field(default_factory=dict)
+    control_state: ControlState = field(default_factory=ControlState)
+    late_events: int = 0
+    _recent: deque[EngineEvent] = field(default_factory=lambda: deque(maxlen=RECENT_MAX_PRIOR))
+    _open: dict[date, list[EngineEvent]] = field(default_factory=dict)
+    _today_cache: tuple[date, int, DayRecord] | None = None
+    _history: list[tuple[EngineEvent, ...]] = field(default_factory=list)
+    advances: list[tuple[date, DayAdvance]] = field(default_factory=list)
+
+    def local_day(self, at: datetime) -> date:
+        return at.astimezone(self.zone).date()
+
+    # -- the causal loop ----------------------------------------------------------------------
+
+    def process(self, event: EngineEvent) -> Outcome:
+        """Decide on ``event`` from memory as it stood before it, then commit it (steps 1–7)."""
+        from memory.engine.catalogue import control_context
+        from memory.engine.decide import DecisionContext
+
+        if event.at.tzinfo is None or event.at.utcoffset() is None:
+            raise ValueError(f"event {event.id}: its time must be aware")
+        now = event.at.astimezone(self.zone)
+        day = now.date()
+
+        self.log.append(("read", event.id))
+        recent = recent_events(event, self._recent)
+        history = tuple(r for d, r in self._records() if d < day)
+        states = [(t.proposal, t.state) for t in self.tracked.values()]
+        today = self.today_record(day, now)
+        retrieved = tuple(retrieve(states, now, today)) if states else ()
+
+        self.log.append(("stage", event.id))
+        ctx = DecisionContext(
+            scope=self.scope,
+            current=event,
+            recent=recent,
+            now=now,
+            trajectories=history[-TRAJECTORY_DAYS:],
+            today=today,
+            regularities=retrieved,
+        )
+
+        self.log.append(("decide", event.id))
+        proposed = self.policy.decide(ctx)
+
+        self.log.append(("control", event.id))
+        context, prior = control_context(self.scope, event, recent[:-1], proposed)
+        sig = signature(self.scope, context, prior)
+        controlled, self.control_state = control(proposed, sig, day, self.control_state)
+
+        self.log.append(("store", event.id))
+        outcome = Outcome(event.id, event.at, day, self.policy.name, controlled, sig, retrieved)
+        self.decisions.append(outcome)
+
+        self.log.append(("commit", event.id))
+        self._commit(event, day)
+
+        self.log.append(("maintain", event.id))
+        self.close_through(day)
+        return outcome
+
+    def _commit(self, event: EngineEvent, day: date) -> None:
+        self._recent.append(event)
+        if day in self.closed:
+            self.late_events += 1
+            return
+        self._open.setdefault(day, []).append(event)
+
+    # -- memory reads -------------------------------------------------------------------------
+
+    def _records(self) -> list[tuple[date, DayRecord]]:
+        return [(d, self.closed[d].record) for d in sorted(self.closed)]
+
+    def today_record(self, day: date, now: datetime) -> DayRecord:
+        """Today's observations so far: the day's committed events, extracted and validated.
+
+        Only the regularities' occurrence reads it; it is recomputed when the day gained
+        events since the last call (events only ever join the day, so the count says so).
+        """
+        events = [e for e in self._open.get(day, ()) if e.at <= now]
+        cached = self._today_cache
+        if cached is not None and cached[0] == day and cached[1] == len(events):
+            return cached[2]
+        record = self._close(day, events).record if events else DayRecord(day)
+        self._today_cache = (day, len(events), record)
+        return record
+
+    # -- maintenance --------------------------------------------------------------------------
+
+    def close_through(self, before: date) -> list[date]:
+        """Close every open local day before ``before``, oldest first; return the days closed."""
+        done: list[date] = []
+        for day in sorted(d for d in self._open if d < before):
+            events = self._open.pop(day)
+            closed = self._close(day, events)
+            history = [c.record for d, c in sorted(self.closed.items()) if d < day]
+            step = advance_regularities(self.tracked, history, closed.record)
+            self.closed[day] = closed
+            self.tracked = dict(step.tracked)
+            self.advances.append((day, step))
+            done.append(day)
+        return done
+
+    def _close(self, day: date, events: Sequence[EngineEvent]) -> ClosedDay:
+        frames: Sequence[Mapping[str, Any]] = ()
+        if self.scope == "desktop" and self.frame_source is not None:
+            frames = self.frame_source(events, day, self.zone)
+        return close_day(self.scope, events, day, self.zone, frames=frames)
+
+    def run(self, events: Iterable[EngineEvent]) -> list[Outcome]:
+        """Process ``events`` in the order given; return their decisions."""
+        return [self.process(e) for e in events]
+
+
+def compiled_frames(
+    events: Sequence[EngineEvent], day: date, zone: ZoneInfo
+) -> Sequence[Mapping[str, Any]]:
+    """A desktop day's frames compiled from its events: the compiler, as the service runs it."""
+    from compiler.document import compile_day
+    from compiler.sources.events import capture_from_records
+
+    records = (
+        {
+            "id": e.id,
+            "occurred_at": e.at.isoformat(),
+            "kind": e.kind,
+            "monitor": e.monitor,
+            "payload": dict(e.payload),
+        }
+        for e in sorted(events, key=lambda e: (e.at, e.id))
+    )
+    capture = capture_from_records(records)
+    frames: Sequence[Mapping[str, Any]] = compile_day(capture, day, zone.key).document["frames"]
+    return frames

@@ -1,0 +1,183 @@
+"""Reads of stored memory that services, the API, MCP and the dashboard share; team-scoped.
+
+The engine's inputs are built here from rows: stored events as ``EngineEvent`` (ground truth
+stripped), closed days as ``DayRecord``, regularity rows as ``Tracked``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import date, datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from django.db.models import Count, Prefetch, QuerySet
+
+from aframes_web.streams.models import Entity, Event
+from aframes_web.streams.records import PRIVATE_FIELD
+from aframes_web.teams.models import Team
+from memory.engine.day import Tracked
+from memory.engine.records import DayRecord, EngineEvent, Observation
+from memory.engine.serial import proposal_from_json, state_from_fields
+from memory.models import Assessment, Decision, Fact, Regularity, Segment, Trajectory
+
+_STATE_FIELDS = (
+    "state",
+    "n_f",
+    "n_v",
+    "observable",
+    "behavior_days",
+    "violation_run",
+    "violation_facts",
+    "last_day",
+    "rejected",
+)
+
+
+def engine_event(row: Event) -> EngineEvent:
+    """A stored event as the engine sees it: the ground truth a source carries never enters."""
+    payload = row.payload
+    if isinstance(payload, dict) and PRIVATE_FIELD in payload:
+        payload = {k: v for k, v in payload.items() if k != PRIVATE_FIELD}
+    return EngineEvent(row.pk, row.occurred_at, row.kind, payload, row.monitor)
+
+
+def day_bounds(zone: ZoneInfo, day: date) -> tuple[datetime, datetime]:
+    start = datetime.combine(day, datetime.min.time(), tzinfo=zone)
+    end = datetime.combine(day + timedelta(days=1), datetime.min.time(), tzinfo=zone)
+    return start, end
+
+
+def day_events(entity: Entity, day: date, *, before: datetime | None = None) -> list[EngineEvent]:
+    """The entity's events of a local day (up to ``before``, exclusive), in (time, id) order."""
+    start, end = day_bounds(ZoneInfo(entity.timezone), day)
+    if before is not None:
+        end = min(end, before)
+    rows = Event.objects.filter(entity=entity, occurred_at__gte=start, occurred_at__lt=end)
+    return [engine_event(r) for r in rows.order_by("occurred_at", "id")]
+
+
+def prior_events(entity: Entity, at: datetime, since: datetime, limit: int) -> list[EngineEvent]:
+    """Up to ``limit`` newest events in [since, at], oldest first (recent-event candidates)."""
+    rows = Event.objects.filter(
+        entity=entity, occurred_at__gte=since, occurred_at__lte=at
+    ).order_by("-occurred_at", "-id")[:limit]
+    return [engine_event(r) for r in reversed(list(rows))]
+
+
+def day_records(entity: Entity, days: Iterable[date] | None = None) -> list[DayRecord]:
+    """Closed days as replay reads them (the engine's ``day_record``, rebuilt from rows)."""
+    zone = ZoneInfo(entity.timezone)
+    trajectories = Trajectory.objects.filter(entity=entity)
+    if days is not None:
+        trajectories = trajectories.filter(day__in=list(days))
+    by_day: dict[date, list[Observation]] = {
+        t: [] for t in trajectories.values_list("day", flat=True)
+    }
+    facts = (
+        Fact.objects.filter(segment__trajectory__in=trajectories, segment__accepted=True)
+        .select_related("segment")
+        .only("ref", "path", "value", "at", "segment__kind", "segment__start")
+    )
+    day_of = dict(trajectories.values_list("pk", "day"))
+    for f in facts.iterator(chunk_size=2000):
+        seg = f.segment
+        by_day[day_of[seg.trajectory_id]].append(
+            Observation(
+                at=(f.at or seg.start).astimezone(zone),
+                path=(seg.kind, *f.path),
+                value=f.value,
+                fact_id=f.ref,
+            )
+        )
+    return [
+        DayRecord(d, tuple(sorted(obs, key=lambda o: (o.at, o.fact_id))))
+        for d, obs in sorted(by_day.items())
+    ]
+
+
+def tracked(entity: Entity, states: Sequence[str] | None = None) -> dict[str, Tracked]:
+    """The entity's regularities as the engine's ``Tracked`` (by regularity id)."""
+    rows = Regularity.objects.filter(entity=entity)
+    if states is not None:
+        rows = rows.filter(state__in=list(states))
+    found: dict[str, Tracked] = {}
+    for r in rows.values("rid", "proposal", *_STATE_FIELDS):
+        found[r["rid"]] = Tracked(r["rid"], proposal_from_json(r["proposal"]), state_from_fields(r))
+    return found
+
+
+def closed_days(entity: Entity) -> set[date]:
+    return set(Trajectory.objects.filter(entity=entity).values_list("day", flat=True))
+
+
+# -- team-scoped reads for the API and the dashboard ----------------------------------------
+
+
+def trajectories_for(entity: Entity) -> QuerySet[Trajectory]:
+    return Trajectory.objects.filter(entity=entity).order_by("day")
+
+
+def trajectory_detail(entity: Entity, day: date) -> Trajectory | None:
+    """A closed day with its segments, facts and citations loaded."""
+    return (
+        Trajectory.objects.filter(entity=entity, day=day)
+        .prefetch_related(
+            Prefetch(
+                "segments",
+                queryset=Segment.objects.order_by("index").prefetch_related("facts", "citations"),
+            )
+        )
+        .first()
+    )
+
+
+def regularities_for(entity: Entity, state: str | None = None) -> QuerySet[Regularity]:
+    rows = Regularity.objects.filter(entity=entity)
+    if state:
+        rows = rows.filter(state=state)
+    return rows.order_by("state", "-confidence", "rid")
+
+
+def regularity_detail(entity: Entity, rid: str) -> Regularity | None:
+    return (
+        Regularity.objects.filter(entity=entity, rid=rid)
+        .prefetch_related(
+            Prefetch("assessments", queryset=Assessment.objects.order_by("day")), "transitions"
+        )
+        .first()
+    )
+
+
+def decisions_for(entity: Entity) -> QuerySet[Decision]:
+    return Decision.objects.filter(entity=entity).order_by("occurred_at", "id")
+
+
+def decision_detail(entity: Entity, pk: int) -> Decision | None:
+    return Decision.objects.filter(entity=entity, pk=pk).select_related("event").first()
+
+
+def entity_for(team: Team, key: str) -> Entity | None:
+    return Entity.objects.filter(team=team, key=key).first()
+
+
+def facts_by_ref(entity: Entity, refs: Iterable[str]) -> dict[str, Fact]:
+    wanted = [r for r in set(refs) if r.startswith("fact:")]
+    rows = Fact.objects.filter(entity=entity, ref__in=wanted).select_related("segment__trajectory")
+    return {f.ref: f for f in rows}
+
+
+def memory_summary(entity: Entity) -> dict[str, Any]:
+    """Counts for an entity's memory: closed days, facts, regularities by state, decisions."""
+    by_state = dict(
+        Regularity.objects.filter(entity=entity)
+        .values_list("state")
+        .annotate(n=Count("id"))
+        .values_list("state", "n")
+    )
+    return {
+        "closed_days": Trajectory.objects.filter(entity=entity).count(),
+        "regularities": by_state,
+        "decisions": Decision.objects.filter(entity=entity).count(),
+        "interventions": Decision.objects.filter(entity=entity, action="intervene").count(),
+    }

@@ -1,0 +1,544 @@
+"""Writes of ProactMem: decide on an event, close days, rebuild (issue 6).
+
+Thin around the pure engine: load rows, call ``memory.engine``, store what it returns. One
+writer per entity at a time (a PostgreSQL advisory lock; SQLite's single writer serialises).
+
+The causal order of :func:`memory_decide`, inside one transaction: read memory (queries that
+cannot see the new event), stage the event (insert it, uncommitted), decide, control, store
+the decision, commit (the event and its decision become visible together), and after commit
+queue the due maintenance (day closes), as issue 6 fixes it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from aframes_web.streams.models import Entity, Event
+from aframes_web.streams.records import EventRecord
+from aframes_web.streams.services import BatchRejected, validate_events
+from memory import selectors
+from memory.engine.control import Allowed, Controlled, ControlState, Identity, control, identity
+from memory.engine.day import ClosedDay, Tracked, advance_regularities, close_day
+from memory.engine.recent import RECENT_MAX_PRIOR, RECENT_WINDOW, recent_events
+from memory.engine.records import DayRecord, EngineEvent
+from memory.engine.regularities import Assessment
+from memory.engine.retrieve import RETRIEVAL_GRACE, RETRIEVAL_LEAD, Retrieved, retrieve
+from memory.engine.serial import (
+    identity_from_json,
+    identity_to_json,
+    proposal_summary,
+    proposal_to_json,
+    signature_from_json,
+    signature_to_json,
+    state_to_fields,
+)
+from memory.engine.stream import TRAJECTORY_DAYS
+from memory.models import (
+    Assessment as AssessmentRow,
+)
+from memory.models import (
+    Citation,
+    Decision,
+    Fact,
+    Regularity,
+    Segment,
+    Trajectory,
+    Transition,
+)
+
+# Postgres advisory lock namespace for "one memory writer per entity" ('PM').
+MEMORY_LOCK_CLASS = 0x504D
+
+
+class DecideRejected(ValueError):
+    """The event to decide on is invalid; nothing was stored. ``errors`` name each problem."""
+
+    def __init__(self, errors: Sequence[Mapping[str, Any]]) -> None:
+        super().__init__(f"{len(errors)} problem(s) with the event; nothing was stored")
+        self.errors = list(errors)
+
+
+def _lock(entity_id: int) -> None:
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [MEMORY_LOCK_CLASS, entity_id])
+
+
+def policy_named(name: str) -> Any:
+    """The decision policy called ``name``; ValueError naming the choices otherwise."""
+    from memory.engine.decide import POLICIES
+
+    if name not in POLICIES:
+        raise ValueError(f"unknown policy {name!r}; use one of {', '.join(sorted(POLICIES))}")
+    return POLICIES[name]
+
+
+# -- decide ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DecideResult:
+    decision: Decision
+    created: bool  # False: the event was stored already; its stored decision is returned
+
+
+def _identity_key(ident: Identity) -> str:
+    text = json.dumps(identity_to_json(ident), separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _allowed(entity: Entity, ident: Identity) -> ControlState:
+    """The control state for one identity: its last allowed intervention, if any."""
+    last = (
+        Decision.objects.filter(
+            entity=entity, identity_key=_identity_key(ident), action=Decision.Action.INTERVENE
+        )
+        .order_by("-occurred_at", "-id")
+        .values("day", "signature")
+        .first()
+    )
+    if last is None:
+        return ControlState()
+    return ControlState({ident: Allowed(last["day"], signature_from_json(last["signature"]))})
+
+
+def _in_reach(t: Tracked, now: datetime) -> bool:
+    # Whether retrieval could pick this regularity at `now`: today's record is built only then.
+    start, end = t.proposal.window
+    wall = now.replace(tzinfo=None)
+    day = wall.date()
+    return (
+        datetime.combine(day, start) - RETRIEVAL_LEAD
+        <= wall
+        < datetime.combine(day, end) + RETRIEVAL_GRACE
+    )
+
+
+def _today(entity: Entity, day: date, now_utc: datetime) -> DayRecord:
+    """Today's observations before now: its committed events, extracted and validated."""
+    events = selectors.day_events(entity, day, before=now_utc)
+    if not events:
+        return DayRecord(day)
+    return _close(entity, day, events).record
+
+
+def _frames(entity: Entity, day: date) -> Sequence[Mapping[str, Any]]:
+    if entity.scope != "desktop":
+        return ()
+    from aframes_web.activity.models import DayDocument
+
+    body = (
+        DayDocument.objects.filter(entity=entity, day=day, current=True)
+        .values_list("body", flat=True)
+        .first()
+    )
+    return body.get("frames", []) if isinstance(body, dict) else []
+
+
+def _close(entity: Entity, day: date, events: Sequence[EngineEvent]) -> ClosedDay:
+    zone = ZoneInfo(entity.timezone)
+    return close_day(entity.scope, events, day, zone, frames=_frames(entity, day))
+
+
+def _retrieved_json(items: Sequence[Retrieved]) -> list[dict[str, Any]]:
+    from memory.engine.refs import regularity_id
+
+    return [
+        {
+            "id": regularity_id(r.proposal),
+            "occurrence": r.occurrence,
+            "state": r.state,
+            "confidence": r.confidence,
+            "deadline": r.deadline.isoformat(),
+            "distance_s": r.distance.total_seconds(),
+            "facts": list(r.fact_ids),
+        }
+        for r in items
+    ]
+
+
+def memory_decide(
+    *,
+    entity: Entity,
+    item: Mapping[str, Any],
+    policy: str = "rules",
+    trace: Callable[[str], None] | None = None,
+) -> DecideResult:
+    """Decide on one event from memory as it stood before it, then commit the event with its
+    decision (module docstring). An event whose source key is stored already is not decided
+    again: its stored decision comes back with ``created=False``.
+    """
+    chosen = policy_named(policy)
+    step = trace or (lambda _name: None)
+    batch = validate_events(entity=entity, items=[item])
+    if batch.errors:
+        raise DecideRejected([e.as_dict() for e in batch.errors])
+    record: EventRecord = batch.records[0]
+    zone = ZoneInfo(entity.timezone)
+    began = time.perf_counter()
+    with transaction.atomic(durable=True):
+        _lock(entity.pk)
+        stored = Event.objects.filter(entity=entity, source_key=record.source_key).first()
+        if stored is not None:
+            existing = Decision.objects.filter(event=stored).first()
+            if existing is None:
+                raise DecideRejected(
+                    [
+                        {
+                            "index": 0,
+                            "field": "source_key",
+                            "message": f"event {record.source_key!r} was stored without a "
+                            "decision (ingested, not decided); it cannot be decided afterwards, "
+                            "since memory has moved past it.",
+                        }
+                    ]
+                )
+            return DecideResult(existing, created=False)
+
+        # 1. Read memory as it stood before the event.
+        step("read")
+        at = record.occurred_at
+        now = at.astimezone(zone)
+        day = now.date()
+        prior = selectors.prior_events(entity, at, at - RECENT_WINDOW, RECENT_MAX_PRIOR + 1)
+        live = selectors.tracked(entity, states=("active", "weakening"))
+        reachable = [t for t in live.values() if _in_reach(t, now)]
+        today = _today(entity, day, at) if reachable else DayRecord(day)
+        retrieved = tuple(retrieve([(t.proposal, t.state) for t in reachable], now, today))
+        closed = sorted(d for d in selectors.closed_days(entity) if d < day)
+        trajectories = tuple(selectors.day_records(entity, closed[-TRAJECTORY_DAYS:]))
+
+        # 2. Stage the event: inserted, invisible to everyone else until commit.
+        step("stage")
+        row = Event.objects.create(
+            entity=entity,
+            occurred_at=at,
+            kind=record.kind,
+            source_key=record.source_key,
+            monitor=record.monitor,
+            payload=record.payload,
+            received_at=timezone.now(),
+        )
+        current = selectors.engine_event(row)
+        recent = recent_events(current, prior)
+
+        # 3. Decide.
+        step("decide")
+        from memory.engine.catalogue import control_context
+        from memory.engine.decide import DecisionContext
+
+        ctx = DecisionContext(
+            scope=entity.scope,
+            current=current,
+            recent=recent,
+            now=now,
+            trajectories=trajectories,
+            today=today,
+            regularities=retrieved,
+        )
+        proposed = chosen.decide(ctx)
+
+        # 4. Control.
+        step("control")
+        from memory.engine.control import signature
+
+        context, history = control_context(entity.scope, current, recent[:-1], proposed)
+        sig = signature(entity.scope, context, history)
+        controlled: Controlled
+        controlled, _ = control(proposed, sig, day, _allowed(entity, identity(proposed)))
+
+        # 5. Store the decision.
+        step("store")
+        decision = Decision.objects.create(
+            entity=entity,
+            event=row,
+            occurred_at=at,
+            day=day,
+            policy=chosen.name,
+            action=controlled.action,
+            proposed_action=proposed.action,
+            intent=proposed.intent,
+            message=proposed.message,
+            evidence=list(proposed.evidence_ids),
+            regularity_ids=sorted(set(proposed.regularity_ids)),
+            retrieved=_retrieved_json(retrieved),
+            episode=proposed.episode,
+            identity_key=_identity_key(controlled.identity),
+            identity=identity_to_json(controlled.identity),
+            signature=signature_to_json(sig),
+            control_reason=controlled.reason,
+            suppressed=controlled.suppressed,
+            suppressed_by=(
+                identity_to_json(controlled.suppressed_by) if controlled.suppressed_by else None
+            ),
+            latency_ms=round((time.perf_counter() - began) * 1000, 3),
+        )
+        # 6. Commit: the event and its decision become visible together.
+        step("commit")
+        transaction.on_commit(lambda: _after_commit(entity.pk, day, step))
+    return DecideResult(decision, created=True)
+
+
+def _after_commit(entity_id: int, day: date, step: Callable[[str], None]) -> None:
+    # 7. Due maintenance: ingestion's dispatch (day summary, desktop compile), whose summary
+    # task then closes the days the stream has moved past.
+    from aframes_web.streams.dispatch import dispatch_days
+
+    step("maintain")
+    dispatch_days({(entity_id, day)})
+
+
+def decide_batch(*, entity: Entity, items: Sequence[Any], policy: str = "rules") -> list[Any]:
+    """Decide on each event in order (ingestion with ``decide=true``); all must be valid.
+
+    The whole batch is validated first, as plain ingestion does; each event is then decided
+    and committed in its own transaction, so event n+1 is decided on memory that holds n.
+    """
+    policy_named(policy)
+    batch = validate_events(entity=entity, items=items)
+    if batch.errors:
+        raise BatchRejected(batch.errors)
+    return [memory_decide(entity=entity, item=item, policy=policy) for item in items]
+
+
+# -- day close ------------------------------------------------------------------------------
+
+
+def _due_cutoff(entity: Entity, *, by_clock: bool) -> date | None:
+    """Days before this local day are complete (None: no day is).
+
+    By stream time, a day is complete once the entity has events of a later local day: a
+    stream replayed from history closes its days as it goes, never ahead of itself. By the
+    clock (the beat's sweep), an entity that received nothing for
+    ``AFRAMES_MEMORY_CLOSE_GRACE_MIN`` minutes also has every day before its local today
+    complete: a quiet weekend still closes Friday. An entity being fed (live capture or a
+    replay) is left to stream time, so the clock never closes a day under a running replay.
+    """
+    from aframes_web.streams.models import EntityDay
+
+    zone = ZoneInfo(entity.timezone)
+    summary = EntityDay.objects.filter(entity=entity).aggregate(
+        day=Max("day"), refreshed=Max("refreshed_at")
+    )
+    cutoff: date | None = summary["day"]
+    if by_clock and summary["refreshed"] is not None:
+        grace = timedelta(minutes=settings.AFRAMES_MEMORY_CLOSE_GRACE_MIN)
+        if summary["refreshed"] <= timezone.now() - grace:
+            today = timezone.now().astimezone(zone).date()
+            cutoff = today if cutoff is None else max(cutoff, today)
+    return cutoff
+
+
+def _compile_pending(entity: Entity, day: date) -> bool:
+    if entity.scope != "desktop":
+        return False
+    from django.db.models import F
+
+    from aframes_web.activity.models import CompileRequest
+
+    return CompileRequest.objects.filter(
+        entity=entity, day=day, requested__gt=F("compiled")
+    ).exists()
+
+
+def days_due(entity: Entity, *, by_clock: bool = False) -> list[date]:
+    """The entity's local days with events, before the cutoff, not closed yet; oldest first."""
+    from aframes_web.streams.models import EntityDay
+
+    cutoff = _due_cutoff(entity, by_clock=by_clock)
+    if cutoff is None:
+        return []
+    closed = selectors.closed_days(entity)
+    days = EntityDay.objects.filter(entity=entity, day__lt=cutoff).values_list("day", flat=True)
+    return sorted(d for d in days if d not in closed)
+
+
+def memory_close_due(*, entity_id: int, by_clock: bool = False) -> list[date]:
+    """Close every due day in order; a desktop day waits for its compile. Idempotent."""
+    entity = Entity.objects.filter(pk=entity_id).first()
+    if entity is None:
+        return []
+    done = []
+    for day in days_due(entity, by_clock=by_clock):
+        if _compile_pending(entity, day):
+            break  # days close in order: later days wait for this one's frames
+        if memory_close_day(entity_id=entity_id, day=day) is not None:
+            done.append(day)
+    return done
+
+
+def memory_close_day(*, entity_id: int, day: date) -> Trajectory | None:
+    """Close one local day: its trajectory, then the regularities' replay and lifecycle.
+
+    Returns the new trajectory, or None when the entity is gone or the day was closed already.
+    """
+    with transaction.atomic(durable=True):
+        _lock(entity_id)
+        entity = Entity.objects.filter(pk=entity_id).first()
+        if entity is None or Trajectory.objects.filter(entity=entity, day=day).exists():
+            return None
+        events = selectors.day_events(entity, day)
+        closed = _close(entity, day, events)
+        trajectory = _store_trajectory(entity, closed, len(events))
+        history = selectors.day_records(
+            entity, (d for d in selectors.closed_days(entity) if d < day)
+        )
+        step = advance_regularities(selectors.tracked(entity), history, closed.record)
+        _store_regularities(entity, day, step.tracked, step.new_ids, step.assessments)
+        return trajectory
+
+
+def _store_trajectory(entity: Entity, closed: ClosedDay, event_count: int) -> Trajectory:
+    known = set(
+        Event.objects.filter(
+            entity=entity,
+            pk__in={i for c in closed.segments for i in c.segment.citations},
+        ).values_list("pk", flat=True)
+    )
+    trajectory = Trajectory.objects.create(
+        entity=entity,
+        day=closed.day,
+        event_count=event_count,
+        segment_count=len(closed.segments),
+        rejected_count=len(closed.rejected),
+        fact_count=sum(len(c.segment.facts) for c in closed.segments if c.verdict.accepted),
+    )
+    segments = Segment.objects.bulk_create(
+        [
+            Segment(
+                trajectory=trajectory,
+                index=c.index,
+                kind=c.segment.kind,
+                source=c.segment.source,
+                start=c.segment.start,
+                end=c.segment.end,
+                accepted=c.verdict.accepted,
+                reason=c.verdict.reason or "",
+                cited_ids=sorted(set(c.segment.citations)),
+            )
+            for c in closed.segments
+        ]
+    )
+    if connection.vendor != "postgresql":  # bulk_create sets pks on PostgreSQL and SQLite 3.35+
+        segments = list(Segment.objects.filter(trajectory=trajectory).order_by("index"))
+    citations: list[Citation] = []
+    facts: list[Fact] = []
+    from memory.engine.refs import fact_ref
+
+    for row, c in zip(segments, closed.segments, strict=True):
+        citations += [
+            Citation(segment=row, event_id=i)
+            for i in sorted(set(c.segment.citations))
+            if i in known
+        ]
+        for f in c.segment.facts:
+            g = c.verdict.grounding.get(f.id)
+            facts.append(
+                Fact(
+                    segment=row,
+                    entity=entity,
+                    ref=fact_ref(closed.day, c.index, f.id),
+                    fact_id=f.id,
+                    type=f.type,
+                    path=list(f.path),
+                    value=f.value,
+                    at=f.at,
+                    grounded_event_id=g.event_id if g else None,
+                    grounded_path=list(g.path) if g else None,
+                )
+            )
+    Citation.objects.bulk_create(citations, batch_size=2000)
+    Fact.objects.bulk_create(facts, batch_size=2000, ignore_conflicts=True)
+    return trajectory
+
+
+def _store_regularities(
+    entity: Entity,
+    day: date,
+    tracked: Mapping[str, Tracked],
+    new_ids: Sequence[str],
+    assessments: Mapping[str, Sequence[Assessment]],
+) -> None:
+    rows = {r.rid: r for r in Regularity.objects.filter(entity=entity, rid__in=list(assessments))}
+    for rid in sorted(assessments):
+        t = tracked[rid]
+        fields = state_to_fields(t.state)
+        row = rows.get(rid)
+        if row is None:
+            row = Regularity.objects.create(
+                entity=entity,
+                rid=rid,
+                proposal=proposal_to_json(t.proposal),
+                summary=proposal_summary(t.proposal)[:500],
+                proposed_on=day,
+                **fields,
+            )
+        else:
+            Regularity.objects.filter(pk=row.pk).update(**fields, updated_at=timezone.now())
+        AssessmentRow.objects.bulk_create(
+            [
+                AssessmentRow(
+                    regularity=row,
+                    day=a.day,
+                    outcome=a.outcome,
+                    fact_refs=list(a.fact_ids),
+                    behavior_in_window=a.behavior_in_window,
+                )
+                for a in assessments[rid]
+            ],
+            ignore_conflicts=True,
+        )
+        # A state loaded from a row has no transitions: whatever it holds now is new.
+        seq = row.transitions.count() if rid not in new_ids else 0
+        Transition.objects.bulk_create(
+            [
+                Transition(
+                    regularity=row,
+                    seq=seq + i,
+                    day=tr.day,
+                    from_state=tr.from_state,
+                    to_state=tr.to_state,
+                    reason=tr.reason,
+                    fact_refs=list(tr.fact_ids),
+                )
+                for i, tr in enumerate(t.state.transitions)
+            ]
+        )
+
+
+def memory_rebuild(*, entity: Entity) -> list[date]:
+    """Drop the entity's derived memory (not its decisions) and close every due day again.
+
+    Decisions stay: they are the record of what was decided at the time, and a rebuild of
+    memory cannot re-decide the past without re-running the stream.
+    """
+    with transaction.atomic(durable=True):
+        _lock(entity.pk)
+        Trajectory.objects.filter(entity=entity).delete()
+        Regularity.objects.filter(entity=entity).delete()
+    return memory_close_due(entity_id=entity.pk, by_clock=True)
+
+
+def entities_due() -> list[int]:
+    """Entities with a day the clock says is complete and that is not closed (the beat)."""
+    ids = []
+    for entity in Entity.objects.order_by("pk"):
+        if days_due(entity, by_clock=True):
+            ids.append(entity.pk)
+    return ids
+
+
+def identity_of(decision: Decision) -> Identity:
+    return identity_from_json(decision.identity)
