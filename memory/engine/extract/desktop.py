@@ -1,0 +1,173 @@
+"""Desktop trajectories: the compiled activity frames and the day's first and last activity.
+
+A person's desktop day reaches ProactMem as its compiled document (activity frames §4): the
+trajectory layer *is* the frames, each cut into one segment that cites the snapshot rows it was
+compiled from. Segment kinds:
+
+* ``frame``: one per frame of the day's document. Interval: the frame's ``start`` to ``end``,
+  widened to the times of its cited rows (the document writes whole seconds, a row may fall a
+  fraction later) and cut to the local day (a frame's credited end may pass midnight). It
+  cites the frame's ``evidence.rows`` that are events of this day; ``source`` is the frame id.
+  Facts: ``app`` (the raw app name of the first cited row the compiler normalises to the
+  frame's app), ``site``, and ``page.kind`` / ``page.entity`` of the frame's most frequent
+  page, each when a cited row's grounding view holds it. The frame's minutes, input counts and
+  interruptions are aggregates, no leaf of any event, so they are no facts; ``source`` points
+  an auditor to them.
+* ``first_activity`` / ``last_activity``: the day's first and last snapshot, lock screens left
+  out (the compiler's own test, as frames leave them out), interval ``[at, at]``; facts ``app``
+  and ``site`` (when the row has a web URL).
+
+:func:`grounding_view` adds to a snapshot what its own URL says, with the very functions frames
+are compiled with: ``site`` (``compiler.entities.site_of``) and ``page`` ``{kind, entity}``
+(``compiler.entities.parse_url``). Nothing in a view comes from another event, so a fact
+grounded in it is still grounded in that one event.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
+from datetime import UTC, date, datetime, time, timedelta
+from types import MappingProxyType
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from compiler.document import expand_runs
+from compiler.entities import parse_url, site_of
+from compiler.segment import is_lock_app, normalise_app
+from memory.engine.records import EngineEvent, Fact, Path, Segment
+
+VOCABULARY: Mapping[str, tuple[Path, ...]] = MappingProxyType(
+    {
+        "frame": (("app",), ("site",), ("page", "kind"), ("page", "entity")),
+        "first_activity": (("app",), ("site",)),
+        "last_activity": (("app",), ("site",)),
+    }
+)
+
+
+def grounding_view(event: EngineEvent) -> EngineEvent:
+    """A snapshot with ``site`` and ``page`` derived from its own URL; other events as they are."""
+    if event.kind != "snapshot":
+        return event
+    url = event.payload.get("url")
+    if not isinstance(url, str):
+        return event
+    derived: dict[str, Any] = {}
+    site = site_of(url)
+    if site is not None:
+        derived["site"] = site
+    page = parse_url(url)
+    if page is not None:
+        derived["page"] = {"kind": page.kind, "entity": page.entity}
+    if not derived:
+        return event
+    return replace(event, payload={**event.payload, **derived})
+
+
+def segments(
+    events: Sequence[EngineEvent],
+    day: date,
+    zone: ZoneInfo,
+    frames: Sequence[Mapping[str, Any]],
+) -> list[Segment]:
+    """The desktop segments of one day: its events sorted by (time, id) and its frames."""
+    views = {event.id: grounding_view(event) for event in events}
+    out = [segment for frame in frames if (segment := _frame(frame, views, day, zone)) is not None]
+    active = [
+        view
+        for view in views.values()
+        if view.kind == "snapshot"
+        and isinstance(app := view.payload.get("app"), str)
+        and not is_lock_app(normalise_app(app))
+    ]
+    if active:
+        out.append(_moment("first_activity", active[0]))
+        out.append(_moment("last_activity", active[-1]))
+    return out
+
+
+def _day_bounds(day: date, zone: ZoneInfo) -> tuple[datetime, datetime]:
+    start = datetime.combine(day, time(), tzinfo=zone).astimezone(UTC)
+    after = datetime.combine(day + timedelta(days=1), time(), tzinfo=zone).astimezone(UTC)
+    return start.astimezone(zone), (after - timedelta(microseconds=1)).astimezone(zone)
+
+
+def _when(frame: Mapping[str, Any], key: str) -> datetime:
+    text = frame.get(key)
+    moment = None
+    if isinstance(text, str):
+        try:
+            moment = datetime.fromisoformat(text)
+        except ValueError:
+            moment = None
+    if moment is None or moment.utcoffset() is None:
+        raise ValueError(
+            f"Frame {frame.get('id')!r} has {key} {text!r}, not an ISO 8601 time with an "
+            "offset; pass the frames of a compiled day document."
+        )
+    return moment
+
+
+def _frame(
+    frame: Mapping[str, Any], views: Mapping[int, EngineEvent], day: date, zone: ZoneInfo
+) -> Segment | None:
+    evidence = frame.get("evidence")
+    rows = evidence.get("rows") if isinstance(evidence, Mapping) else None
+    if not isinstance(rows, str):
+        raise ValueError(
+            f"Frame {frame.get('id')!r} has no evidence.rows; pass the frames of a compiled "
+            "day document."
+        )
+    cited = sorted(
+        (views[row] for row in set(expand_runs(rows)) if row in views),
+        key=lambda event: (event.at, event.id),
+    )
+    if not cited:
+        return None  # every row of the frame lies on another day
+    first_of_day, last_of_day = _day_bounds(day, zone)
+    start = max(min(_when(frame, "start"), cited[0].at), first_of_day)
+    end = min(max(_when(frame, "end"), cited[-1].at), last_of_day)
+    facts: list[Fact] = []
+    app = frame.get("app")
+    for event in cited:
+        raw = event.payload.get("app")
+        if isinstance(raw, str) and normalise_app(raw) == app:
+            facts.append(Fact("", "observed", ("app",), raw, event.at))
+            break
+    site = frame.get("site")
+    holder = _first(cited, lambda payload: payload.get("site") == site)
+    if isinstance(site, str) and holder is not None:
+        facts.append(Fact("", "observed", ("site",), site, holder.at))
+    pages = frame.get("pages")
+    top = pages[0] if isinstance(pages, list) and pages else None
+    if isinstance(top, Mapping):
+        page = {"kind": top.get("kind"), "entity": top.get("entity")}
+        holder = _first(cited, lambda payload: payload.get("page") == page)
+        if holder is not None and isinstance(page["kind"], str) and isinstance(page["entity"], str):
+            facts.append(Fact("", "observed", ("page", "kind"), page["kind"], holder.at))
+            facts.append(Fact("", "observed", ("page", "entity"), page["entity"], holder.at))
+    if not facts:
+        return None
+    return Segment(
+        start.astimezone(zone),
+        end.astimezone(zone),
+        tuple(facts),
+        tuple(event.id for event in cited),
+        kind="frame",
+        source=str(frame.get("id", "")),
+    )
+
+
+def _first(
+    events: Iterable[EngineEvent], test: Callable[[Mapping[str, Any]], bool]
+) -> EngineEvent | None:
+    return next((event for event in events if test(event.payload)), None)
+
+
+def _moment(kind: str, view: EngineEvent) -> Segment:
+    facts = [Fact("", "observed", ("app",), view.payload["app"], view.at)]
+    site = view.payload.get("site")
+    if isinstance(site, str):
+        facts.append(Fact("", "observed", ("site",), site, view.at))
+    return Segment(view.at, view.at, tuple(facts), (view.id,), kind=kind)
