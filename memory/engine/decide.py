@@ -1,0 +1,370 @@
+"""Decision policies: intervene or abstain at one event, from memory as it stood (ProactMem).
+
+A policy reads a :class:`DecisionContext` (the current event, the recent events, today's
+observations so far, recent completed days and the at most three retrieved regularities) and
+returns a :class:`control.Proposed`; intervention control runs after it. Three policies:
+
+* ``rules`` (:class:`RulesPolicy`, the deterministic default) acts on memory;
+* ``event_only`` (:class:`EventOnlyPolicy`, the baseline) sees the recent events only;
+* ``llm`` (:class:`LlmPolicy`) asks a model and fails closed on any reply it cannot check.
+
+An abstention has the intent ``ABSTAIN`` ("") and says why in its message.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, time, timedelta
+from types import MappingProxyType
+from typing import Any, Protocol
+
+from memory.engine.catalogue import (
+    code_object,
+    desktop_app,
+    episode,
+    intents,
+    is_motion,
+    is_steps,
+    services,
+)
+from memory.engine.control import Proposed, Scope
+from memory.engine.records import DayRecord, EngineEvent, Predicate
+from memory.engine.refs import event_ref, regularity_id
+from memory.engine.retrieve import Retrieved
+
+ABSTAIN = ""  # the intent of an abstention
+# Our choice: a pending regularity is acted on in the last half hour of its window, the same
+# span retrieval shows a window early and late (retrieve.RETRIEVAL_LEAD / GRACE).
+NEAR_DEADLINE = timedelta(minutes=30)
+# Our choice for the baseline: an hour of recent events is what the event-only rule looks at.
+EVENT_ONLY_LOOKBACK = timedelta(minutes=60)
+# The LLM prompt carries at most this many recent events and today's observations (newest).
+LLM_RECENT_MAX = 20
+LLM_TODAY_MAX = 30
+LLM_SCREEN_KEYS = frozenset({"screen"})
+LLM_REPLY_KEYS = frozenset({"decision", "intent", "message", "evidence"})
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionContext:
+    """What a policy sees at one event; nothing in it is later than the event."""
+
+    scope: Scope
+    current: EngineEvent
+    recent: tuple[EngineEvent, ...]  # oldest first, the current event last
+    now: datetime  # local, aware
+    trajectories: tuple[DayRecord, ...]  # recent completed days, newest last
+    today: DayRecord  # today's observations so far
+    regularities: tuple[Retrieved, ...]  # at most three, ranked
+
+    @property
+    def episode(self) -> str:
+        return episode(self.scope, self.current, self.now)
+
+    def abstain(self, reason: str) -> Proposed:
+        return Proposed("abstain", ABSTAIN, self.episode, message=reason)
+
+
+class Policy(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    def decide(self, ctx: DecisionContext) -> Proposed: ...
+
+
+# -- rules --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RulesPolicy:
+    """Intervene on a regularity that is due and a service that can act on it now.
+
+    The retrieved regularities are walked in rank order. The first one that is ``deviated``, or
+    ``pending`` with its deadline at most ``NEAR_DEADLINE`` away, and for which a service of the
+    scope (in catalogue order) applies to it and is actionable at the current event, is acted
+    on. The proposal cites the current event, the regularity's facts of today and its id.
+    Otherwise it abstains, saying why.
+    """
+
+    name: str = "rules"
+
+    def decide(self, ctx: DecisionContext) -> Proposed:
+        if not ctx.regularities:
+            return ctx.abstain("no regularity bears on now")
+        reasons: list[str] = []
+        for r in ctx.regularities:
+            rid = regularity_id(r.proposal)
+            due = r.occurrence == "deviated" or (
+                r.occurrence == "pending" and r.deadline - ctx.now <= NEAR_DEADLINE
+            )
+            if not due:
+                reasons.append(f"{rid} is {r.occurrence}, not due")
+                continue
+            applying = [s for s in services(ctx.scope) if s.applies(r.proposal)]
+            if not applying:
+                reasons.append(f"{rid}: no service applies to its behavior")
+                continue
+            chosen = next((s for s in applying if s.actionable(ctx.current)), None)
+            if chosen is None:
+                reasons.append(f"{rid}: the current event is no moment to act")
+                continue
+            return Proposed(
+                "intervene",
+                chosen.intent,
+                ctx.episode,
+                regularity_ids=(rid,),
+                message=f"{chosen.message} ({_describe(r)})",
+                evidence_ids=(event_ref(ctx.current.id), *r.fact_ids, rid),
+            )
+        return ctx.abstain("; ".join(reasons))
+
+
+def _describe(r: Retrieved) -> str:
+    p = r.proposal
+    start, end = (_clock(t) for t in p.window)
+    return (
+        f"usually {_pred(p.behavior)} after {_pred(p.trigger)} between {start} and {end}; "
+        f"today it is {r.occurrence}"
+    )
+
+
+def _pred(p: Predicate) -> str:
+    return f"{'/'.join(p.path)}={p.value}"
+
+
+def _clock(t: time) -> str:
+    return "24:00" if t == time.max else t.strftime("%H:%M")
+
+
+# -- event only ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class EventOnlyPolicy:
+    """The baseline: a service actionable at the current event, and a rule on recent events.
+
+    Trajectories and regularities are ignored even when given. With ``prior`` the recent events
+    before the current one within ``EVENT_ONLY_LOOKBACK``:
+
+    * sports (``suggest_walk``): no step count above zero in ``prior``;
+    * home (``check_in_routine``): no motion event in ``prior`` (someone reappears after an
+      hour of stillness);
+    * code (any service): no event on the same repository object in ``prior`` (the first touch
+      of a pull request or issue in an hour);
+    * desktop (``resume_focus``): no snapshot of the same app in ``prior`` (a return to it).
+
+    The first service (in catalogue order) actionable at the current event is proposed; it
+    cites the current event only.
+    """
+
+    name: str = "event_only"
+
+    def decide(self, ctx: DecisionContext) -> Proposed:
+        chosen = next((s for s in services(ctx.scope) if s.actionable(ctx.current)), None)
+        if chosen is None:
+            return ctx.abstain("no service is actionable at this event")
+        since = ctx.current.at - EVENT_ONLY_LOOKBACK
+        prior = [
+            e for e in ctx.recent if e.id != ctx.current.id and since <= e.at <= ctx.current.at
+        ]
+        blocker = _recent_blocker(ctx.scope, ctx.current, prior)
+        if blocker is not None:
+            return ctx.abstain(f"event_only: {blocker} in the last hour")
+        return Proposed(
+            "intervene",
+            chosen.intent,
+            ctx.episode,
+            message=chosen.message,
+            evidence_ids=(event_ref(ctx.current.id),),
+        )
+
+
+def _recent_blocker(scope: Scope, current: EngineEvent, prior: Sequence[EngineEvent]) -> str | None:
+    if scope == "sports":
+        if any(is_steps(e) and _positive(e.payload.get("value")) for e in prior):
+            return "steps were counted"
+    elif scope == "home":
+        if any(is_motion(e) for e in prior):
+            return "motion was seen"
+    elif scope == "code":
+        target = code_object(current)
+        if any(code_object(e) == target for e in prior):
+            return f"{target[0]}:{target[1]} had an event"
+    elif scope == "desktop":
+        app = desktop_app(current)
+        if any(e.kind == "snapshot" and desktop_app(e) == app for e in prior):
+            return f"{app} was in use"
+    return None
+
+
+def _positive(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value > 0
+
+
+# -- LLM ----------------------------------------------------------------------------------------
+
+SCREEN_PROMPT = (
+    "You screen events for a proactive assistant. Given the context below, reply with JSON "
+    'only: {"screen": "skip"} when no service could help now, or {"screen": "escalate"} when '
+    "a decision is worth making.\n"
+)
+DECIDE_PROMPT = (
+    "You decide whether a proactive assistant should intervene now. Reply with JSON only: "
+    '{"decision": "intervene" | "abstain", "intent": one of the services\' intents (or "" to '
+    'abstain), "message": the text to send or why not, "evidence": [ids]}. Cite only ids that '
+    "appear in the context (event:N, fact:..., reg:...); an intervention cites at least one.\n"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class LlmPolicy:
+    """Ask a model, in two steps, and accept only a reply that checks out.
+
+    ``complete`` takes a prompt and returns the model's text (the Django side injects a
+    recorded, cached client). First a pre-screen (``SCREEN_PROMPT``): ``skip`` abstains,
+    ``escalate`` goes on to the decision (``DECIDE_PROMPT``). Both prompts end with the same
+    deterministic JSON of the context (:func:`prompt_context`). Fails closed: a call that
+    raises, a reply that is not a JSON object with exactly the expected keys, an unknown
+    decision, an intent not in the scope's catalogue, an empty message, or an evidence id not in
+    the context all abstain, with the reason in the message. An intervention's regularity ids
+    are the ``reg:`` ids it cites.
+    """
+
+    complete: Callable[[str], str]
+    name: str = field(default="llm")
+
+    def decide(self, ctx: DecisionContext) -> Proposed:
+        context = prompt_context(ctx)
+        text = json.dumps(context, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        screen, problem = self._ask(SCREEN_PROMPT + text, LLM_SCREEN_KEYS)
+        if screen is None:
+            return ctx.abstain(f"llm pre-screen: {problem}")
+        if screen["screen"] == "skip":
+            return ctx.abstain("llm pre-screen: skip")
+        if screen["screen"] != "escalate":
+            return ctx.abstain(f"llm pre-screen: unknown answer {screen['screen']!r}")
+        reply, problem = self._ask(DECIDE_PROMPT + text, LLM_REPLY_KEYS)
+        if reply is None:
+            return ctx.abstain(f"llm decision: {problem}")
+        return _checked(ctx, reply, frozenset(context["citable"]))
+
+    def _ask(self, prompt: str, keys: frozenset[str]) -> tuple[Mapping[str, Any] | None, str]:
+        try:
+            raw = self.complete(prompt)
+        except Exception as exc:  # the outside world: any failure fails closed
+            return None, f"the call failed ({type(exc).__name__}: {exc})"
+        if not isinstance(raw, str):
+            return None, f"the reply is {type(raw).__name__}, not text"
+        try:
+            reply = json.loads(raw)
+        except ValueError:
+            return None, f"the reply is not JSON: {raw[:200]!r}"
+        if not isinstance(reply, dict):
+            return None, f"the reply is JSON {type(reply).__name__}, not an object"
+        if set(reply) != keys:
+            return None, f"the reply has keys {sorted(reply)}, expected {sorted(keys)}"
+        return reply, ""
+
+
+def _checked(ctx: DecisionContext, reply: Mapping[str, Any], citable: frozenset[str]) -> Proposed:
+    decision, intent, message, evidence = (
+        reply["decision"],
+        reply["intent"],
+        reply["message"],
+        reply["evidence"],
+    )
+    if decision not in ("intervene", "abstain"):
+        return ctx.abstain(f"llm decision: unknown decision {decision!r}")
+    if not isinstance(message, str):
+        return ctx.abstain("llm decision: the message is not text")
+    if not isinstance(evidence, list) or not all(isinstance(i, str) for i in evidence):
+        return ctx.abstain("llm decision: evidence is not a list of ids")
+    unknown = [i for i in evidence if i not in citable]
+    if unknown:
+        return ctx.abstain(f"llm decision: cites ids not in the context: {unknown[:5]}")
+    if decision == "abstain":
+        return ctx.abstain(f"llm: {message}" if message else "llm: abstain")
+    if not isinstance(intent, str) or intent not in intents(ctx.scope):
+        return ctx.abstain(f"llm decision: intent {intent!r} is not a {ctx.scope} service")
+    if not message.strip():
+        return ctx.abstain("llm decision: an intervention needs a message")
+    if not evidence:
+        return ctx.abstain("llm decision: an intervention must cite evidence")
+    cited = tuple(dict.fromkeys(evidence))
+    return Proposed(
+        "intervene",
+        intent,
+        ctx.episode,
+        regularity_ids=tuple(i for i in cited if i.startswith("reg:")),
+        message=message.strip(),
+        evidence_ids=cited,
+    )
+
+
+def prompt_context(ctx: DecisionContext) -> dict[str, Any]:
+    """The JSON the LLM sees: deterministic for a given context, every citable id listed."""
+    recent = [e for e in ctx.recent if e.id != ctx.current.id][-LLM_RECENT_MAX:]
+    today = list(ctx.today.observations)[-LLM_TODAY_MAX:]
+    regularities = [
+        {
+            "id": regularity_id(r.proposal),
+            "trigger": _pred(r.proposal.trigger),
+            "behavior": _pred(r.proposal.behavior),
+            "window": [_clock(t) for t in r.proposal.window],
+            "weekdays": None if r.proposal.weekdays is None else sorted(r.proposal.weekdays),
+            "state": r.state,
+            "confidence": round(r.confidence, 3),
+            "occurrence": r.occurrence,
+            "deadline": r.deadline.isoformat(),
+            "facts": list(r.fact_ids),
+        }
+        for r in ctx.regularities
+    ]
+    citable = [event_ref(e.id) for e in (*recent, ctx.current)]
+    citable += [o.fact_id for o in today]
+    for r in ctx.regularities:
+        citable += [*r.fact_ids, regularity_id(r.proposal)]
+    return {
+        "scope": ctx.scope,
+        "now": ctx.now.isoformat(),
+        "services": [{"intent": s.intent, "message": s.message} for s in services(ctx.scope)],
+        "current": _event_json(ctx.current),
+        "recent": [_event_json(e) for e in recent],
+        "today": [
+            {"id": o.fact_id, "at": o.at.isoformat(), "path": list(o.path), "value": o.value}
+            for o in today
+        ],
+        "regularities": regularities,
+        "citable": sorted(set(citable)),
+    }
+
+
+def _event_json(e: EngineEvent) -> dict[str, Any]:
+    payload = {k: v for k, v in e.payload.items() if k != "private"}  # private never leaves
+    return {"id": event_ref(e.id), "at": e.at.isoformat(), "kind": e.kind, "payload": payload}
+
+
+# -- registry -----------------------------------------------------------------------------------
+
+POLICIES: Mapping[str, Policy] = MappingProxyType(
+    {"rules": RulesPolicy(), "event_only": EventOnlyPolicy()}
+)
+
+
+def llm_policy(complete: Callable[[str], str]) -> LlmPolicy:
+    return LlmPolicy(complete)
+
+
+def policy(name: str, *, complete: Callable[[str], str] | None = None) -> Policy:
+    """The policy called ``name``; ``llm`` needs ``complete``."""
+    if name == "llm":
+        if complete is None:
+            raise ValueError("the llm policy needs a `complete` callable (the model client)")
+        return llm_policy(complete)
+    try:
+        return POLICIES[name]
+    except KeyError:
+        known = ", ".join(sorted([*POLICIES, "llm"]))
+        raise ValueError(f"unknown policy {name!r}; use one of {known}") from None
