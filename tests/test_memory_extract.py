@@ -1,0 +1,862 @@
+"""Deterministic daily-trajectory extractors, one per scope (issue 6, "Trajectories").
+
+The core invariant is checked everywhere: every segment an extractor emits is accepted by the
+validator, given the scope's grounding view of the day's events.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from datetime import UTC, date, datetime, timedelta
+from functools import cache
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from aframes_web.streams.importers import fitbit, github, ordonez
+from benchmark.synthetic.desktop import generate_day
+from compiler.document import compile_day, day_window
+from compiler.entities import parse_url
+from compiler.sources.events import capture_from_records
+from memory.engine.extract import VOCABULARY, extract_day, grounding_view
+from memory.engine.extract.sports import (
+    BOUT_MIN_DURATION,
+    BOUT_MIN_STEPS_PER_MIN,
+    SEDENTARY_MIN_DURATION,
+)
+from memory.engine.records import EngineEvent, Segment
+from memory.engine.validate import validate_segment
+
+ZONE = ZoneInfo("Europe/Berlin")  # UTC+2 in May
+BERLIN = ZONE
+MADRID = ZoneInfo("Europe/Madrid")
+UTC_ZONE = ZoneInfo("UTC")
+DAY = date(2024, 5, 1)
+DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+MINUTE = timedelta(minutes=1)
+BOUT_MINUTES = BOUT_MIN_DURATION // MINUTE
+SEDENTARY_MINUTES = SEDENTARY_MIN_DURATION // MINUTE
+
+
+def local(hour: int, minute: int = 0, second: int = 0, day: date = DAY) -> datetime:
+    return datetime(day.year, day.month, day.day, hour, minute, second, tzinfo=ZONE)
+
+
+def event(
+    id: int, at: datetime, payload: Mapping[str, Any], kind: str = "observation"
+) -> EngineEvent:
+    return EngineEvent(id=id, at=at, kind=kind, payload=payload)
+
+
+def extract(
+    scope: str,
+    events: Sequence[EngineEvent],
+    frames: Sequence[Mapping[str, Any]] = (),
+    day: date = DAY,
+    zone: ZoneInfo = ZONE,
+) -> tuple[Segment, ...]:
+    """Extract and check the core invariant: every segment validates."""
+    segments = extract_day(scope, events, day, zone, frames)
+    assert_valid(scope, events, segments, day, zone)
+    return segments
+
+
+def assert_valid(
+    scope: str,
+    events: Iterable[EngineEvent],
+    segments: Iterable[Segment],
+    day: date,
+    zone: ZoneInfo,
+) -> None:
+    views = {e.id: grounding_view(scope, e) for e in events}
+    for segment in segments:
+        verdict = validate_segment(segment, views, day, zone)
+        assert verdict.accepted, (segment, verdict.reason)
+        assert [f.id for f in segment.facts] == [f"f{n}" for n in range(1, len(segment.facts) + 1)]
+        for fact in segment.facts:
+            assert fact.value is not None
+            assert fact.at is not None and segment.start <= fact.at <= segment.end
+            assert fact.path in VOCABULARY[scope][segment.kind]
+            assert fact.path[0] != "private"
+
+
+def of_kind(segments: Iterable[Segment], kind: str) -> list[Segment]:
+    return [s for s in segments if s.kind == kind]
+
+
+def facts(segment: Segment) -> dict[tuple[str, ...], Any]:
+    return {f.path: f.value for f in segment.facts}
+
+
+def fact_types(segment: Segment) -> dict[tuple[str, ...], str]:
+    return {f.path: f.type for f in segment.facts}
+
+
+# --- the API ----------------------------------------------------------------------------------
+
+
+def test_an_unknown_scope_is_a_clear_error() -> None:
+    with pytest.raises(ValueError, match=r"Unknown scope 'kitchen'.*code, desktop, home, sports"):
+        extract_day("kitchen", [], DAY, ZONE)
+    with pytest.raises(ValueError, match="Unknown scope 'kitchen'"):
+        grounding_view("kitchen", event(1, local(9), {}))
+
+
+def test_a_naive_event_time_is_a_clear_error() -> None:
+    naive = event(1, datetime(2024, 5, 1, 9, 0), {"type": "steps"})  # noqa: DTZ001 - the point
+    with pytest.raises(ValueError, match="Event 1 has a naive time"):
+        extract_day("sports", [naive], DAY, ZONE)
+
+
+def test_events_of_other_local_days_are_ignored() -> None:
+    door = {"type": "door", "value": "OPEN", "attributes": {"sensor": "D001"}}
+    today = event(2, local(12), door)
+    # 23:30 UTC on April 30 is 01:30 on May 1 in Berlin: today. 22:30 UTC is yesterday.
+    early = event(3, datetime(2024, 4, 30, 23, 30, tzinfo=UTC), door)
+    yesterday = event(1, datetime(2024, 4, 30, 21, 30, tzinfo=UTC), door)
+    tomorrow = event(4, local(0, 5, day=date(2024, 5, 2)), door)
+    segments = extract("home", [today, early, yesterday, tomorrow])
+    assert sorted(c for s in of_kind(segments, "door") for c in s.citations) == [2, 3]
+
+
+def test_vocabulary_names_every_scope_and_kind() -> None:
+    assert set(VOCABULARY) == {"code", "desktop", "home", "sports"}
+    assert set(VOCABULARY["sports"]) == {"decision_point", "step_bout", "sedentary"}
+    assert set(VOCABULARY["home"]) == {"room_presence", "door", "sensor_activity"}
+    assert set(VOCABULARY["code"]) == {"pull_request", "issue", "review", "ci_run", "release"}
+    assert set(VOCABULARY["desktop"]) == {"frame", "first_activity", "last_activity"}
+
+
+# --- sports -----------------------------------------------------------------------------------
+
+
+def decision(id: int, at: datetime, **attributes: Any) -> EngineEvent:
+    return event(id, at, {"type": "decision_point", "value": 1, "attributes": attributes})
+
+
+def minute_rows(
+    start: datetime, counts: Sequence[int | None], source: str = "jawbone", first_id: int = 1
+) -> list[EngineEvent]:
+    """One minute row per count, stamped at the end of its minute; None leaves a minute out."""
+    rows = []
+    for offset, steps in enumerate(counts):
+        if steps is None:
+            continue
+        payload = {
+            "type": "steps",
+            "value": steps,
+            "unit": "count",
+            "attributes": {"resolution": "minute", "source": source},
+        }
+        rows.append(event(first_id + offset, start + (offset + 1) * MINUTE, payload))
+    return rows
+
+
+def hour_rows(start: datetime, counts: Sequence[int], first_id: int = 1) -> list[EngineEvent]:
+    return [
+        event(
+            first_id + offset,
+            start + timedelta(hours=offset + 1),
+            {
+                "type": "steps",
+                "value": steps,
+                "unit": "count",
+                "attributes": {"resolution": "hour", "hour": "x"},
+            },
+        )
+        for offset, steps in enumerate(counts)
+    ]
+
+
+def test_a_decision_point_carries_its_context_before_facts() -> None:
+    at = local(9, 30)
+    point = decision(
+        7,
+        at,
+        available=True,
+        in_transit=False,
+        snoozed=False,
+        connected=True,
+        recognized_activity="still",
+        location="home",
+        weather="rain",
+    )
+    (segment,) = extract("sports", [point])
+    assert segment.kind == "decision_point"
+    assert (segment.start, segment.end, segment.citations) == (at, at, (7,))
+    assert facts(segment) == {
+        ("type",): "decision_point",
+        ("available",): True,
+        ("in_transit",): False,
+        ("snoozed",): False,
+        ("connected",): True,
+        ("recognized_activity",): "still",
+        ("location",): "home",
+    }
+    assert fact_types(segment)[("type",)] == "observed"
+    assert {fact_types(segment)[(key,)] for key in ("available", "location")} == {"context_before"}
+
+
+def test_a_decision_point_leaves_out_context_it_does_not_carry() -> None:
+    (segment,) = extract("sports", [decision(1, local(9), available=None, location="work")])
+    assert facts(segment) == {("type",): "decision_point", ("location",): "work"}
+
+
+def test_a_step_bout_exactly_at_both_thresholds_is_one_bout_citing_every_minute() -> None:
+    rows = minute_rows(local(10), [BOUT_MIN_STEPS_PER_MIN] * BOUT_MINUTES)
+    (bout,) = of_kind(extract("sports", rows), "step_bout")
+    assert bout.citations == tuple(r.id for r in rows)
+    assert (bout.start, bout.end) == (rows[0].at, rows[-1].at)
+    assert facts(bout) == {("type",): "steps", ("source",): "jawbone"}
+    assert all(f.at == rows[0].at for f in bout.facts)
+
+
+def test_one_minute_too_short_or_one_step_too_few_is_no_bout() -> None:
+    short = minute_rows(local(10), [BOUT_MIN_STEPS_PER_MIN] * (BOUT_MINUTES - 1))
+    assert of_kind(extract("sports", short), "step_bout") == []
+    slow = [BOUT_MIN_STEPS_PER_MIN] * BOUT_MINUTES
+    slow[4] = BOUT_MIN_STEPS_PER_MIN - 1
+    assert of_kind(extract("sports", minute_rows(local(10), slow)), "step_bout") == []
+
+
+def test_a_missing_minute_breaks_a_bout() -> None:
+    brisk = [120] * BOUT_MINUTES
+    rows = minute_rows(local(10), [*brisk, None, *brisk])
+    bouts = of_kind(extract("sports", rows), "step_bout")
+    assert len(bouts) == 2
+    assert not set(bouts[0].citations) & set(bouts[1].citations)
+    # The same minutes without the hole are one bout.
+    whole = of_kind(extract("sports", minute_rows(local(10), [*brisk, *brisk])), "step_bout")
+    assert len(whole) == 1 and len(whole[0].citations) == 2 * BOUT_MINUTES
+
+
+def test_two_sources_never_merge_into_one_bout() -> None:
+    half = BOUT_MINUTES // 2 + 1
+    jawbone = minute_rows(local(10), [150] * half, "jawbone", first_id=1)
+    google = minute_rows(local(10) + half * MINUTE, [150] * half, "google_fit", first_id=100)
+    assert of_kind(extract("sports", [*jawbone, *google]), "step_bout") == []
+
+
+def test_explicit_zero_rows_make_a_sedentary_stretch_and_missing_rows_do_not() -> None:
+    zeros = minute_rows(local(13), [0] * SEDENTARY_MINUTES)
+    (stretch,) = of_kind(extract("sports", zeros), "sedentary")
+    assert stretch.citations == tuple(r.id for r in zeros)
+    assert facts(stretch) == {
+        ("type",): "steps",
+        ("source",): "jawbone",
+        ("resolution",): "minute",
+    }
+    # One minute short, or one minute missing: no stretch. Hours without rows are unknown.
+    short = minute_rows(local(13), [0] * (SEDENTARY_MINUTES - 1))
+    assert of_kind(extract("sports", short), "sedentary") == []
+    holed = minute_rows(local(13), [0] * 20 + [None] + [0] * 20)
+    assert of_kind(extract("sports", holed), "sedentary") == []
+    sparse = minute_rows(local(8), [0]) + minute_rows(local(18), [0], first_id=50)
+    assert of_kind(extract("sports", sparse), "sedentary") == []
+
+
+def test_low_rows_count_as_sedentary_up_to_the_rate_and_not_above() -> None:
+    low = minute_rows(local(13), [3] * SEDENTARY_MINUTES)
+    assert len(of_kind(extract("sports", low), "sedentary")) == 1
+    above = minute_rows(local(13), [4] * SEDENTARY_MINUTES)
+    assert of_kind(extract("sports", above), "sedentary") == []
+
+
+def test_hourly_rows_make_sedentary_stretches_but_never_bouts() -> None:
+    rows = hour_rows(local(0), [0, 0, 224, 5000, 6000, 225])
+    segments = extract("sports", rows)
+    assert of_kind(segments, "step_bout") == []
+    (stretch,) = of_kind(segments, "sedentary")
+    assert stretch.citations == (1, 2, 3)
+    assert facts(stretch) == {("type",): "steps", ("resolution",): "hour"}
+
+
+def test_sports_ignores_other_observations() -> None:
+    participant = event(1, local(9), {"type": "participant", "value": None, "attributes": {}})
+    weight = event(2, local(9), {"type": "weight", "value": 70, "attributes": {}})
+    assert extract("sports", [participant, weight]) == ()
+
+
+# --- home -------------------------------------------------------------------------------------
+
+
+def sensor(
+    id: int, at: datetime, type: str, value: Any, name: str, private: Any = None, **attrs: str
+) -> EngineEvent:
+    payload: dict[str, Any] = {
+        "type": type,
+        "value": value,
+        "attributes": {"sensor": name, **attrs},
+    }
+    if private is not None:
+        payload["private"] = private
+    return event(id, at, payload)
+
+
+def test_a_room_change_splits_presence_and_off_events_are_not_cited() -> None:
+    stream = [
+        sensor(1, local(8, 0), "motion", "ON", "M01", room="kitchen"),
+        sensor(2, local(8, 1), "motion", "OFF", "M01", room="kitchen"),
+        sensor(3, local(8, 2), "motion", "ON", "M02", room="kitchen"),
+        sensor(4, local(8, 3), "motion", "ON", "M07", room="living"),
+        sensor(5, local(8, 4), "motion", "ON", "M07", room="living"),
+        sensor(6, local(8, 5), "motion", "ON", "M01", room="kitchen"),
+    ]
+    presences = of_kind(extract("home", stream), "room_presence")
+    assert [p.citations for p in presences] == [(1, 3), (4, 5), (6,)]
+    assert [facts(p) for p in presences] == [
+        {("type",): "motion", ("room",): "kitchen"},
+        {("type",): "motion", ("room",): "living"},
+        {("type",): "motion", ("room",): "kitchen"},
+    ]
+    assert (presences[0].start, presences[0].end) == (local(8, 0), local(8, 2))
+
+
+def test_a_long_silence_splits_presence_in_one_room() -> None:
+    stream = [
+        sensor(1, local(8, 0), "motion", "ON", "M01", room="bed"),
+        sensor(2, local(8, 30), "motion", "ON", "M01", room="bed"),  # exactly the gap: kept
+        sensor(3, local(9, 0, 1), "motion", "ON", "M01", room="bed"),
+    ]
+    presences = of_kind(extract("home", stream), "room_presence")
+    assert [p.citations for p in presences] == [(1, 2), (3,)]
+
+
+def test_classic_casas_without_rooms_uses_the_sensor_as_the_room() -> None:
+    stream = [
+        sensor(1, local(8, 0), "motion", "ON", "M003"),
+        sensor(2, local(8, 1), "motion", "ON", "M003"),
+        sensor(3, local(8, 2), "motion", "ON", "M004"),
+    ]
+    presences = of_kind(extract("home", stream), "room_presence")
+    assert [facts(p) for p in presences] == [
+        {("type",): "motion", ("sensor",): "M003"},
+        {("type",): "motion", ("sensor",): "M004"},
+    ]
+
+
+def test_ordonez_pir_is_motion_and_its_place_is_the_room() -> None:
+    stream = [sensor(1, local(8), "pir", "ON", "Shower", place="Bathroom")]
+    (presence,) = of_kind(extract("home", stream), "room_presence")
+    assert facts(presence) == {("type",): "pir", ("place",): "Bathroom"}
+
+
+def test_every_door_event_is_a_door_segment_with_its_value() -> None:
+    stream = [
+        sensor(1, local(7, 0), "door", "OPEN", "D001"),
+        sensor(2, local(7, 1), "door", "CLOSE", "D001"),
+        sensor(3, local(7, 2), "magnetic", "ON", "Maindoor", place="Entrance"),
+        sensor(4, local(7, 3), "temperature", 21.5, "T001"),
+    ]
+    doors = of_kind(extract("home", stream), "door")
+    assert [facts(d) for d in doors] == [
+        {("type",): "door", ("value",): "OPEN", ("sensor",): "D001"},
+        {("type",): "door", ("value",): "CLOSE", ("sensor",): "D001"},
+        {("type",): "magnetic", ("value",): "ON", ("sensor",): "Maindoor", ("place",): "Entrance"},
+    ]
+    assert [(d.start, d.end) for d in doors] == [(e.at, e.at) for e in stream[:3]]
+
+
+def test_sensor_activity_names_each_rooms_most_active_sensor_per_local_hour() -> None:
+    stream = [
+        sensor(1, local(8, 0), "motion", "ON", "M02", room="kitchen"),
+        sensor(2, local(8, 1), "motion", "OFF", "M02", room="kitchen"),
+        sensor(3, local(8, 2), "door", "OPEN", "D01", room="kitchen"),
+        sensor(4, local(8, 3), "motion", "ON", "M01", room="kitchen"),
+        sensor(5, local(8, 4), "motion", "OFF", "M01", room="kitchen"),
+        # Ambient readings are no activity, however many there are.
+        *(
+            sensor(10 + n, local(8, 10 + n), "temperature", 20, "T01", room="kitchen")
+            for n in range(5)
+        ),
+        sensor(20, local(9, 0), "item", "PRESENT", "I01", room="kitchen"),
+        sensor(21, local(8, 30), "motion", "ON", "M09", room="bath"),
+    ]
+    active = of_kind(extract("home", stream), "sensor_activity")
+    # 08:00 kitchen: M01 and M02 tie at two events, M01 first by name.
+    assert [(facts(a)[("sensor",)], a.citations) for a in active] == [
+        ("M01", (4, 5)),
+        ("M09", (21,)),
+        ("I01", (20,)),
+    ]
+    assert facts(active[0]) == {("sensor",): "M01", ("type",): "motion", ("room",): "kitchen"}
+
+
+class PrivateGuard(Mapping[str, Any]):
+    """A payload that fails the test if anyone reads its ``private`` block."""
+
+    def __init__(self, payload: Mapping[str, Any]) -> None:
+        self._payload = dict(payload)
+
+    def __getitem__(self, key: str) -> Any:
+        if key == "private":
+            raise AssertionError("the extractor read payload['private']")
+        return self._payload[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._payload)
+
+    def __len__(self) -> int:
+        return len(self._payload)
+
+
+@pytest.mark.parametrize("scope", ["sports", "home", "code"])
+def test_no_extractor_reads_private_ground_truth(scope: str) -> None:
+    labelled = [
+        EngineEvent(e.id, e.at, e.kind, {**e.payload, "private": {"activity": "Cooking"}})
+        for e in mixed_streams()[scope]
+    ]
+    guarded = [EngineEvent(e.id, e.at, e.kind, PrivateGuard(e.payload)) for e in labelled]
+    assert extract_day(scope, guarded, DAY, ZONE) == extract(scope, labelled)
+
+
+# --- code -------------------------------------------------------------------------------------
+
+
+def gh(id: int, type: str, value: Any = None, **attributes: Any) -> EngineEvent:
+    payload = {"type": type, "value": value, "attributes": {"actor": "ann", **attributes}}
+    return event(id, local(10, id), payload)
+
+
+def one(scope: str, e: EngineEvent) -> Segment:
+    (segment,) = extract(scope, [e])
+    assert (segment.start, segment.end, segment.citations) == (e.at, e.at, (e.id,))
+    return segment
+
+
+def test_an_opened_pull_request_is_observed() -> None:
+    segment = one("code", gh(1, "PullRequestEvent", action="opened", number=7, state="open"))
+    assert segment.kind == "pull_request"
+    assert facts(segment) == {
+        ("type",): "PullRequestEvent",
+        ("action",): "opened",
+        ("number",): 7,
+        ("state",): "open",
+    }
+    assert set(fact_types(segment).values()) == {"observed"}
+
+
+def test_a_merging_close_is_an_outcome() -> None:
+    closed = gh(1, "PullRequestEvent", action="closed", number=7, state="closed", merged=True)
+    segment = one("code", closed)
+    assert fact_types(segment) == {
+        ("type",): "observed",
+        ("action",): "outcome",
+        ("number",): "observed",
+        ("state",): "outcome",
+        ("merged",): "outcome",
+    }
+    assert facts(segment)[("merged",)] is True
+
+
+def test_rest_closing_types_are_outcomes() -> None:
+    merged = one("code", gh(1, "pr_merged", number=3, title="Fix", merged_by="bo"))
+    assert merged.kind == "pull_request"
+    assert fact_types(merged) == {("type",): "outcome", ("number",): "observed"}
+    closed = one("code", gh(2, "issue_closed", number=4, state_reason="completed"))
+    assert closed.kind == "issue"
+    assert fact_types(closed)[("type",)] == "outcome"
+    opened = one("code", gh(3, "issue_opened", number=5))
+    assert fact_types(opened) == {("type",): "observed", ("number",): "observed"}
+
+
+def test_issues_comments_and_issue_events_map_by_what_they_are_about() -> None:
+    assert one("code", gh(1, "IssuesEvent", action="reopened", number=2)).kind == "issue"
+    assert one("code", gh(2, "IssueCommentEvent", action="created", number=2)).kind == "issue"
+    on_pr = gh(3, "IssueCommentEvent", action="created", number=9, pull_request=True)
+    assert one("code", on_pr).kind == "pull_request"
+    closed = one("code", gh(4, "issue_event", event="closed", number=2))
+    assert closed.kind == "issue"
+    assert fact_types(closed)[("event",)] == "outcome"
+
+
+def test_reviews_are_review_segments() -> None:
+    review = one(
+        "code", gh(1, "PullRequestReviewEvent", action="submitted", number=3, state="approved")
+    )
+    assert review.kind == "review"
+    assert facts(review)[("state",)] == "approved"
+    assert one("code", gh(2, "pr_review_comment", number=3, path="a.go")).kind == "review"
+    assert one("code", gh(3, "PullRequestReviewCommentEvent", action="created")).kind == "review"
+
+
+def test_a_finished_ci_run_reports_its_conclusion_as_outcome() -> None:
+    run = one(
+        "code",
+        gh(1, "workflow_run", name="CI", status="completed", conclusion="failure", run_number=12),
+    )
+    assert run.kind == "ci_run"
+    assert facts(run) == {
+        ("type",): "workflow_run",
+        ("name",): "CI",
+        ("status",): "completed",
+        ("conclusion",): "failure",
+    }
+    assert fact_types(run)[("conclusion",)] == "outcome"
+    queued = one("code", gh(2, "workflow_job", 12.5, name="test", status="queued"))
+    assert set(fact_types(queued).values()) == {"observed"}
+
+
+def test_a_published_release_and_a_tag_are_releases() -> None:
+    release = one("code", gh(1, "ReleaseEvent", action="published", tag="v1.0", name="One"))
+    assert release.kind == "release"
+    assert fact_types(release)[("action",)] == "outcome"
+    tag = one("code", gh(2, "CreateEvent", ref="v1.1", ref_type="tag"))
+    assert tag.kind == "release"
+    assert facts(tag) == {("type",): "CreateEvent", ("ref_type",): "tag", ("ref",): "v1.1"}
+
+
+def test_pushes_stars_forks_and_branches_make_no_segment() -> None:
+    stream = [
+        gh(1, "PushEvent", 3, ref="refs/heads/main"),
+        gh(2, "WatchEvent", action="started"),
+        gh(3, "ForkEvent", fork="bo/app"),
+        gh(4, "CreateEvent", ref="feature", ref_type="branch"),
+        gh(5, "commit", sha="abc"),
+    ]
+    assert extract("code", stream) == ()
+
+
+# --- desktop ----------------------------------------------------------------------------------
+
+PR_URL = "https://github.com/acme/app/pull/12"
+
+
+def snap(id: int, at: datetime, app: str, url: str | None = None) -> EngineEvent:
+    payload = {"app": app, "window": "w", "url": url, "focused": True}
+    return event(id, at, payload, kind="snapshot")
+
+
+def frame_doc(
+    id: str, app: str, site: str | None, start: str, end: str, rows: str, pages: list[Any]
+) -> dict[str, Any]:
+    return {
+        "id": id,
+        "app": app,
+        "site": site,
+        "start": start,
+        "end": end,
+        "duration_min": 3.0,
+        "pages": pages,
+        "evidence": {"rows": rows, "inputs": ""},
+    }
+
+
+def test_the_grounding_view_adds_site_and_page_from_the_snapshots_own_url() -> None:
+    row = snap(1, local(9), "Firefox", PR_URL)
+    view = grounding_view("desktop", row)
+    page = parse_url(PR_URL)
+    assert page is not None
+    assert view.payload == {
+        **row.payload,
+        "site": "github.com",
+        "page": {"kind": page.kind, "entity": page.entity},
+    }
+    assert (view.id, view.at, view.kind) == (row.id, row.at, row.kind)
+    assert "site" not in row.payload  # the event itself is left alone
+    # Other events, other scopes and rows without a web URL are seen as they are.
+    click = event(2, local(9), {"type": "click", "url": PR_URL}, kind="input")
+    assert grounding_view("desktop", click) is click
+    assert grounding_view("code", row) is row
+    local_app = snap(3, local(9), "Terminal")
+    assert grounding_view("desktop", local_app) is local_app
+
+
+def test_a_frame_cites_its_rows_of_the_day_and_claims_app_site_and_top_page() -> None:
+    page = parse_url(PR_URL)
+    assert page is not None
+    rows = [
+        snap(10, local(9, 0, 0), "  Firefox ", "https://github.com/acme/app"),
+        snap(11, local(9, 1, 0), "Firefox", PR_URL),
+        snap(12, local(9, 2, 0), "Firefox", PR_URL),
+        snap(20, local(9, 1, 30), "Slack"),  # another frame's row, between them
+    ]
+    frame = frame_doc(
+        "f-10",
+        "Firefox",
+        "github.com",
+        "2024-05-01T09:00:00+02:00",
+        "2024-05-01T09:03:00+02:00",
+        "10-12,99",  # 99 is no event of this day: not cited
+        [{"kind": page.kind, "entity": page.entity, "count": 2}],
+    )
+    segments = extract("desktop", rows, [frame])
+    (seg,) = of_kind(segments, "frame")
+    assert seg.citations == (10, 11, 12)
+    assert seg.source == "f-10"
+    assert (seg.start, seg.end) == (local(9), local(9, 3))
+    assert facts(seg) == {
+        ("app",): "  Firefox ",  # the raw leaf the compiler normalised to "Firefox"
+        ("site",): "github.com",
+        ("page", "kind"): page.kind,
+        ("page", "entity"): page.entity,
+    }
+    page_fact = next(f for f in seg.facts if f.path == ("page", "kind"))
+    assert page_fact.at == local(9, 1)  # the first row on that page
+
+
+def test_a_frame_interval_covers_rows_the_document_rounded_and_stays_on_the_day() -> None:
+    late = snap(1, datetime(2024, 5, 1, 23, 59, 30, 500000, tzinfo=ZONE), "Editor")
+    frame = frame_doc(
+        "f-1",
+        "Editor",
+        None,
+        "2024-05-01T23:59:30+02:00",
+        "2024-05-02T00:01:00+02:00",  # credited past midnight
+        "1",
+        [],
+    )
+    (seg,) = of_kind(extract("desktop", [late], [frame]), "frame")
+    assert seg.start == local(23, 59, 30)
+    assert seg.end.astimezone(ZONE).date() == DAY
+    assert seg.end >= late.at
+    # A frame whose rows are all of another day is left out.
+    other = frame_doc(
+        "f-9", "Editor", None, "2024-05-01T08:00:00+02:00", "2024-05-01T08:01:00+02:00", "9", []
+    )
+    assert of_kind(extract("desktop", [late], [other]), "frame") == []
+
+
+def test_first_and_last_activity_skip_the_lock_screen() -> None:
+    rows = [
+        snap(1, local(7), "loginwindow"),
+        snap(2, local(8), "Firefox", PR_URL),
+        snap(3, local(12), "Terminal"),
+        snap(4, local(18), "LockApp"),
+    ]
+    segments = extract("desktop", rows)
+    (first,) = of_kind(segments, "first_activity")
+    (last,) = of_kind(segments, "last_activity")
+    assert first.citations == (2,) and facts(first) == {
+        ("app",): "Firefox",
+        ("site",): "github.com",
+    }
+    assert last.citations == (3,) and facts(last) == {("app",): "Terminal"}
+
+
+def test_a_frame_document_without_evidence_is_a_clear_error() -> None:
+    broken = {"id": "f-1", "app": "X", "start": "2024-05-01T09:00:00+02:00", "end": "x"}
+    with pytest.raises(ValueError, match="Frame 'f-1' has no evidence.rows"):
+        extract_day("desktop", [snap(1, local(9), "X")], DAY, ZONE, [broken])
+
+
+# --- a DST day --------------------------------------------------------------------------------
+
+PARIS = ZoneInfo("Europe/Paris")
+SPRING = date(2024, 3, 31)  # 02:00 -> 03:00 local
+
+
+def paris_instants(step: timedelta) -> list[datetime]:
+    """UTC instants covering the whole local day, one every ``step``."""
+    start = datetime(2024, 3, 31, tzinfo=PARIS).astimezone(UTC)
+    end = datetime(2024, 4, 1, tzinfo=PARIS).astimezone(UTC)
+    out = []
+    while start < end:
+        out.append(start)
+        start += step
+    return out
+
+
+def test_on_a_dst_day_every_segment_stays_on_the_day_and_validates() -> None:
+    # 23 one-hour rows of no steps, each stamped at its hour's end: the last one (24:00) is
+    # tomorrow's and dropped; the 22 rows of the day make one sedentary stretch across 02:00.
+    hours = [
+        event(
+            n,
+            at + timedelta(hours=1),
+            {"type": "steps", "value": 0, "attributes": {"resolution": "hour"}},
+        )
+        for n, at in enumerate(paris_instants(timedelta(hours=1)), start=1)
+    ]
+    (stretch,) = of_kind(extract("sports", hours, day=SPRING, zone=PARIS), "sedentary")
+    assert len(stretch.citations) == 22
+    motions = [
+        sensor(n, at, "motion", "ON", "M01", room="hall")
+        for n, at in enumerate(paris_instants(timedelta(minutes=20)), start=1)
+    ]
+    home = extract("home", motions, day=SPRING, zone=PARIS)
+    # 23 local hours, each with activity; one presence stretch the whole day.
+    assert len(of_kind(home, "sensor_activity")) == 23
+    assert len(of_kind(home, "room_presence")) == 1
+    rows = [
+        snap(n, at, "Editor") for n, at in enumerate(paris_instants(timedelta(minutes=30)), start=1)
+    ]
+    frame = frame_doc(
+        "f-1",
+        "Editor",
+        None,
+        "2024-03-31T00:00:00+01:00",
+        "2024-04-01T00:00:30+02:00",
+        f"1-{len(rows)}",
+        [],
+    )
+    desktop = extract("desktop", rows, [frame], day=SPRING, zone=PARIS)
+    for segment in (*home, stretch, *desktop):
+        assert segment.start.astimezone(PARIS).date() == SPRING
+        assert segment.end.astimezone(PARIS).date() == SPRING
+
+
+# --- determinism ------------------------------------------------------------------------------
+
+
+def mixed_streams() -> dict[str, list[EngineEvent]]:
+    return {
+        "sports": [
+            decision(500, local(9), available=True, location="home"),
+            *minute_rows(local(10), [130] * 12),
+            *minute_rows(local(13), [0] * 45, first_id=100),
+            *minute_rows(local(10), [0] * 45, "google_fit", first_id=200),
+        ],
+        "home": [
+            sensor(n, local(8, n % 60, n // 60), "motion", "ON", f"M0{n % 3}", room=f"r{n % 2}")
+            for n in range(1, 60)
+        ]
+        + [
+            sensor(100, local(8, 5), "door", "OPEN", "D1"),
+            sensor(101, local(8, 5), "door", "CLOSE", "D1"),
+        ],
+        "code": [
+            gh(1, "PullRequestEvent", action="opened", number=1),
+            gh(2, "pr_review", number=1, state="approved"),
+            event(
+                3,
+                local(10, 1),
+                {"type": "IssuesEvent", "value": None, "attributes": {"action": "closed"}},
+            ),
+        ],
+    }
+
+
+@pytest.mark.parametrize("scope", ["sports", "home", "code"])
+def test_shuffled_input_gives_identical_output(scope: str) -> None:
+    stream = mixed_streams()[scope]
+    expected = extract(scope, stream)
+    assert expected
+    for seed in range(5):
+        shuffled = list(stream)
+        random.Random(seed).shuffle(shuffled)
+        assert extract_day(scope, shuffled, DAY, ZONE) == expected
+    keys = [(s.start, s.kind, s.citations[:1]) for s in expected]
+    assert keys == sorted(keys)
+
+
+def test_shuffled_desktop_input_and_frames_give_identical_output() -> None:
+    day, events, frames = synthetic_desktop_day()
+    expected = extract("desktop", events, frames, day=day, zone=BERLIN)
+    shuffled, shuffled_frames = list(events), list(frames)
+    random.Random(3).shuffle(shuffled)
+    random.Random(4).shuffle(shuffled_frames)
+    assert extract_day("desktop", shuffled, day, BERLIN, shuffled_frames) == expected
+
+
+# --- real data --------------------------------------------------------------------------------
+
+
+def engine_events(
+    items: Iterable[tuple[str | None, Mapping[str, Any]]],
+) -> dict[Any, list[EngineEvent]]:
+    """Importer items as EngineEvents (ids in read order), grouped by (entity, UTC date)."""
+    grouped: dict[Any, list[EngineEvent]] = defaultdict(list)
+    for number, (entity, item) in enumerate(items, start=1):
+        at = datetime.fromisoformat(item["occurred_at"])
+        grouped[entity].append(EngineEvent(number, at, item["kind"], item["payload"]))
+    return grouped
+
+
+def by_day(events: Iterable[EngineEvent], zone: ZoneInfo) -> dict[date, list[EngineEvent]]:
+    days: dict[date, list[EngineEvent]] = defaultdict(list)
+    for e in events:
+        days[e.at.astimezone(zone).date()].append(e)
+    return days
+
+
+def run_days(scope: str, streams: Mapping[Any, list[EngineEvent]], zone: ZoneInfo) -> Counter[str]:
+    """Extract every entity-day, check the invariant, count the segments per kind."""
+    kinds: Counter[str] = Counter()
+    for events in streams.values():
+        for day, todays in sorted(by_day(events, zone).items()):
+            segments = extract(scope, todays, day=day, zone=zone)
+            kinds.update(s.kind for s in segments)
+    return kinds
+
+
+def need(path: Path) -> Path:
+    if not path.exists():
+        pytest.skip(f"real data not present at {path}")
+    return path
+
+
+@cache
+def ordonez_events(home: str) -> tuple[EngineEvent, ...]:
+    path = need(DATA / "ordonez-adl" / f"Ordonez{home}_Sensors.txt")
+    items = [(None, s.item) for s in ordonez.OrdonezReader(path, MADRID) if s.item is not None]
+    return tuple(engine_events(items)[None])
+
+
+@pytest.mark.parametrize("home", ["A", "B"])
+def test_ordonez_homes_every_segment_validates(home: str) -> None:
+    kinds = run_days("home", {home: list(ordonez_events(home))}, MADRID)
+    assert set(kinds) == {"room_presence", "door", "sensor_activity"}
+
+
+def test_ordonez_output_is_identical_without_private_labels() -> None:
+    events = ordonez_events("A")
+    assert all("private" in e.payload for e in events)
+    stripped = [
+        EngineEvent(e.id, e.at, e.kind, {k: v for k, v in e.payload.items() if k != "private"})
+        for e in events
+    ]
+    for day, todays in by_day(events, MADRID).items():
+        with_labels = extract_day("home", todays, day, MADRID)
+        without = extract_day(
+            "home", [s for s in stripped if s.at.astimezone(MADRID).date() == day], day, MADRID
+        )
+        assert with_labels == without
+        assert all(f.path[0] != "private" for s in with_labels for f in s.facts)
+
+
+def test_fitbit_hourly_steps_every_segment_validates() -> None:
+    path = need(DATA / "fitbit-fitabase" / "period-2016-04-12" / "hourlySteps_merged.csv")
+    zone = ZoneInfo("America/New_York")
+    reader = fitbit.FitabaseReader(path, zone)
+    wanted = {"1503960366", "1624580081", "1844505072"}
+    items = [(s.entity, s.item) for s in reader if s.item is not None and s.entity in wanted]
+    kinds = run_days("sports", engine_events(items), zone)
+    # Hourly rows: sedentary stretches (nights, desk hours), never bouts.
+    assert kinds["sedentary"] > 0 and kinds["step_bout"] == 0
+
+
+@pytest.mark.parametrize("folder", ["github-events-k8s-2017", "github-rest-ants"])
+def test_github_every_segment_validates(folder: str) -> None:
+    path = need(DATA / folder)
+    items = [(s.entity, s.item) for s in github.GithubReader(path) if s.item is not None]
+    kinds = run_days("code", engine_events(items), UTC_ZONE)
+    assert {"pull_request", "issue", "review"} <= set(kinds)
+
+
+@cache
+def synthetic_desktop_day() -> tuple[date, tuple[EngineEvent, ...], tuple[dict[str, Any], ...]]:
+    """A SYNTHETIC working day (no real desktop log is available), compiled by the compiler."""
+    day = date(2026, 3, 3)
+    records = [{**r, "id": n} for n, r in enumerate(generate_day(day, seed=7), start=1)]
+    capture = capture_from_records(records, *day_window(day, BERLIN))
+    document = compile_day(capture, day, BERLIN.key, generated_at="2026-03-04T00:00:00Z").document
+    events = tuple(
+        EngineEvent(r["id"], datetime.fromisoformat(r["occurred_at"]), r["kind"], r["payload"])
+        for r in records
+    )
+    return day, events, tuple(document["frames"])
+
+
+def test_a_compiled_synthetic_desktop_day_gives_one_valid_segment_per_frame() -> None:
+    day, events, frames = synthetic_desktop_day()
+    segments = extract("desktop", events, frames, day=day, zone=BERLIN)
+    kinds = Counter(s.kind for s in segments)
+    assert kinds == {"frame": len(frames), "first_activity": 1, "last_activity": 1}
+    assert {s.source for s in of_kind(segments, "frame")} == {f["id"] for f in frames}
+    with_pages = [s for s in of_kind(segments, "frame") if ("page", "kind") in facts(s)]
+    assert with_pages
