@@ -433,3 +433,12 @@ def test_desktop_and_sports_control_context() -> None:
     }
     dp = decision_point()
     assert control_context("sports", dp, (), proposed)[0] == dp.payload
+
+
+def test_a_review_is_on_its_pull_request_and_a_lock_screen_is_no_moment() -> None:
+    review = obs(1, "10:00", "PullRequestReviewEvent", action="created", number=5, state="open")
+    assert episode("code", review, at("10:00")) == "pull_request:5"
+    [resume] = services("desktop")
+    assert not resume.actionable(snapshot(1, "10:00", "loginwindow"))
+    assert resume.actionable(snapshot(1, "10:00", " Code "))
+    assert episode("desktop", snapshot(1, "10:00", " Code "), at("10:00")) == "2026-03-02/Code"

@@ -22,11 +22,14 @@ from types import MappingProxyType
 from typing import Any
 
 from compiler.entities import site_of
+from compiler.segment import is_lock_app, normalise_app
 from memory.engine.control import Proposed, Scope
+from memory.engine.extract.code import KINDS as CODE_KINDS
+from memory.engine.extract.home import CONTACT_TYPES, MOTION_TYPES, ROOM_KEYS
 from memory.engine.records import EngineEvent, Proposal
 
-# The segment kinds and payload types below mirror the trajectory extractors
-# (memory/engine/extract/): a behavior's segment kind is what a service applies to.
+# The segment kinds of the trajectory extractors (memory/engine/extract/): a behavior's segment
+# kind is what a service applies to.
 SPORTS_WALK_KINDS = frozenset({"step_bout"})
 HOME_ROUTINE_KINDS = frozenset({"room_presence", "door", "sensor_activity"})
 CODE_REVIEW_KINDS = frozenset({"review", "pull_request"})
@@ -34,43 +37,10 @@ CODE_CI_KINDS = frozenset({"ci_run"})
 CODE_ISSUE_KINDS = frozenset({"issue"})
 DESKTOP_FOCUS_KINDS = frozenset({"frame", "first_activity", "last_activity"})
 
-MOTION_TYPES = frozenset({"motion", "pir"})  # CASAS motion, Ordóñez PIR
-CONTACT_TYPES = frozenset({"door", "magnetic"})  # CASAS door, Ordóñez magnetic contact
-ROOM_KEYS = ("room", "place", "sensor")  # the first present names the spot (as extract/home)
-
-# GitHub payload types (GH Archive and REST, github.py) by the repository object they concern.
-PR_TYPES = frozenset(
-    {
-        "PullRequestEvent",
-        "PullRequestReviewEvent",
-        "PullRequestReviewCommentEvent",
-        "pr_opened",
-        "pr_merged",
-        "pr_closed",
-        "pr_review",
-        "pr_review_comment",
-    }
-)
-ISSUE_TYPES = frozenset(
-    {
-        "IssuesEvent",
-        "IssueCommentEvent",
-        "issue_opened",
-        "issue_closed",
-        "issue_comment",
-        "issue_event",
-    }
-)
-CI_TYPES = frozenset(
-    {
-        "workflow_run",
-        "workflow_job",
-        "WorkflowRunEvent",
-        "WorkflowJobEvent",
-        "CheckRunEvent",
-        "CheckSuiteEvent",
-        "StatusEvent",
-    }
+# The repository object of a code segment kind (extract/code.KINDS): a review is on a pull
+# request; a release is no object that stays open.
+OBJECT_OF_KIND: Mapping[str, str] = MappingProxyType(
+    {"pull_request": "pull_request", "review": "pull_request", "issue": "issue", "ci_run": "ci_run"}
 )
 # What ends a pull request or issue: after one of these it is no longer open.
 CLOSED_TYPES = frozenset({"pr_merged", "pr_closed", "issue_closed"})
@@ -212,13 +182,14 @@ def code_object(event: EngineEvent) -> tuple[str, int | None]:
     a = attributes(event)
     number = a.get("number")
     number = number if isinstance(number, int) and not isinstance(number, bool) else None
-    if kind in PR_TYPES or (kind in ISSUE_TYPES and a.get("pull_request") is True):
+    found = OBJECT_OF_KIND.get(CODE_KINDS.get(kind, ""))
+    if found == "issue" and a.get("pull_request") is True:
         return "pull_request", number
-    if kind in ISSUE_TYPES:
-        return "issue", number
-    if kind in CI_TYPES:
+    if found == "ci_run":
         run = a.get("run_id")
-        return "ci_run", run if isinstance(run, int) and not isinstance(run, bool) else None
+        return found, run if isinstance(run, int) and not isinstance(run, bool) else None
+    if found is not None:
+        return found, number
     return kind or "event", number
 
 
@@ -254,19 +225,21 @@ def ci_moment(event: EngineEvent) -> bool:
 
 
 def focused_snapshot(event: EngineEvent) -> bool:
-    """Desktop: a snapshot with an app that is not reported unfocused."""
+    """Desktop: a snapshot of an app, not a lock screen, that is not reported unfocused."""
     app = event.payload.get("app")
     return (
         event.kind == "snapshot"
         and isinstance(app, str)
         and bool(app.strip())
+        and not is_lock_app(normalise_app(app))
         and event.payload.get("focused") is not False
     )
 
 
 def desktop_app(event: EngineEvent) -> str:
+    """The app as the compiler names it (``normalise_app``), so episodes match frames."""
     app = event.payload.get("app")
-    return app.strip() if isinstance(app, str) else ""
+    return normalise_app(app) if isinstance(app, str) else ""
 
 
 def desktop_site(event: EngineEvent) -> str | None:
