@@ -31,8 +31,9 @@ a mined proposal is a *candidate* until replay activates it. The rule, in order:
    ``validate_proposal``.
 
 Records are read one per date (the last given wins, as replay reads them), so the result does
-not depend on the order the records come in. Measured: 90 days of 30 observations run in
-about 0.1 s, 90 days of 3,000 in about 1 s (see ``tests/test_memory_mine.py`` for the bounds).
+not depend on the order the records come in. Measured (one CPU core, 90 days of random
+observations over 8 paths, where nearly every pair passes: the worst case for the pair step):
+30 observations a day in about 0.25 s, 300 in 0.6 s, 3,000 in 1.0 s.
 """
 
 from __future__ import annotations
