@@ -1,0 +1,209 @@
+"""ProactMem's service side: decide in causal order, day close, rebuild, resume (issue 6)."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from aframes_web.streams.models import Entity, Event
+from aframes_web.streams.services import entity_create, events_ingest
+from memory.models import Decision, Fact, Regularity, Segment, Trajectory
+from memory.services import (
+    DecideRejected,
+    decide_batch,
+    memory_close_due,
+    memory_decide,
+    memory_rebuild,
+)
+
+pytestmark = pytest.mark.django_db(transaction=True)
+ZONE = ZoneInfo("Europe/Paris")
+START = date(2024, 5, 6)  # a Monday
+
+
+def motion(day: date, hour: int, minute: int, room: str, n: int = 0) -> dict[str, Any]:
+    moment = datetime(day.year, day.month, day.day, hour, minute, tzinfo=ZONE)
+    return {
+        "occurred_at": moment.isoformat(),
+        "kind": "observation",
+        "source_key": f"m:{day}:{hour:02d}{minute:02d}:{room}:{n}",
+        "payload": {
+            "type": "motion",
+            "value": "ON",
+            "attributes": {"sensor": f"M-{room}", "room": room},
+            "private": {"activity": "secret-label"},
+        },
+    }
+
+
+def routine_day(day: date, *, kitchen: bool = True) -> list[dict[str, Any]]:
+    """Bedroom at 07:00, then the kitchen at 07:30 (unless skipped), the study at 08:10, the
+    hall at 08:40 and the living room at 12:00."""
+    items = [motion(day, 7, 0, "bedroom"), motion(day, 7, 5, "bedroom", 1)]
+    if kitchen:
+        items += [motion(day, 7, 30, "kitchen"), motion(day, 7, 35, "kitchen", 1)]
+    items += [motion(day, 8, 10, "study"), motion(day, 8, 40, "hall"), motion(day, 12, 0, "living")]
+    return items
+
+
+def stream(days: int, skip: frozenset[int] = frozenset()) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = []
+    for i in range(days):
+        items += routine_day(START + timedelta(days=i), kitchen=i not in skip)
+    return items
+
+
+@pytest.fixture
+def home(team: Any) -> Entity:
+    return entity_create(team=team, key="flat-1", scope="home", timezone_name="Europe/Paris")
+
+
+def memory_rows(entity: Entity) -> dict[str, Any]:
+    """Everything derived, without database ids or wall-clock times: what must be equal."""
+    return {
+        "days": list(
+            Trajectory.objects.filter(entity=entity)
+            .order_by("day")
+            .values_list("day", "event_count", "segment_count", "rejected_count", "fact_count")
+        ),
+        "segments": list(
+            Segment.objects.filter(trajectory__entity=entity)
+            .order_by("trajectory__day", "index")
+            .values_list("trajectory__day", "index", "kind", "start", "end", "accepted", "reason")
+        ),
+        "facts": sorted(
+            Fact.objects.filter(entity=entity).values_list(
+                "ref", "type", "path", "value", "grounded_event__source_key"
+            ),
+            key=repr,
+        ),
+        "regularities": list(
+            Regularity.objects.filter(entity=entity)
+            .order_by("rid")
+            .values_list("rid", "state", "n_f", "n_v", "observable", "violation_run", "last_day")
+        ),
+        "assessments": sorted(
+            (r.rid, a.day, a.outcome, tuple(a.fact_refs))
+            for r in Regularity.objects.filter(entity=entity)
+            for a in r.assessments.all()
+        ),
+        "transitions": sorted(
+            (r.rid, t.seq, t.day, t.from_state, t.to_state, tuple(t.fact_refs))
+            for r in Regularity.objects.filter(entity=entity)
+            for t in r.transitions.all()
+        ),
+    }
+
+
+def test_decide_follows_the_causal_order_and_reads_memory_without_the_event(home) -> None:
+    steps: list[str] = []
+    item = motion(START, 7, 0, "bedroom")
+    result = memory_decide(entity=home, item=item, trace=steps.append)
+    assert steps == ["read", "stage", "decide", "control", "store", "commit", "maintain"]
+    decision = result.decision
+    assert result.created and decision.event.source_key == item["source_key"]
+    assert decision.action == "abstain" and decision.policy == "rules"
+    # The only event is the current one: nothing earlier was in memory.
+    assert decision.evidence == [] or all(not e.startswith("fact:") for e in decision.evidence)
+
+
+def test_the_same_event_twice_returns_the_stored_decision_and_stores_nothing(home) -> None:
+    item = motion(START, 7, 0, "bedroom")
+    first = memory_decide(entity=home, item=item)
+    again = memory_decide(entity=home, item=item)
+    assert not again.created and again.decision.pk == first.decision.pk
+    assert Event.objects.filter(entity=home).count() == Decision.objects.count() == 1
+
+
+def test_an_invalid_event_is_rejected_by_field_and_nothing_is_stored(home) -> None:
+    with pytest.raises(DecideRejected) as caught:
+        memory_decide(entity=home, item={"occurred_at": "yesterday", "kind": "observation"})
+    assert any(e["field"].startswith("occurred_at") for e in caught.value.errors)
+    assert not Event.objects.exists() and not Decision.objects.exists()
+
+
+def test_an_event_ingested_without_a_decision_cannot_be_decided_afterwards(home) -> None:
+    item = motion(START, 7, 0, "bedroom")
+    events_ingest(entity=home, items=[item])
+    with pytest.raises(DecideRejected) as caught:
+        memory_decide(entity=home, item=item)
+    assert "without a decision" in caught.value.errors[0]["message"]
+
+
+def test_unknown_policy_is_refused_with_the_choices(home) -> None:
+    with pytest.raises(ValueError, match="event_only"):
+        memory_decide(entity=home, item=motion(START, 7, 0, "bedroom"), policy="oracle")
+
+
+def test_days_close_when_the_stream_moves_past_them_and_ground_truth_never_enters(home) -> None:
+    decide_batch(entity=home, items=stream(3))
+    days = list(Trajectory.objects.filter(entity=home).values_list("day", flat=True))
+    assert days == [START, START + timedelta(days=1)]  # the third day is still open
+    facts = Fact.objects.filter(entity=home)
+    assert facts.exists()
+    assert all(f.grounded_event_id for f in facts)
+    assert not any("private" in f.path or f.value == "secret-label" for f in facts)
+
+
+def test_a_planted_routine_activates_and_a_deviation_is_intervened_on_once(home) -> None:
+    decide_batch(entity=home, items=stream(6))
+    routine = [
+        r
+        for r in Regularity.objects.filter(entity=home, state="active")
+        if r.proposal["trigger"]["value"] == "bedroom"
+        and r.proposal["behavior"]["value"] == "kitchen"
+    ]
+    assert routine, list(Regularity.objects.values_list("summary", "state"))
+    rids = {r.rid for r in routine}  # the miner may propose it with more than one window
+    deviation = START + timedelta(days=6)
+    extra = [motion(deviation, 8, m, "study", m) for m in (15, 20, 25)]
+    items = sorted(routine_day(deviation, kitchen=False) + extra, key=lambda i: i["occurred_at"])
+    results = [r.decision for r in decide_batch(entity=home, items=items)]
+    acted = [d for d in results if d.action == "intervene"]
+    assert acted, [(d.occurred_at, d.message) for d in results]
+    first = acted[0]
+    assert set(first.regularity_ids) & rids, Regularity.objects.get(
+        rid=first.regularity_ids[0]
+    ).summary
+    assert all(r in first.evidence for r in first.regularity_ids)
+    assert f"event:{first.event_id}" in first.evidence
+    assert any(e.startswith("fact:") for e in first.evidence)
+    # Intervention control in the study: onset is allowed, confirmed and sustained re-enter as
+    # stronger phases, and sustained again is a repeat: a suppressed abstention.
+    study = [d for d in results if d.identity_key == first.identity_key]
+    assert [(d.action, d.control_reason) for d in study] == [
+        ("intervene", "first"),
+        ("intervene", "stronger_phase"),
+        ("intervene", "stronger_phase"),
+        ("abstain", "repeat"),
+    ]
+    assert study[-1].suppressed and study[-1].suppressed_by == first.identity
+
+
+def test_rebuild_equals_the_incrementally_kept_memory(home) -> None:
+    decide_batch(entity=home, items=stream(7, skip=frozenset({2})))
+    incremental = memory_rows(home)
+    assert incremental["regularities"]
+    memory_rebuild(entity=home)
+    # The entity was fed a moment ago, so the clock closes nothing more than the stream did.
+    assert memory_rows(home) == incremental
+
+
+@pytest.mark.parametrize("cut", [1, 9, 23, 30])
+def test_memory_is_the_same_processed_in_one_run_or_resumed_from_a_cut(team, cut) -> None:
+    items = stream(6, skip=frozenset({3}))
+    whole = entity_create(team=team, key="whole", scope="home", timezone_name="Europe/Paris")
+    split = entity_create(team=team, key="split", scope="home", timezone_name="Europe/Paris")
+    decide_batch(entity=whole, items=items)
+    decide_batch(entity=split, items=items[:cut])
+    memory_close_due(entity_id=split.pk)  # a worker restart runs the sweep: nothing changes
+    decide_batch(entity=split, items=items[cut:])
+    assert memory_rows(split) == memory_rows(whole)
+    actions = [
+        list(Decision.objects.filter(entity=e).order_by("occurred_at").values_list("action"))
+        for e in (whole, split)
+    ]
+    assert actions[0] == actions[1]
