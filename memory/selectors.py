@@ -181,3 +181,27 @@ def memory_summary(entity: Entity) -> dict[str, Any]:
         "decisions": Decision.objects.filter(entity=entity).count(),
         "interventions": Decision.objects.filter(entity=entity, action="intervene").count(),
     }
+
+
+def regularities_by_rid(entity: Entity, rids: Iterable[str]) -> dict[str, Regularity]:
+    """The entity's regularities among ``rids`` (``reg:HEX``), by id; unknown ids are absent."""
+    wanted = [r for r in set(rids) if r.startswith("reg:")]
+    return {r.rid: r for r in Regularity.objects.filter(entity=entity, rid__in=wanted)}
+
+
+def allowed_decision_for(entity: Entity, decision: Decision) -> Decision | None:
+    """The newest allowed intervention with ``decision``'s identity, at or before it.
+
+    For a suppressed decision this is the intervention control found it repeating.
+    """
+    return (
+        Decision.objects.filter(
+            entity=entity,
+            identity_key=decision.identity_key,
+            action=Decision.Action.INTERVENE,
+            occurred_at__lte=decision.occurred_at,
+        )
+        .exclude(pk=decision.pk)
+        .order_by("-occurred_at", "-id")
+        .first()
+    )
