@@ -4,7 +4,7 @@ from datetime import date
 
 from django.urls import path, register_converter
 
-from aframes_web.dashboard import views
+from aframes_web.dashboard import memory_views, views
 
 
 class DayConverter:
@@ -35,5 +35,21 @@ urlpatterns = [
         "t/<slug:slug>/e/<str:key>/f/<str:frame_id>/verify/",
         views.frame_verify_view,
         name="frame_verify",
+    ),
+    path("t/<slug:slug>/e/<str:key>/memory/", memory_views.entity_memory, name="memory"),
+    path(
+        "t/<slug:slug>/e/<str:key>/memory/d/<day:day>/",
+        memory_views.memory_day,
+        name="memory_day",
+    ),
+    path(
+        "t/<slug:slug>/e/<str:key>/memory/r/<str:rid>/",
+        memory_views.memory_regularity,
+        name="memory_regularity",
+    ),
+    path(
+        "t/<slug:slug>/e/<str:key>/memory/decision/<int:pk>/",
+        memory_views.memory_decision,
+        name="memory_decision",
     ),
 ]

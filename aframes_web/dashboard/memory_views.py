@@ -1,0 +1,377 @@
+"""Dashboard pages that audit an entity's ProactMem memory: its closed days, regularities and
+decisions, each with the evidence it names. Views call ``memory.selectors`` only."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import date, timedelta
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.urls import reverse
+
+from aframes_web.activity.selectors import evidence_events
+from aframes_web.dashboard.views import _entity, _render_local
+from aframes_web.streams.models import Entity, Event
+from memory.engine.refs import parse_ref
+from memory.models import Assessment, Fact, Regularity
+from memory.selectors import (
+    allowed_decision_for,
+    closed_days,
+    decision_detail,
+    decisions_for,
+    engine_event,
+    facts_by_ref,
+    memory_summary,
+    regularities_by_rid,
+    regularities_for,
+    regularity_detail,
+    trajectories_for,
+    trajectory_detail,
+)
+
+DECISIONS_SHOWN = 25  # the entity page lists the newest; each links to its full record
+PAYLOAD_SHOWN = 300  # characters of an event's payload; element trees run to kilobytes
+EVENTS_OPEN = 20  # a segment citing more events than this shows them folded
+
+# The calendar's colours, one per assessment outcome, in legend order.
+OUTCOME_COLOURS = {
+    Assessment.Outcome.FULFILLED: "#2e9e5b",
+    Assessment.Outcome.VIOLATED: "#d64545",
+    Assessment.Outcome.CENSORED: "#8a939c",
+    Assessment.Outcome.INAPPLICABLE: "#e3e7ec",
+    Assessment.Outcome.NOT_TRIGGERED: "#a9cbea",
+}
+# The replay rules of memory.engine.regularities.assess_day, in words.
+OUTCOME_WORDS = {
+    Assessment.Outcome.FULFILLED: "fulfilled: the behaviour followed the trigger in the window",
+    Assessment.Outcome.VIOLATED: "violated: triggered in the window, the behaviour did not follow",
+    Assessment.Outcome.CENSORED: "censored: nothing observed that day (unknown, not absent)",
+    Assessment.Outcome.INAPPLICABLE: "inapplicable: a weekday the regularity does not cover",
+    Assessment.Outcome.NOT_TRIGGERED: "not triggered: observed, but no trigger in the window",
+}
+CELL = 14  # px, one day of the calendar
+STEP = 16  # px, a cell and its gap
+CAL_LEFT = 30  # px for the weekday labels
+CAL_TOP = 16  # px for the month labels
+
+
+# --- Presentation helpers (pure) ----------------------------------------------------------------
+
+
+def compact(value: Any, limit: int | None = None) -> str:
+    """A JSON value as one short line, cut at ``limit`` characters."""
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(", ", ": "))
+    if limit is not None and len(text) > limit:
+        return text[:limit] + "…"
+    return text
+
+
+def event_row(event: Event) -> dict[str, Any]:
+    """An event as the memory pages show it: the payload as the engine saw it, which never
+    carries the source's private ground truth."""
+    payload = engine_event(event).payload
+    return {
+        "id": event.pk,
+        "at": event.occurred_at,
+        "kind": event.kind,
+        "monitor": event.monitor,
+        "payload": compact(payload, PAYLOAD_SHOWN),
+    }
+
+
+def outcome_calendar(
+    outcomes: Sequence[tuple[date, str]], hrefs: Mapping[date, str]
+) -> dict[str, Any]:
+    """Weeks as columns, Monday on top, from the first assessed day's week to the last's.
+
+    Days in the range without an assessment are drawn blank; assessed days carry their
+    outcome's colour and, when the day is closed, a link to its trajectory.
+    """
+    if not outcomes:
+        return {"cells": [], "months": [], "weekdays": [], "width": 0, "height": 0}
+    first = min(d for d, _ in outcomes)
+    last = max(d for d, _ in outcomes)
+    start = first - timedelta(days=first.weekday())
+    weeks = (last - start).days // 7 + 1
+    by_day = dict(outcomes)
+    cells = []
+    months = []
+    for n in range((last - start).days + 1):
+        day = start + timedelta(days=n)
+        x = CAL_LEFT + (n // 7) * STEP
+        y = CAL_TOP + day.weekday() * STEP
+        if day.day == 1 or n == 0:
+            months.append((x, day.strftime("%b %Y") if day.month == 1 or n == 0 else f"{day:%b}"))
+        outcome = by_day.get(day)
+        cells.append(
+            {
+                "day": day,
+                "x": x,
+                "y": y,
+                "outcome": outcome,
+                "colour": OUTCOME_COLOURS.get(outcome, "#ffffff") if outcome else "#ffffff",
+                "href": hrefs.get(day) if outcome else None,
+            }
+        )
+    weekdays = [
+        (CAL_TOP + i * STEP + CELL - 3, name) for i, name in ((0, "Mon"), (2, "Wed"), (4, "Fri"))
+    ]
+    return {
+        "cells": cells,
+        "months": months,
+        "weekdays": weekdays,
+        "cell": CELL,
+        "width": CAL_LEFT + weeks * STEP,
+        "height": CAL_TOP + 7 * STEP,
+    }
+
+
+# --- Links between memory items -----------------------------------------------------------------
+
+
+def _day_url(slug: str, key: str, day: date) -> str:
+    return reverse("dashboard:memory_day", args=[slug, key, day])
+
+
+def _fact_link(slug: str, key: str, ref: str, facts: Mapping[str, Fact]) -> dict[str, Any]:
+    """A fact reference as a link to its trajectory day, anchored on the fact; None if unknown."""
+    fact = facts.get(ref)
+    if fact is None:
+        return {"ref": ref, "href": None, "fact": None}
+    day = fact.segment.trajectory.day
+    return {
+        "ref": ref,
+        "href": f"{_day_url(slug, key, day)}#{ref}",
+        "fact": fact,
+        "path": ".".join(str(p) for p in fact.path),
+        "value": compact(fact.value),
+    }
+
+
+def _reg_link(slug: str, key: str, rid: str, regs: Mapping[str, Regularity]) -> dict[str, Any]:
+    reg = regs.get(rid)
+    href = reverse("dashboard:memory_regularity", args=[slug, key, rid]) if reg else None
+    return {"ref": rid, "href": href, "regularity": reg}
+
+
+def _event_ids(refs: Iterable[str]) -> list[int]:
+    ids = []
+    for ref in refs:
+        kind, rest = _kind(ref)
+        if kind == "event" and rest.isdigit():
+            ids.append(int(rest))
+    return ids
+
+
+def _kind(ref: str) -> tuple[str, str]:
+    try:
+        return parse_ref(ref)
+    except ValueError:
+        return "unknown", ref
+
+
+def _identity(slug: str, key: str, data: Any, regs: Mapping[str, Regularity]) -> dict[str, Any]:
+    """A stored identity ``[episode, intent, [regularity ids]]`` with the ids linked."""
+    episode, intent, ids = data
+    return {
+        "episode": episode,
+        "intent": intent,
+        "regularities": [_reg_link(slug, key, rid, regs) for rid in ids],
+    }
+
+
+# --- Pages -------------------------------------------------------------------------------------
+
+
+@login_required
+def entity_memory(request: HttpRequest, slug: str, key: str) -> HttpResponse:
+    membership, entity = _entity(request, slug, key)
+    states = list(Regularity.State.values)
+    state = request.GET.get("state", "")
+    unknown_state = bool(state) and state not in states
+    summary = memory_summary(entity)
+    context = {
+        "team": membership.team,
+        "entity": entity,
+        "summary": summary,
+        "by_state": [(s, summary["regularities"].get(s, 0)) for s in states],
+        "state": "" if unknown_state else state,
+        "unknown_state": state if unknown_state else "",
+        "days": trajectories_for(entity).order_by("-day"),
+        "regularities": regularities_for(entity, None if unknown_state else state),
+        "decisions": decisions_for(entity).order_by("-occurred_at", "-id")[:DECISIONS_SHOWN],
+        "decisions_shown": DECISIONS_SHOWN,
+        "partial": "regularities",
+    }
+    return _render_local(request, "dashboard/memory.html", context, entity)
+
+
+@login_required
+def memory_day(request: HttpRequest, slug: str, key: str, day: date) -> HttpResponse:
+    membership, entity = _entity(request, slug, key)
+    trajectory = trajectory_detail(entity, day)
+    if trajectory is None:
+        raise Http404("This day is not closed in memory.")
+    segments = list(trajectory.segments.all())
+    wanted = {c.event_id for s in segments for c in s.citations.all()} | {
+        f.grounded_event_id for s in segments for f in s.facts.all() if f.grounded_event_id
+    }
+    events = {e.pk: e for e in evidence_events(entity=entity, ids=sorted(wanted))}
+    rows = []
+    for s in segments:
+        facts = list(s.facts.all())
+        shown = {c.event_id for c in s.citations.all()} | {
+            f.grounded_event_id for f in facts if f.grounded_event_id
+        }
+        stored = sorted(
+            (events[i] for i in shown if i in events), key=lambda e: (e.occurred_at, e.pk)
+        )
+        cited = [event_row(e) for e in stored]
+        frame = (
+            reverse("dashboard:frame", args=[slug, key, s.source])
+            if entity.scope == Entity.Scope.DESKTOP and s.source
+            else None
+        )
+        rows.append(
+            {
+                "segment": s,
+                "frame_href": frame,
+                "anchor": f"s{s.index}-",
+                "facts": [
+                    {
+                        "fact": f,
+                        "path": ".".join(str(p) for p in f.path),
+                        "value": compact(f.value),
+                        "grounded": f.grounded_event_id if f.grounded_event_id in events else None,
+                        "grounded_path": ".".join(str(p) for p in f.grounded_path or ()),
+                    }
+                    for f in facts
+                ],
+                "events": cited,
+                "folded": len(cited) > EVENTS_OPEN,
+                "unresolved": [i for i in s.cited_ids if i not in events],
+            }
+        )
+    days = trajectories_for(entity).values_list("day", flat=True)
+    context = {
+        "team": membership.team,
+        "entity": entity,
+        "day": day,
+        "trajectory": trajectory,
+        "segments": rows,
+        "before": days.filter(day__lt=day).order_by("-day").first(),
+        "after": days.filter(day__gt=day).order_by("day").first(),
+    }
+    return _render_local(request, "dashboard/memory_day.html", context, entity)
+
+
+@login_required
+def memory_regularity(request: HttpRequest, slug: str, key: str, rid: str) -> HttpResponse:
+    membership, entity = _entity(request, slug, key)
+    regularity = regularity_detail(entity, rid)
+    if regularity is None:
+        raise Http404("No such regularity for this entity.")
+    assessments = list(regularity.assessments.all())
+    transitions = list(regularity.transitions.all())
+    refs = [
+        *regularity.violation_facts,
+        *(r for a in assessments for r in a.fact_refs),
+        *(r for t in transitions for r in t.fact_refs),
+    ]
+    facts = facts_by_ref(entity, refs)
+    closed = closed_days(entity)
+    hrefs = {a.day: _day_url(slug, key, a.day) for a in assessments if a.day in closed}
+    counts = Counter(a.outcome for a in assessments)
+    context = {
+        "team": membership.team,
+        "entity": entity,
+        "regularity": regularity,
+        "proposal": compact(regularity.proposal),
+        "calendar": outcome_calendar([(a.day, a.outcome) for a in assessments], hrefs),
+        "legend": [
+            {"outcome": o, "colour": c, "words": OUTCOME_WORDS[o], "count": counts[o]}
+            for o, c in OUTCOME_COLOURS.items()
+        ],
+        "assessments": [
+            {
+                "assessment": a,
+                "href": hrefs.get(a.day),
+                "colour": OUTCOME_COLOURS.get(a.outcome, "#ffffff"),
+                "facts": [_fact_link(slug, key, r, facts) for r in a.fact_refs],
+            }
+            for a in assessments
+        ],
+        "transitions": [
+            {
+                "transition": t,
+                "href": _day_url(slug, key, t.day) if t.day in closed else None,
+                "facts": [_fact_link(slug, key, r, facts) for r in t.fact_refs],
+            }
+            for t in transitions
+        ],
+        "violation_facts": [_fact_link(slug, key, r, facts) for r in regularity.violation_facts],
+    }
+    return _render_local(request, "dashboard/memory_regularity.html", context, entity)
+
+
+@login_required
+def memory_decision(request: HttpRequest, slug: str, key: str, pk: int) -> HttpResponse:
+    membership, entity = _entity(request, slug, key)
+    decision = decision_detail(entity, pk)
+    if decision is None:
+        raise Http404("No such decision for this entity.")
+    retrieved = [r for r in decision.retrieved if isinstance(r, dict)]
+    identities = [decision.identity, *([decision.suppressed_by] if decision.suppressed_by else [])]
+    rids = [
+        *decision.evidence,
+        *decision.regularity_ids,
+        *(r.get("id", "") for r in retrieved),
+        *(rid for ident in identities for rid in ident[2]),
+    ]
+    regs = regularities_by_rid(entity, rids)
+    fact_refs = [*decision.evidence, *(f for r in retrieved for f in r.get("facts", []))]
+    facts = facts_by_ref(entity, fact_refs)
+    events = {e.pk: e for e in evidence_events(entity=entity, ids=_event_ids(decision.evidence))}
+    evidence = []
+    for ref in decision.evidence:
+        kind, rest = _kind(ref)
+        item: dict[str, Any] = {"ref": ref, "kind": kind, "href": None}
+        if kind == "event":
+            found = events.get(int(rest)) if rest.isdigit() else None
+            item["event"] = [event_row(found)] if found else None
+        elif kind == "fact":
+            item.update(_fact_link(slug, key, ref, facts))
+        elif kind == "reg":
+            item.update(_reg_link(slug, key, ref, regs))
+        evidence.append(item)
+    signature = decision.signature or {}
+    context = {
+        "team": membership.team,
+        "entity": entity,
+        "decision": decision,
+        "event": [event_row(decision.event)],
+        "evidence": evidence,
+        "retrieved": [
+            {
+                **r,
+                "link": _reg_link(slug, key, r.get("id", ""), regs),
+                "fact_links": [_fact_link(slug, key, f, facts) for f in r.get("facts", [])],
+            }
+            for r in retrieved
+        ],
+        "identity": _identity(slug, key, decision.identity, regs),
+        "suppressed_by": (
+            _identity(slug, key, decision.suppressed_by, regs) if decision.suppressed_by else None
+        ),
+        "allowed": allowed_decision_for(entity, decision) if decision.suppressed else None,
+        "signature": signature,
+        "signature_fields": [(name, compact(value)) for name, value in signature.get("fields", [])],
+        "day_href": (
+            _day_url(slug, key, decision.day) if decision.day in closed_days(entity) else None
+        ),
+    }
+    return _render_local(request, "dashboard/memory_decision.html", context, entity)

@@ -1,0 +1,517 @@
+"""Dashboard pages that audit ProactMem memory: the entity's memory, a closed day, a regularity
+and a decision, each with its evidence linked.
+
+Rows are made by hand so each page's content is known exactly. Every page is checked with the
+three users: the owner and a viewer of the team see it, an outsider gets the same 404 as for
+something that does not exist, and an anonymous visitor is sent to sign in.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+
+from aframes_web.streams.models import Entity, Event
+from aframes_web.streams.services import entity_create
+from memory.models import (
+    Assessment,
+    Citation,
+    Decision,
+    Fact,
+    Regularity,
+    Segment,
+    Trajectory,
+    Transition,
+)
+
+pytestmark = pytest.mark.django_db
+
+BERLIN = ZoneInfo("Europe/Berlin")
+MONDAY = date(2026, 3, 2)
+TUESDAY = date(2026, 3, 3)
+RID = "reg:0123456789ab"
+SECRET = "SECRET-GROUND-TRUTH"
+BASE = "/t/acme/e/runner-1/memory"
+
+
+def local(day: date, hour: int, minute: int = 0) -> datetime:
+    return datetime(day.year, day.month, day.day, hour, minute, tzinfo=BERLIN)
+
+
+def signed_in(user: Any) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def text(page: Any) -> str:
+    assert page.status_code == 200, page.status_code
+    return page.content.decode()
+
+
+def event(entity: Entity, at: datetime, name: str, value: float) -> Event:
+    return Event.objects.create(
+        entity=entity,
+        occurred_at=at,
+        kind="observation",
+        source_key=f"{name}-{at.isoformat()}",
+        monitor="",
+        payload={"type": name, "value": value, "unit": "km", "private": {"label": SECRET}},
+        received_at=timezone.now(),
+    )
+
+
+@dataclass
+class Memory:
+    entity: Entity
+    events: list[Event]
+    run: Segment
+    rejected: Segment
+    fact: Fact
+    allowed: Decision
+    suppressed: Decision
+
+
+def close_day(entity: Entity, day: date, events: int, rejected: int = 0) -> Trajectory:
+    return Trajectory.objects.create(
+        entity=entity,
+        day=day,
+        event_count=events,
+        segment_count=1 + rejected,
+        rejected_count=rejected,
+        fact_count=1,
+    )
+
+
+def identity(episode: str) -> list[Any]:
+    return [episode, "remind_run", [RID]]
+
+
+@pytest.fixture
+def memory(team: Any) -> Memory:
+    entity = entity_create(team=team, key="runner-1", scope="sports", timezone_name="Europe/Berlin")
+    start, middle, later, decided = (
+        event(entity, local(MONDAY, 7), "run_start", 0.0),
+        event(entity, local(MONDAY, 7, 40), "run_end", 5.2),
+        event(entity, local(TUESDAY, 7, 5), "run_start", 0.0),
+        event(entity, local(TUESDAY, 9), "heart_rate", 61.0),
+    )
+    monday = close_day(entity, MONDAY, events=2, rejected=1)
+    run = Segment.objects.create(
+        trajectory=monday,
+        index=0,
+        kind="run",
+        start=local(MONDAY, 7),
+        end=local(MONDAY, 7, 40),
+        accepted=True,
+        cited_ids=[start.pk, middle.pk],
+    )
+    Citation.objects.bulk_create([Citation(segment=run, event=e) for e in (start, middle)])
+    fact = Fact.objects.create(
+        segment=run,
+        entity=entity,
+        ref=f"fact:{MONDAY.isoformat()}/0/f1",
+        fact_id="f1",
+        type="number",
+        path=["distance_km"],
+        value=5.2,
+        at=local(MONDAY, 7, 40),
+        grounded_event=middle,
+        grounded_path=["value"],
+    )
+    rejected = Segment.objects.create(
+        trajectory=monday,
+        index=1,
+        kind="nap",
+        start=local(MONDAY, 13),
+        end=local(MONDAY, 14),
+        accepted=False,
+        reason="cites event 999999, which is not an event of this day",
+        cited_ids=[999999],
+    )
+    Fact.objects.create(
+        segment=rejected,
+        entity=entity,
+        ref=f"fact:{MONDAY.isoformat()}/1/f1",
+        fact_id="f1",
+        type="number",
+        path=["minutes"],
+        value=60,
+    )
+    tuesday = close_day(entity, TUESDAY, events=2)
+    morning = Segment.objects.create(
+        trajectory=tuesday,
+        index=0,
+        kind="run",
+        start=local(TUESDAY, 7, 5),
+        end=local(TUESDAY, 7, 50),
+        accepted=True,
+        cited_ids=[later.pk],
+    )
+    Citation.objects.create(segment=morning, event=later)
+
+    regularity = Regularity.objects.create(
+        entity=entity,
+        rid=RID,
+        proposal={"trigger": "run_start", "behavior": "run_end", "window": ["07:00", "08:00"]},
+        summary="After run_start on weekday mornings, run_end follows before 08:00",
+        state=Regularity.State.ACTIVE,
+        confidence=0.8125,
+        replay_confidence=0.75,
+        lift=1.9,
+        n_f=3,
+        n_v=1,
+        observable=4,
+        behavior_days=3,
+        violation_run=0,
+        proposed_on=MONDAY,
+        last_day=TUESDAY,
+    )
+    outcomes = [
+        (MONDAY, Assessment.Outcome.FULFILLED, [fact.ref]),
+        (TUESDAY, Assessment.Outcome.VIOLATED, []),
+        (date(2026, 3, 4), Assessment.Outcome.CENSORED, []),
+        (date(2026, 3, 7), Assessment.Outcome.INAPPLICABLE, []),
+        (date(2026, 3, 9), Assessment.Outcome.NOT_TRIGGERED, []),
+    ]
+    Assessment.objects.bulk_create(
+        [Assessment(regularity=regularity, day=d, outcome=o, fact_refs=r) for d, o, r in outcomes]
+    )
+    Transition.objects.create(
+        regularity=regularity,
+        seq=0,
+        day=MONDAY,
+        from_state="",
+        to_state="candidate",
+        reason="proposed by the miner",
+        fact_refs=[],
+    )
+    Transition.objects.create(
+        regularity=regularity,
+        seq=1,
+        day=TUESDAY,
+        from_state="candidate",
+        to_state="active",
+        reason="support reached the activation floor",
+        fact_refs=[fact.ref],
+    )
+
+    common = {
+        "entity": entity,
+        "policy": "rules",
+        "intent": "remind_run",
+        "regularity_ids": [RID],
+        "identity_key": "same-identity",
+        "identity": identity("morning-run"),
+        "signature": {"scope": "sports", "fields": [["type", ["str", "run_start"]]], "phase": None},
+        "latency_ms": 1.5,
+    }
+    allowed = Decision.objects.create(
+        **common,
+        event=middle,
+        occurred_at=middle.occurred_at,
+        day=MONDAY,
+        action="intervene",
+        proposed_action="intervene",
+        message="Your run usually ends by 08:00.",
+        evidence=[f"event:{start.pk}", fact.ref, RID],
+        control_reason="first",
+    )
+    suppressed = Decision.objects.create(
+        **common,
+        event=decided,
+        occurred_at=decided.occurred_at,
+        day=TUESDAY,
+        action="abstain",
+        proposed_action="intervene",
+        message="",
+        evidence=[f"event:{later.pk}", fact.ref, RID, "event:999999", "fact:2020-01-01/0/f9"],
+        retrieved=[
+            {
+                "id": RID,
+                "occurrence": "deviated",
+                "state": "active",
+                "confidence": 0.8125,
+                "deadline": local(TUESDAY, 8).isoformat(),
+                "distance_s": 0.0,
+                "facts": [fact.ref],
+            }
+        ],
+        control_reason="repeat",
+        suppressed=True,
+        suppressed_by=identity("morning-run"),
+    )
+    return Memory(entity, [start, middle, later, decided], run, rejected, fact, allowed, suppressed)
+
+
+def pages(m: Memory) -> list[str]:
+    return [
+        f"{BASE}/",
+        f"{BASE}/d/{MONDAY.isoformat()}/",
+        f"{BASE}/r/{RID}/",
+        f"{BASE}/decision/{m.suppressed.pk}/",
+    ]
+
+
+# --- Access -------------------------------------------------------------------------------------
+
+
+def test_owner_and_member_see_every_page_an_outsider_gets_404(memory, owner, member, outsider):
+    for user, status in ((owner, 200), (member, 200), (outsider, 404)):
+        client = signed_in(user)
+        for url in pages(memory):
+            assert client.get(url).status_code == status, (user, url)
+
+
+def test_anonymous_visitors_are_sent_to_sign_in(memory):
+    for url in pages(memory):
+        answer = Client().get(url)
+        assert answer.status_code == 302 and answer["Location"].startswith("/login/"), url
+
+
+def test_unknown_day_regularity_and_decision_are_404(memory, owner, team):
+    client = signed_in(owner)
+    other = entity_create(team=team, key="runner-2", scope="sports")
+    elsewhere = event(other, local(MONDAY, 6), "run_start", 0.0)
+    foreign = Decision.objects.create(
+        entity=other,
+        event=elsewhere,
+        occurred_at=elsewhere.occurred_at,
+        day=MONDAY,
+        policy="rules",
+        action="abstain",
+        proposed_action="abstain",
+        identity_key="x",
+        identity=["", "", []],
+        signature={"scope": "sports", "fields": [], "phase": None},
+        control_reason="abstain",
+        latency_ms=0.1,
+    )
+    for url in (
+        f"{BASE}/d/2026-03-05/",  # not closed
+        f"{BASE}/d/2026-02-30/",  # not a date
+        f"{BASE}/r/reg:ffffffffffff/",
+        f"{BASE}/decision/{foreign.pk}/",  # another entity's decision
+        f"{BASE}/decision/999999/",
+        "/t/acme/e/no-such-entity/memory/",
+    ):
+        assert client.get(url).status_code == 404, url
+
+
+def test_private_payload_keys_are_never_rendered(memory, owner):
+    client = signed_in(owner)
+    for url in pages(memory):
+        page = text(client.get(url))
+        assert SECRET not in page and "private" not in page, url
+
+
+# --- Entity memory --------------------------------------------------------------------------------
+
+
+def test_entity_memory_summarises_and_links_days_regularities_and_decisions(memory, owner):
+    client = signed_in(owner)
+    page = text(client.get(f"{BASE}/"))
+    figures = dict(re.findall(r"<dt>(.*?)</dt><dd>(.*?)</dd>", page))
+    assert figures["Closed days"] == "2"
+    assert figures["Regularities active"] == "1" and figures["Regularities dormant"] == "0"
+    assert figures["Decisions"] == "2" and figures["Interventions"] == "1"
+    for day in (MONDAY, TUESDAY):
+        assert f'href="{BASE}/d/{day.isoformat()}/"' in page
+    assert f'href="{BASE}/r/{RID}/"' in page
+    assert "After run_start on weekday mornings" in page and "3 / 1" in page and "1.90" in page
+    newest = page.index(f'href="{BASE}/decision/{memory.suppressed.pk}/"')
+    assert newest < page.index(f'href="{BASE}/decision/{memory.allowed.pk}/"')
+    assert "suppressed" in page
+
+
+def test_regularity_filter_swaps_only_the_table_under_htmx(memory, owner):
+    client = signed_in(owner)
+    dormant = text(client.get(f"{BASE}/?state=dormant"))
+    assert "No regularities in this state." in dormant and f"{BASE}/r/{RID}/" not in dormant
+    partial = text(client.get(f"{BASE}/?state=active", headers={"HX-Request": "true"}))
+    assert partial.lstrip().startswith('<div id="regularities">') and "<html" not in partial
+    assert f"{BASE}/r/{RID}/" in partial
+    wrong = text(client.get(f"{BASE}/?state=asleep"))
+    assert "There is no state “asleep”" in wrong and f"{BASE}/r/{RID}/" in wrong
+
+
+def test_entity_and_team_pages_link_to_memory_for_every_scope(memory, owner):
+    client = signed_in(owner)
+    assert f'href="{BASE}/"' in text(client.get("/t/acme/"))
+    assert f'href="{BASE}/"' in text(client.get("/t/acme/e/runner-1/"))
+
+
+# --- Trajectory ---------------------------------------------------------------------------------
+
+
+def test_trajectory_links_facts_to_their_grounding_events(memory, owner):
+    page = text(signed_in(owner).get(f"{BASE}/d/{MONDAY.isoformat()}/"))
+    start, middle = memory.events[:2]
+    # The fact carries its ref as anchor (what decisions cite) and links to its event.
+    row = re.search(rf'<tr id="{re.escape(memory.fact.ref)}">.*?</tr>', page, re.S).group(0)
+    assert "distance_km" in row and "5.2" in row and "07:40:00" in row  # local time
+    assert f'<a href="#s0-event-{middle.pk}">event {middle.pk}</a>' in row
+    # Both cited events are listed with their anchors and compact payloads.
+    for e in (start, middle):
+        assert f'id="s0-event-{e.pk}"' in page
+    assert "run_end" in page and "&quot;value&quot;: 5.2" in page
+    assert "07:00:00–07:40:00" in page
+    assert f'href="{BASE}/d/{TUESDAY.isoformat()}/" rel="next"' in page
+
+
+def test_rejected_segment_shows_its_reason_and_is_marked(memory, owner):
+    page = text(signed_in(owner).get(f"{BASE}/d/{MONDAY.isoformat()}/"))
+    section = re.search(r'<section id="segment-1".*?</section>', page, re.S).group(0)
+    assert 'class="segment rejected verdict mismatch"' in section
+    assert "<strong>Rejected:</strong> cites event 999999, which is not an event" in section
+    assert "Cited but not stored for this entity: <code>event:999999</code>" in section
+    accepted = re.search(r'<section id="segment-0".*?</section>', page, re.S).group(0)
+    assert "rejected" not in accepted
+
+
+def test_desktop_segment_links_to_its_frame(team, owner):
+    laptop = entity_create(team=team, key="alice-laptop", scope="desktop")
+    day = close_day(laptop, MONDAY, events=0)
+    Segment.objects.create(
+        trajectory=day,
+        index=0,
+        kind="frame",
+        source="f0003",
+        start=local(MONDAY, 9),
+        end=local(MONDAY, 10),
+        accepted=True,
+    )
+    page = text(signed_in(owner).get(f"/t/acme/e/alice-laptop/memory/d/{MONDAY.isoformat()}/"))
+    assert 'href="/t/acme/e/alice-laptop/f/f0003/">frame <code>f0003</code>' in page
+
+
+# --- Regularity ---------------------------------------------------------------------------------
+
+
+def test_regularity_calendar_colours_every_outcome_and_links_closed_days(memory, owner):
+    page = text(signed_in(owner).get(f"{BASE}/r/{RID}/"))
+    assert "<h1>After run_start on weekday mornings, run_end follows before 08:00</h1>" in page
+    assert "now <strong>active</strong>" in page
+    for outcome in Assessment.Outcome.values:
+        assert f'data-outcome="{outcome}"' in page, outcome
+    # Closed days link to their trajectory, with the outcome they had.
+    assert re.search(rf'<a href="{BASE}/d/{MONDAY.isoformat()}/" data-outcome="fulfilled">', page)
+    assert re.search(rf'<a href="{BASE}/d/{TUESDAY.isoformat()}/" data-outcome="violated">', page)
+    # A day without a trajectory is coloured but not a link.
+    assert '<g data-outcome="censored">' in page
+    # Every day of the span is drawn: 2026-03-02 (Mon) to 2026-03-09 (Mon) is 8 days.
+    assert page.count("<rect ") == 8
+    legend = re.search(r'<ul class="legend plain">.*?</ul>', page, re.S).group(0)
+    for words in ("fulfilled:", "violated:", "censored:", "inapplicable:", "not triggered:"):
+        assert words in legend
+    assert "— 1 day<" in legend
+
+
+def test_regularity_lifecycle_lists_transitions_with_their_facts(memory, owner):
+    page = text(signed_in(owner).get(f"{BASE}/r/{RID}/"))
+    table = re.search(r'<table class="transitions">.*?</table>', page, re.S).group(0)
+    rows = re.findall(r"<tr><td>.*?</tr>", table, re.S)
+    assert len(rows) == 2
+    assert "— → candidate" in rows[0] and "proposed by the miner" in rows[0]
+    assert "candidate → active" in rows[1] and "support reached the activation floor" in rows[1]
+    fact_href = f"{BASE}/d/{MONDAY.isoformat()}/#{memory.fact.ref}"
+    assert f'<a href="{fact_href}"><code>{memory.fact.ref}</code></a>' in rows[1]
+    assert f'<a href="{BASE}/d/{TUESDAY.isoformat()}/">2026-03-03</a>' in rows[1]
+
+
+# --- Decision -----------------------------------------------------------------------------------
+
+
+def test_decision_resolves_each_evidence_id(memory, owner):
+    page = text(signed_in(owner).get(f"{BASE}/decision/{memory.suppressed.pk}/"))
+    later = memory.events[2]
+    evidence = re.search(r'<ul class="evidence">.*?</ul>\s*</section>', page, re.S).group(0)
+    items = dict(re.findall(r'<li data-ref="([^"]+)">(.*?)</li>', evidence, re.S))
+    # An event is shown inline.
+    assert f'id="evidence-event-{later.pk}"' in items[f"event:{later.pk}"]
+    assert "run_start" in items[f"event:{later.pk}"]
+    # A fact links to its trajectory day, anchored on the fact.
+    fact_href = f"{BASE}/d/{MONDAY.isoformat()}/#{memory.fact.ref}"
+    assert f'href="{fact_href}"' in items[memory.fact.ref]
+    assert "distance_km" in items[memory.fact.ref]
+    # A regularity links to its page.
+    assert f'href="{BASE}/r/{RID}/"' in items[RID]
+    # What cannot be resolved says so.
+    assert "no such event of this entity" in items["event:999999"]
+    assert "no such fact stored" in items["fact:2020-01-01/0/f9"]
+
+
+def test_decision_shows_the_event_policy_intent_and_retrieved_regularities(memory, owner):
+    page = text(signed_in(owner).get(f"{BASE}/decision/{memory.allowed.pk}/"))
+    middle = memory.events[1]
+    assert f"<h1>Decision #{memory.allowed.pk}: intervene</h1>" in page
+    decided = re.search(r'<section aria-labelledby="event-h">.*?</section>', page, re.S).group(0)
+    assert f'id="decided-event-{middle.pk}"' in decided and "run_end" in decided
+    assert "<code>rules</code>" in page and "remind_run" in page
+    assert "Your run usually ends by 08:00." in page
+    assert "No regularity was retrieved for this moment." in page
+    assert "Suppressed</strong>" not in page
+
+    suppressed = text(signed_in(owner).get(f"{BASE}/decision/{memory.suppressed.pk}/"))
+    retrieved = re.search(r'<table class="retrieved">.*?</table>', suppressed, re.S).group(0)
+    assert f'href="{BASE}/r/{RID}/"' in retrieved and "<strong>deviated</strong>" in retrieved
+
+
+def test_suppressed_decision_links_to_the_allowed_one_with_its_identity(memory, owner):
+    page = text(signed_in(owner).get(f"{BASE}/decision/{memory.suppressed.pk}/"))
+    assert "(suppressed: proposed intervene)" in page
+    control = re.search(r'<section aria-labelledby="control-h">.*?</section>', page, re.S).group(0)
+    assert "<code>repeat</code>" in control
+    assert "signature.type" in control and "run_start" in control
+    block = re.search(r'<div class="verdict mismatch suppressed">.*?</div>', control, re.S).group(0)
+    assert "episode <code>morning-run</code>, intent <code>remind_run</code>" in block
+    assert f'<a href="{BASE}/r/{RID}/"><code>{RID}</code></a>' in block
+    assert f'<a href="{BASE}/decision/{memory.allowed.pk}/">#{memory.allowed.pk}</a>' in block
+
+
+def test_allowed_decision_is_the_newest_earlier_intervention_with_the_identity(memory):
+    from memory.selectors import allowed_decision_for
+
+    entity = memory.entity
+    assert allowed_decision_for(entity, memory.suppressed) == memory.allowed
+    # A later intervention with the same identity is not what an earlier decision repeated.
+    later = event(entity, local(TUESDAY, 12), "run_start", 0.0)
+    Decision.objects.create(
+        entity=entity,
+        event=later,
+        occurred_at=later.occurred_at,
+        day=TUESDAY,
+        policy="rules",
+        action="intervene",
+        proposed_action="intervene",
+        identity_key="same-identity",
+        identity=identity("morning-run"),
+        signature={"scope": "sports", "fields": [], "phase": None},
+        control_reason="new_signature",
+        latency_ms=0.1,
+    )
+    assert allowed_decision_for(entity, memory.suppressed) == memory.allowed
+    nearer = event(entity, local(TUESDAY, 8), "run_start", 0.0)
+    between = Decision.objects.create(
+        entity=entity,
+        event=nearer,
+        occurred_at=nearer.occurred_at,
+        day=TUESDAY,
+        policy="rules",
+        action="intervene",
+        proposed_action="intervene",
+        identity_key="same-identity",
+        identity=identity("morning-run"),
+        signature={"scope": "sports", "fields": [], "phase": None},
+        control_reason="new_signature",
+        latency_ms=0.1,
+    )
+    assert allowed_decision_for(entity, memory.suppressed) == between
+    assert memory.suppressed.occurred_at - between.occurred_at == timedelta(hours=1)
