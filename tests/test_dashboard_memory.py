@@ -232,7 +232,14 @@ def memory(team: Any) -> Memory:
         action="abstain",
         proposed_action="intervene",
         message="",
-        evidence=[f"event:{later.pk}", fact.ref, RID, "event:999999", "fact:2020-01-01/0/f9"],
+        evidence=[
+            f"event:{later.pk}",
+            fact.ref,
+            RID,
+            "event:999999",
+            "fact:2026-03-02/0/f9",
+            "fact:2026-03-10/0/f1",
+        ],
         retrieved=[
             {
                 "id": RID,
@@ -445,7 +452,9 @@ def test_decision_resolves_each_evidence_id(memory, owner):
     assert f'href="{BASE}/r/{RID}/"' in items[RID]
     # What cannot be resolved says so.
     assert "no such event of this entity" in items["event:999999"]
-    assert "no such fact stored" in items["fact:2020-01-01/0/f9"]
+    assert "no such fact stored" in items["fact:2026-03-02/0/f9"]
+    # A fact of a day not closed yet (today, as a decision sees it) is not stored until it is.
+    assert "2026-03-10 is not closed yet" in items["fact:2026-03-10/0/f1"]
 
 
 def test_decision_shows_the_event_policy_intent_and_retrieved_regularities(memory, owner):
@@ -515,3 +524,36 @@ def test_allowed_decision_is_the_newest_earlier_intervention_with_the_identity(m
     )
     assert allowed_decision_for(entity, memory.suppressed) == between
     assert memory.suppressed.occurred_at - between.occurred_at == timedelta(hours=1)
+
+
+# --- Memory the services made -------------------------------------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)  # decide runs durable transactions
+def test_every_page_renders_memory_made_by_the_services(team, owner):
+    from memory.services import decide_batch
+    from tests.test_memory_service import START, motion, routine_day, stream
+
+    home = entity_create(team=team, key="flat-1", scope="home", timezone_name="Europe/Paris")
+    decide_batch(entity=home, items=stream(6))
+    deviation = START + timedelta(days=6)
+    extra = [motion(deviation, 8, m, "study", m) for m in (15, 20, 25)]
+    items = sorted(routine_day(deviation, kitchen=False) + extra, key=lambda i: i["occurred_at"])
+    decide_batch(entity=home, items=items)
+    suppressed = Decision.objects.filter(entity=home, suppressed=True).first()
+    assert suppressed is not None
+
+    client = signed_in(owner)
+    base = "/t/acme/e/flat-1/memory"
+    urls = [f"{base}/"]
+    urls += [f"{base}/d/{d.isoformat()}/" for d in home.trajectories.values_list("day", flat=True)]
+    urls += [f"{base}/r/{rid}/" for rid in home.regularities.values_list("rid", flat=True)]
+    urls += [f"{base}/decision/{pk}/" for pk in home.decisions.values_list("pk", flat=True)]
+    for url in urls:
+        page = text(client.get(url))
+        assert "secret-label" not in page and "private" not in page, url
+    page = text(client.get(f"{base}/decision/{suppressed.pk}/"))
+    allowed = Decision.objects.filter(
+        entity=home, identity_key=suppressed.identity_key, action="intervene"
+    ).order_by("occurred_at")
+    assert f'href="{base}/decision/{allowed.last().pk}/"' in page

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 from datetime import date, timedelta
 from typing import Any
 
@@ -137,11 +137,25 @@ def _day_url(slug: str, key: str, day: date) -> str:
     return reverse("dashboard:memory_day", args=[slug, key, day])
 
 
-def _fact_link(slug: str, key: str, ref: str, facts: Mapping[str, Fact]) -> dict[str, Any]:
-    """A fact reference as a link to its trajectory day, anchored on the fact; None if unknown."""
+def _fact_link(
+    slug: str, key: str, ref: str, facts: Mapping[str, Fact], closed: Container[date]
+) -> dict[str, Any]:
+    """A fact reference as a link to its trajectory day, anchored on the fact.
+
+    A fact of a day not closed yet (what a decision sees of today) has no row until the day
+    closes; the note says so rather than calling it unknown.
+    """
     fact = facts.get(ref)
     if fact is None:
-        return {"ref": ref, "href": None, "fact": None}
+        try:
+            day: date | None = date.fromisoformat(_kind(ref)[1].split("/")[0])
+        except ValueError:
+            day = None
+        if day is not None and day not in closed:
+            note = f"{day.isoformat()} is not closed yet; its facts are stored when it closes"
+        else:
+            note = "no such fact stored"
+        return {"ref": ref, "href": None, "fact": None, "note": note}
     day = fact.segment.trajectory.day
     return {
         "ref": ref,
@@ -301,7 +315,7 @@ def memory_regularity(request: HttpRequest, slug: str, key: str, rid: str) -> Ht
                 "assessment": a,
                 "href": hrefs.get(a.day),
                 "colour": OUTCOME_COLOURS.get(a.outcome, "#ffffff"),
-                "facts": [_fact_link(slug, key, r, facts) for r in a.fact_refs],
+                "facts": [_fact_link(slug, key, r, facts, closed) for r in a.fact_refs],
             }
             for a in assessments
         ],
@@ -309,11 +323,13 @@ def memory_regularity(request: HttpRequest, slug: str, key: str, rid: str) -> Ht
             {
                 "transition": t,
                 "href": _day_url(slug, key, t.day) if t.day in closed else None,
-                "facts": [_fact_link(slug, key, r, facts) for r in t.fact_refs],
+                "facts": [_fact_link(slug, key, r, facts, closed) for r in t.fact_refs],
             }
             for t in transitions
         ],
-        "violation_facts": [_fact_link(slug, key, r, facts) for r in regularity.violation_facts],
+        "violation_facts": [
+            _fact_link(slug, key, r, facts, closed) for r in regularity.violation_facts
+        ],
     }
     return _render_local(request, "dashboard/memory_regularity.html", context, entity)
 
@@ -335,6 +351,7 @@ def memory_decision(request: HttpRequest, slug: str, key: str, pk: int) -> HttpR
     regs = regularities_by_rid(entity, rids)
     fact_refs = [*decision.evidence, *(f for r in retrieved for f in r.get("facts", []))]
     facts = facts_by_ref(entity, fact_refs)
+    closed = closed_days(entity)
     events = {e.pk: e for e in evidence_events(entity=entity, ids=_event_ids(decision.evidence))}
     evidence = []
     for ref in decision.evidence:
@@ -344,7 +361,7 @@ def memory_decision(request: HttpRequest, slug: str, key: str, pk: int) -> HttpR
             found = events.get(int(rest)) if rest.isdigit() else None
             item["event"] = [event_row(found)] if found else None
         elif kind == "fact":
-            item.update(_fact_link(slug, key, ref, facts))
+            item.update(_fact_link(slug, key, ref, facts, closed))
         elif kind == "reg":
             item.update(_reg_link(slug, key, ref, regs))
         evidence.append(item)
@@ -359,7 +376,7 @@ def memory_decision(request: HttpRequest, slug: str, key: str, pk: int) -> HttpR
             {
                 **r,
                 "link": _reg_link(slug, key, r.get("id", ""), regs),
-                "fact_links": [_fact_link(slug, key, f, facts) for f in r.get("facts", [])],
+                "fact_links": [_fact_link(slug, key, f, facts, closed) for f in r.get("facts", [])],
             }
             for r in retrieved
         ],
@@ -370,8 +387,6 @@ def memory_decision(request: HttpRequest, slug: str, key: str, pk: int) -> HttpR
         "allowed": allowed_decision_for(entity, decision) if decision.suppressed else None,
         "signature": signature,
         "signature_fields": [(name, compact(value)) for name, value in signature.get("fields", [])],
-        "day_href": (
-            _day_url(slug, key, decision.day) if decision.day in closed_days(entity) else None
-        ),
+        "day_href": (_day_url(slug, key, decision.day) if decision.day in closed else None),
     }
     return _render_local(request, "dashboard/memory_decision.html", context, entity)
