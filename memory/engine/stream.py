@@ -80,7 +80,6 @@ class MemoryStream:
     _recent: deque[EngineEvent] = field(default_factory=lambda: deque(maxlen=RECENT_MAX_PRIOR))
     _open: dict[date, list[EngineEvent]] = field(default_factory=dict)
     _today_cache: tuple[date, int, DayRecord] | None = None
-    _history: list[tuple[EngineEvent, ...]] = field(default_factory=list)
     advances: list[tuple[date, DayAdvance]] = field(default_factory=list)
 
     def local_day(self, at: datetime) -> date:
@@ -182,6 +181,24 @@ class MemoryStream:
         if self.scope == "desktop" and self.frame_source is not None:
             frames = self.frame_source(events, day, self.zone)
         return close_day(self.scope, events, day, self.zone, frames=frames)
+
+    def fork(self) -> MemoryStream:
+        """An independent copy to go on from: the records are immutable, the containers copied.
+
+        What a restart from saved state reads back; the resume property is tested on it.
+        """
+        copy = MemoryStream(self.scope, self.zone, self.policy, self.frame_source)
+        copy.log = list(self.log)
+        copy.decisions = list(self.decisions)
+        copy.closed = dict(self.closed)
+        copy.tracked = dict(self.tracked)
+        copy.control_state = self.control_state
+        copy.late_events = self.late_events
+        copy._recent = deque(self._recent, maxlen=RECENT_MAX_PRIOR)
+        copy._open = {day: list(events) for day, events in self._open.items()}
+        copy._today_cache = self._today_cache
+        copy.advances = list(self.advances)
+        return copy
 
     def run(self, events: Iterable[EngineEvent]) -> list[Outcome]:
         """Process ``events`` in the order given; return their decisions."""
