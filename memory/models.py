@@ -241,3 +241,30 @@ class Decision(models.Model):
 
     def __str__(self) -> str:
         return f"{self.action} on event {self.event_id} ({self.policy})"
+
+
+class LlmCall(models.Model):
+    """One recorded call to the optional LLM (``aframes_web/llm.py``), the cache of its reply.
+
+    A reply is looked up by (model, prompt hash) before any request, so replaying a stream
+    through an LLM policy asks the model each distinct prompt once and is reproducible.
+    Failed calls are recorded too (``ok`` False) but never served from the cache.
+    """
+
+    model = models.CharField(max_length=200)
+    prompt_hash = models.CharField(max_length=64)
+    prompt = models.TextField()
+    reply = models.TextField(blank=True, default="")
+    ok = models.BooleanField()
+    error = models.TextField(blank=True, default="")
+    prompt_tokens = models.PositiveIntegerField(null=True, blank=True)
+    completion_tokens = models.PositiveIntegerField(null=True, blank=True)
+    latency_ms = models.FloatField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["model", "prompt_hash"], name="llmcall_lookup")]
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.model} {self.prompt_hash[:12]} {'ok' if self.ok else 'failed'}"

@@ -77,12 +77,27 @@ def _lock(entity_id: int) -> None:
 
 
 def policy_named(name: str) -> Any:
-    """The decision policy called ``name``; ValueError naming the choices otherwise."""
-    from memory.engine.decide import POLICIES
+    """The decision policy called ``name``; ValueError naming the choices otherwise.
 
+    ``llm`` is offered only when a model is configured (``aframes_web/llm.py``); it asks
+    through the recorded, cached client and abstains on any failure.
+    """
+    from aframes_web import llm
+    from memory.engine.decide import POLICIES, llm_policy
+
+    if name == "llm":
+        if not llm.configured():
+            raise ValueError("the llm policy needs a model: set LLM_BASE_URL and LLM_MODEL")
+        return llm_policy(_llm_complete)
     if name not in POLICIES:
-        raise ValueError(f"unknown policy {name!r}; use one of {', '.join(sorted(POLICIES))}")
+        raise ValueError(f"unknown policy {name!r}; use one of {', '.join(sorted(POLICIES))}, llm")
     return POLICIES[name]
+
+
+def _llm_complete(prompt: str) -> str:
+    from aframes_web import llm
+
+    return llm.complete(prompt)
 
 
 # -- decide ---------------------------------------------------------------------------------
@@ -215,7 +230,10 @@ def memory_decide(
         prior = selectors.prior_events(entity, at, at - RECENT_WINDOW, RECENT_MAX_PRIOR + 1)
         live = selectors.tracked(entity, states=("active", "weakening"))
         reachable = [t for t in live.values() if _in_reach(t, now)]
-        today = _today(entity, day, at) if reachable else DayRecord(day)
+        # Today's observations so far cost an extraction: made when a retrievable regularity
+        # needs its occurrence, or for the llm policy, whose prompt shows them.
+        wants_today = bool(reachable) or chosen.name == "llm"
+        today = _today(entity, day, at) if wants_today else DayRecord(day)
         retrieved = tuple(retrieve([(t.proposal, t.state) for t in reachable], now, today))
         closed = sorted(d for d in selectors.closed_days(entity) if d < day)
         trajectories = tuple(selectors.day_records(entity, closed[-TRAJECTORY_DAYS:]))

@@ -1,0 +1,143 @@
+"""The optional LLM client (aframes_web/llm.py) and the llm policy through the service.
+
+The model is the outside world: a small OpenAI-compatible HTTP server in this process answers,
+over a real socket, the way a model server would (STYLE.md allows a fake only for it).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from aframes_web import llm
+from aframes_web.streams.services import entity_create
+from memory.models import Decision, LlmCall
+from memory.services import memory_decide
+from tests.home_streams import START, motion
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+class FakeModel:
+    """Answers the pre-screen with escalate and the decision with an intervention citing the
+    current event, or with what ``status`` / ``reply`` force."""
+
+    def __init__(self) -> None:
+        self.requests: list[dict[str, Any]] = []
+        self.status = 200
+        self.reply: str | None = None
+
+    def answer(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        self.requests.append(body)
+        if self.status != 200:
+            return self.status, {"error": "overloaded"}
+        prompt = body["messages"][0]["content"]
+        context = json.loads(prompt.split("\n", 1)[1])
+        if self.reply is not None:
+            text = self.reply
+        elif prompt.startswith("You screen"):
+            text = json.dumps({"screen": "escalate"})
+        else:
+            text = json.dumps(
+                {
+                    "decision": "intervene",
+                    "intent": "check_in_routine",
+                    "message": "Good morning: breakfast?",
+                    "evidence": [context["current"]["id"]],
+                }
+            )
+        usage = {"prompt_tokens": len(prompt) // 4, "completion_tokens": 12}
+        return 200, {"choices": [{"message": {"content": text}}], "usage": usage}
+
+
+@pytest.fixture
+def model(settings: Any) -> Iterator[FakeModel]:
+    fake = FakeModel()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+            length = int(self.headers["Content-Length"])
+            status, body = fake.answer(json.loads(self.rfile.read(length)))
+            data = json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    settings.LLM_BASE_URL = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    settings.LLM_MODEL = "tiny-test-model"
+    settings.LLM_API_KEY = "sk-test"
+    yield fake
+    server.shutdown()
+
+
+@pytest.fixture
+def home(team: Any) -> Any:
+    return entity_create(team=team, key="flat-1", scope="home", timezone_name="Europe/Paris")
+
+
+def test_without_a_model_the_llm_policy_is_refused_with_what_to_set(home, settings) -> None:
+    settings.LLM_BASE_URL = ""
+    with pytest.raises(ValueError, match="LLM_BASE_URL"):
+        memory_decide(entity=home, item=motion(START, 7, 0, "bedroom"), policy="llm")
+    with pytest.raises(llm.LlmUnavailable, match="no LLM is configured"):
+        llm.complete("hello")
+
+
+def test_llm_policy_decides_through_the_recorded_client(home, model) -> None:
+    result = memory_decide(entity=home, item=motion(START, 7, 0, "bedroom"), policy="llm")
+    decision = result.decision
+    assert decision.policy == "llm" and decision.action == "intervene"
+    assert decision.intent == "check_in_routine"
+    assert decision.evidence == [f"event:{decision.event_id}"]
+    assert [r["temperature"] for r in model.requests] == [0, 0]
+    assert "secret-label" not in json.dumps(model.requests)  # ground truth never leaves
+    calls = LlmCall.objects.order_by("created_at")
+    assert [c.ok for c in calls] == [True, True]
+    assert all(c.prompt_tokens and c.latency_ms >= 0 for c in calls)
+
+
+def test_the_same_prompt_is_served_from_the_record_not_asked_again(model, settings) -> None:
+    first = llm.complete("You screen events\n{}")
+    asked = len(model.requests)
+    assert llm.complete("You screen events\n{}") == first
+    assert len(model.requests) == asked == 1
+    assert LlmCall.objects.count() == 1
+
+
+@pytest.mark.parametrize(
+    ("status", "reply", "reason"),
+    [
+        (503, None, "the call failed"),
+        (200, "I think you should go for a walk", "not JSON"),
+        (200, '{"screen": "maybe"}', "unknown answer"),
+    ],
+)
+def test_any_failure_of_the_model_abstains_and_is_recorded(
+    home, model, status, reply, reason
+) -> None:
+    model.status, model.reply = status, reply
+    decision = memory_decide(
+        entity=home, item=motion(START, 7, 0, "bedroom"), policy="llm"
+    ).decision
+    assert decision.action == "abstain" and reason in decision.message
+    assert Decision.objects.count() == 1
+    if status != 200:
+        failed = LlmCall.objects.get()
+        assert not failed.ok and "503" in failed.error
+        # A failure is never served from the record: the next ask goes to the model again.
+        model.status = 200
+        llm.complete(failed.prompt)
+        assert LlmCall.objects.filter(ok=True).count() == 1
