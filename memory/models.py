@@ -220,6 +220,9 @@ class Decision(models.Model):
     evidence = models.JSONField(default=list)  # event:N, fact:DAY/S/ID, reg:HEX
     regularity_ids = models.JSONField(default=list)
     retrieved = models.JSONField(default=list)  # the regularities in context, ranked
+    # Facts of the decision's own day as the decision saw them (path, value, time): that day
+    # was still open, so its stored facts come later and may have grown by then.
+    facts_seen = models.JSONField(default=list)
     episode = models.CharField(max_length=200, blank=True, default="")
     identity_key = models.CharField(max_length=64)  # sha256 of the identity, for lookups
     identity = models.JSONField()

@@ -20,6 +20,7 @@ def decision_record(d: Decision) -> dict[str, Any]:
         "message": d.message,
         "evidence": list(d.evidence),
         "regularities": list(d.retrieved),
+        "facts_seen": list(d.facts_seen),
         "episode": d.episode,
         "control": {
             "reason": d.control_reason,

@@ -184,6 +184,17 @@ def _retrieved_json(items: Sequence[Retrieved]) -> list[dict[str, Any]]:
     ]
 
 
+def _facts_seen(
+    today: DayRecord, evidence: Sequence[str], retrieved: Sequence[Retrieved]
+) -> list[dict[str, Any]]:
+    cited = {*evidence, *(f for r in retrieved for f in r.fact_ids)}
+    return [
+        {"ref": o.fact_id, "path": list(o.path), "value": o.value, "at": o.at.isoformat()}
+        for o in today.observations
+        if o.fact_id in cited
+    ]
+
+
 def memory_decide(
     *,
     entity: Entity,
@@ -292,6 +303,7 @@ def memory_decide(
             evidence=list(proposed.evidence_ids),
             regularity_ids=sorted(set(proposed.regularity_ids)),
             retrieved=_retrieved_json(retrieved),
+            facts_seen=_facts_seen(today, proposed.evidence_ids, retrieved),
             episode=proposed.episode,
             identity_key=_identity_key(controlled.identity),
             identity=identity_to_json(controlled.identity),
@@ -467,7 +479,7 @@ def _store_trajectory(entity: Entity, closed: ClosedDay, event_count: int) -> Tr
                 Fact(
                     segment=row,
                     entity=entity,
-                    ref=fact_ref(closed.day, c.index, f.id),
+                    ref=fact_ref(closed.day, c.key, f.id),
                     fact_id=f.id,
                     type=f.type,
                     path=list(f.path),

@@ -56,7 +56,7 @@ def test_rejected_segment_gives_no_observations_and_never_takes_another_down() -
     assert "attic" in (checked[1].verdict.reason or "")
     record = day_record(DAY, ZONE, checked)
     assert [(o.path, o.value, o.fact_id) for o in record.observations] == [
-        (("room_presence", "room"), "Kitchen", "fact:2024-05-06/0/f1")
+        (("room_presence", "room"), "Kitchen", "fact:2024-05-06/room_presence@1/f1")
     ]
 
 
@@ -72,8 +72,8 @@ def test_observation_sits_at_fact_time_else_segment_start_in_local_time() -> Non
     )
     record = day_record(DAY, ZONE, check_segments([s], events, DAY, ZONE))
     assert [(o.at, o.fact_id) for o in record.observations] == [
-        (at(8), "fact:2024-05-06/0/f2"),
-        (at(8, 10), "fact:2024-05-06/0/f1"),
+        (at(8), "fact:2024-05-06/door@1/f2"),
+        (at(8, 10), "fact:2024-05-06/door@1/f1"),
     ]
     assert all(o.at.tzinfo == ZONE for o in record.observations)
 
@@ -193,7 +193,7 @@ def test_signature_and_identity_round_trip_including_room_sets_and_times() -> No
 
 def test_evidence_references_parse_by_prefix() -> None:
     assert parse_ref("event:12") == ("event", "12")
-    assert parse_ref("fact:2024-05-06/3/f2") == ("fact", "2024-05-06/3/f2")
+    assert parse_ref("fact:2024-05-06/door@3/f2") == ("fact", "2024-05-06/door@3/f2")
     assert parse_ref(regularity_id(PROPOSAL))[0] == "reg"
     for bad in ("event:", "12", "frame:3"):
         try:
@@ -202,3 +202,28 @@ def test_evidence_references_parse_by_prefix() -> None:
             assert "evidence reference" in str(err)
         else:
             raise AssertionError(f"{bad!r} parsed")
+
+
+def test_segments_sharing_kind_and_first_event_get_numbered_keys_in_day_order() -> None:
+    events = {1: event(1, at(8), room="kitchen"), 2: event(2, at(9), room="kitchen")}
+    fact = Fact("f1", "observed", ("room",), "kitchen")
+    a = seg("room_presence", at(8), at(8, 30), (1,), fact)
+    b = seg("room_presence", at(8), at(9, 30), (1, 2), fact)
+    c = seg("door", at(9), at(9), (2,), fact)
+    keys = [x.key for x in check_segments([a, b, c], events, DAY, ZONE)]
+    assert keys == ["room_presence@1", "room_presence@1~2", "door@2"]
+
+
+def test_a_growing_segment_keeps_its_fact_references_as_the_day_goes_on() -> None:
+    early = {1: event(1, at(8), room="kitchen")}
+    later = {**early, 2: event(2, at(7), room="hall"), 3: event(3, at(8, 20), room="kitchen")}
+    fact = Fact("f1", "observed", ("room",), "kitchen")
+    morning = [seg("room_presence", at(8), at(8), (1,), fact)]
+    evening = [
+        seg("room_presence", at(7), at(7), (2,), Fact("f1", "observed", ("room",), "hall")),
+        seg("room_presence", at(8), at(8, 20), (1, 3), fact),
+    ]
+    before = day_record(DAY, ZONE, check_segments(morning, early, DAY, ZONE))
+    after = day_record(DAY, ZONE, check_segments(evening, later, DAY, ZONE))
+    kitchen = before.observations[0].fact_id
+    assert kitchen in {o.fact_id for o in after.observations if o.value == "kitchen"}

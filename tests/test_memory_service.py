@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 from typing import Any
 
@@ -28,40 +29,61 @@ def home(team: Any) -> Entity:
 
 
 def memory_rows(entity: Entity) -> dict[str, Any]:
-    """Everything derived, without database ids or wall-clock times: what must be equal."""
-    return {
-        "days": list(
-            Trajectory.objects.filter(entity=entity)
-            .order_by("day")
-            .values_list("day", "event_count", "segment_count", "rejected_count", "fact_count")
-        ),
-        "segments": list(
-            Segment.objects.filter(trajectory__entity=entity)
-            .order_by("trajectory__day", "index")
-            .values_list("trajectory__day", "index", "kind", "start", "end", "accepted", "reason")
-        ),
-        "facts": sorted(
-            Fact.objects.filter(entity=entity).values_list(
-                "ref", "type", "path", "value", "grounded_event__source_key"
+    """Everything derived, without database ids or wall-clock times: what must be equal.
+
+    Fact references name a segment by its first event's id; two entities fed the same stream
+    hold different ids, so ids are shown as the events' source keys.
+    """
+    keys = dict(Event.objects.filter(entity=entity).values_list("pk", "source_key"))
+
+    def named(value: Any) -> Any:
+        if isinstance(value, str):
+            return re.sub(r"@(\d+)", lambda m: "@" + keys[int(m.group(1))], value)
+        if isinstance(value, list | tuple):
+            return type(value)(named(v) for v in value)
+        if isinstance(value, dict):
+            return {k: named(v) for k, v in value.items()}
+        return value
+
+    return named(
+        {
+            "days": list(
+                Trajectory.objects.filter(entity=entity)
+                .order_by("day")
+                .values_list("day", "event_count", "segment_count", "rejected_count", "fact_count")
             ),
-            key=repr,
-        ),
-        "regularities": list(
-            Regularity.objects.filter(entity=entity)
-            .order_by("rid")
-            .values_list("rid", "state", "n_f", "n_v", "observable", "violation_run", "last_day")
-        ),
-        "assessments": sorted(
-            (r.rid, a.day, a.outcome, tuple(a.fact_refs))
-            for r in Regularity.objects.filter(entity=entity)
-            for a in r.assessments.all()
-        ),
-        "transitions": sorted(
-            (r.rid, t.seq, t.day, t.from_state, t.to_state, tuple(t.fact_refs))
-            for r in Regularity.objects.filter(entity=entity)
-            for t in r.transitions.all()
-        ),
-    }
+            "segments": list(
+                Segment.objects.filter(trajectory__entity=entity)
+                .order_by("trajectory__day", "index")
+                .values_list(
+                    "trajectory__day", "index", "kind", "start", "end", "accepted", "reason"
+                )
+            ),
+            "facts": sorted(
+                Fact.objects.filter(entity=entity).values_list(
+                    "ref", "type", "path", "value", "grounded_event__source_key"
+                ),
+                key=repr,
+            ),
+            "regularities": list(
+                Regularity.objects.filter(entity=entity)
+                .order_by("rid")
+                .values_list(
+                    "rid", "state", "n_f", "n_v", "observable", "violation_run", "last_day"
+                )
+            ),
+            "assessments": sorted(
+                (r.rid, a.day, a.outcome, tuple(a.fact_refs))
+                for r in Regularity.objects.filter(entity=entity)
+                for a in r.assessments.all()
+            ),
+            "transitions": sorted(
+                (r.rid, t.seq, t.day, t.from_state, t.to_state, tuple(t.fact_refs))
+                for r in Regularity.objects.filter(entity=entity)
+                for t in r.transitions.all()
+            ),
+        }
+    )
 
 
 def test_decide_follows_the_causal_order_and_reads_memory_without_the_event(home) -> None:
@@ -137,6 +159,14 @@ def test_a_planted_routine_activates_and_a_deviation_is_intervened_on_once(home)
     assert all(r in first.evidence for r in first.regularity_ids)
     assert f"event:{first.event_id}" in first.evidence
     assert any(e.startswith("fact:") for e in first.evidence)
+    # The cited facts of the open day are kept as seen, and still name stored facts once the
+    # day has closed (references survive the day's growth).
+    seen = {f["ref"]: f for f in first.facts_seen}
+    assert seen and set(seen) <= set(first.evidence)
+    decide_batch(entity=home, items=routine_day(deviation + timedelta(days=1)))
+    stored = {f.ref: f for f in Fact.objects.filter(entity=home, ref__in=list(seen))}
+    assert set(stored) == set(seen)
+    assert all(stored[r].value == seen[r]["value"] for r in seen)
     # Intervention control in the study: onset is allowed, confirmed and sustained re-enter as
     # stronger phases, and sustained again is a repeat: a suppressed abstention.
     study = [d for d in results if d.identity_key == first.identity_key]

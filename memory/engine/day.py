@@ -48,11 +48,16 @@ Miner = Callable[..., tuple[Proposal, ...]]
 
 @dataclass(frozen=True, slots=True)
 class CheckedSegment:
-    """A segment as extracted, its position in the day, and the validator's verdict."""
+    """A segment as extracted, its position and key in the day, and the validator's verdict.
+
+    ``key`` (refs.py) is what fact references name: kind and lowest cited event id, with
+    ``~2``, ``~3`` ... appended in day order should two segments share one.
+    """
 
     index: int
     segment: Segment
     verdict: Verdict
+    key: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,10 +80,14 @@ def check_segments(
     zone: ZoneInfo,
 ) -> tuple[CheckedSegment, ...]:
     """Validate each segment on its own; one bad segment never takes another down."""
-    return tuple(
-        CheckedSegment(i, s, validate_segment(s, events_by_id, day, zone))
-        for i, s in enumerate(segments)
-    )
+    seen: dict[str, int] = {}
+    checked = []
+    for i, s in enumerate(segments):
+        base = f"{s.kind}@{min(s.citations)}" if s.citations else f"{s.kind}@none"
+        seen[base] = seen.get(base, 0) + 1
+        key = base if seen[base] == 1 else f"{base}~{seen[base]}"
+        checked.append(CheckedSegment(i, s, validate_segment(s, events_by_id, day, zone), key))
+    return tuple(checked)
 
 
 def day_record(day: date, zone: ZoneInfo, checked: Sequence[CheckedSegment]) -> DayRecord:
@@ -88,7 +97,7 @@ def day_record(day: date, zone: ZoneInfo, checked: Sequence[CheckedSegment]) -> 
             at=(fact.at or c.segment.start).astimezone(zone),
             path=(c.segment.kind, *fact.path),
             value=fact.value,
-            fact_id=fact_ref(day, c.index, fact.id),
+            fact_id=fact_ref(day, c.key, fact.id),
         )
         for c in checked
         if c.verdict.accepted

@@ -1,9 +1,14 @@
 """The text references a decision cites as evidence, and the stable id of a regularity.
 
 Evidence ids are strings with a type prefix so one list can cite events, facts and
-regularities: ``event:123``, ``fact:2024-05-01/3/f2`` (day, segment index, fact id) and
-``reg:<12 hex>``. They are pure functions of what they name, so a rebuild from the same events
-cites the same ids.
+regularities: ``event:123``, ``fact:2024-05-01/room_presence@812/f2`` (day, segment key, fact
+id) and ``reg:<12 hex>``. They are pure functions of what they name, so a rebuild from the same
+events cites the same ids.
+
+A segment's key is its kind and its lowest cited event id, not its position in the day: a
+decision cites facts of its own day before the day closes, and the day's final extraction adds
+segments in between; the key of a segment that has grown keeps its first event, so the
+reference still names it.
 """
 
 from __future__ import annotations
@@ -23,9 +28,9 @@ def event_ref(event_id: int) -> str:
     return f"{EVENT}{event_id}"
 
 
-def fact_ref(day: date, segment_index: int, fact_id: str) -> str:
+def fact_ref(day: date, segment_key: str, fact_id: str) -> str:
     """A fact of a day's trajectory: unique within the entity (one trajectory per day)."""
-    return f"{FACT}{day.isoformat()}/{segment_index}/{fact_id}"
+    return f"{FACT}{day.isoformat()}/{segment_key}/{fact_id}"
 
 
 def regularity_id(proposal: Proposal) -> str:
@@ -39,4 +44,6 @@ def parse_ref(ref: str) -> tuple[str, str]:
     for prefix in (EVENT, FACT, REGULARITY):
         if ref.startswith(prefix) and len(ref) > len(prefix):
             return prefix[:-1], ref[len(prefix) :]
-    raise ValueError(f"{ref!r} is not an evidence reference (event:N, fact:DAY/S/ID or reg:HEX)")
+    raise ValueError(
+        f"{ref!r} is not an evidence reference (event:N, fact:DAY/SEGMENT/ID or reg:HEX)"
+    )

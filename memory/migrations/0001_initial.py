@@ -5,199 +5,365 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('streams', '0003_event_entity_no_extra_index'),
+        ("streams", "0003_event_entity_no_extra_index"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Segment',
+            name="Segment",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('index', models.PositiveIntegerField()),
-                ('kind', models.CharField(max_length=64)),
-                ('source', models.CharField(blank=True, default='', max_length=100)),
-                ('start', models.DateTimeField()),
-                ('end', models.DateTimeField()),
-                ('accepted', models.BooleanField()),
-                ('reason', models.TextField(blank=True, default='')),
-                ('cited_ids', models.JSONField(default=list)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("index", models.PositiveIntegerField()),
+                ("kind", models.CharField(max_length=64)),
+                ("source", models.CharField(blank=True, default="", max_length=100)),
+                ("start", models.DateTimeField()),
+                ("end", models.DateTimeField()),
+                ("accepted", models.BooleanField()),
+                ("reason", models.TextField(blank=True, default="")),
+                ("cited_ids", models.JSONField(default=list)),
             ],
             options={
-                'ordering': ['trajectory', 'index'],
+                "ordering": ["trajectory", "index"],
             },
         ),
         migrations.CreateModel(
-            name='Regularity',
+            name="Regularity",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('rid', models.CharField(max_length=20)),
-                ('proposal', models.JSONField()),
-                ('summary', models.CharField(max_length=500)),
-                ('state', models.CharField(choices=[('candidate', 'Candidate'), ('active', 'Active'), ('weakening', 'Weakening'), ('dormant', 'Dormant')], max_length=16)),
-                ('confidence', models.FloatField()),
-                ('replay_confidence', models.FloatField()),
-                ('lift', models.FloatField()),
-                ('n_f', models.PositiveIntegerField()),
-                ('n_v', models.PositiveIntegerField()),
-                ('observable', models.PositiveIntegerField()),
-                ('behavior_days', models.PositiveIntegerField()),
-                ('violation_run', models.PositiveIntegerField()),
-                ('violation_facts', models.JSONField(default=list)),
-                ('last_day', models.DateField(blank=True, null=True)),
-                ('rejected', models.TextField(blank=True, default='')),
-                ('proposed_on', models.DateField()),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('entity', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='regularities', to='streams.entity')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("rid", models.CharField(max_length=20)),
+                ("proposal", models.JSONField()),
+                ("summary", models.CharField(max_length=500)),
+                (
+                    "state",
+                    models.CharField(
+                        choices=[
+                            ("candidate", "Candidate"),
+                            ("active", "Active"),
+                            ("weakening", "Weakening"),
+                            ("dormant", "Dormant"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                ("confidence", models.FloatField()),
+                ("replay_confidence", models.FloatField()),
+                ("lift", models.FloatField()),
+                ("n_f", models.PositiveIntegerField()),
+                ("n_v", models.PositiveIntegerField()),
+                ("observable", models.PositiveIntegerField()),
+                ("behavior_days", models.PositiveIntegerField()),
+                ("violation_run", models.PositiveIntegerField()),
+                ("violation_facts", models.JSONField(default=list)),
+                ("last_day", models.DateField(blank=True, null=True)),
+                ("rejected", models.TextField(blank=True, default="")),
+                ("proposed_on", models.DateField()),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "entity",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="regularities",
+                        to="streams.entity",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['entity', 'rid'],
+                "ordering": ["entity", "rid"],
             },
         ),
         migrations.CreateModel(
-            name='Assessment',
+            name="Assessment",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('day', models.DateField()),
-                ('outcome', models.CharField(choices=[('fulfilled', 'Fulfilled'), ('violated', 'Violated'), ('censored', 'Censored'), ('inapplicable', 'Inapplicable'), ('not_triggered', 'Not Triggered')], max_length=16)),
-                ('fact_refs', models.JSONField(default=list)),
-                ('behavior_in_window', models.BooleanField(default=False)),
-                ('regularity', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='assessments', to='memory.regularity')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("day", models.DateField()),
+                (
+                    "outcome",
+                    models.CharField(
+                        choices=[
+                            ("fulfilled", "Fulfilled"),
+                            ("violated", "Violated"),
+                            ("censored", "Censored"),
+                            ("inapplicable", "Inapplicable"),
+                            ("not_triggered", "Not Triggered"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                ("fact_refs", models.JSONField(default=list)),
+                ("behavior_in_window", models.BooleanField(default=False)),
+                (
+                    "regularity",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="assessments",
+                        to="memory.regularity",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['regularity', 'day'],
+                "ordering": ["regularity", "day"],
             },
         ),
         migrations.CreateModel(
-            name='Fact',
+            name="Fact",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('ref', models.CharField(max_length=120)),
-                ('fact_id', models.CharField(max_length=40)),
-                ('type', models.CharField(max_length=16)),
-                ('path', models.JSONField()),
-                ('value', models.JSONField(null=True)),
-                ('at', models.DateTimeField(blank=True, null=True)),
-                ('grounded_path', models.JSONField(blank=True, null=True)),
-                ('entity', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='streams.entity')),
-                ('grounded_event', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='streams.event')),
-                ('segment', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='facts', to='memory.segment')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("ref", models.CharField(max_length=120)),
+                ("fact_id", models.CharField(max_length=40)),
+                ("type", models.CharField(max_length=16)),
+                ("path", models.JSONField()),
+                ("value", models.JSONField(null=True)),
+                ("at", models.DateTimeField(blank=True, null=True)),
+                ("grounded_path", models.JSONField(blank=True, null=True)),
+                (
+                    "entity",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="streams.entity",
+                    ),
+                ),
+                (
+                    "grounded_event",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="streams.event",
+                    ),
+                ),
+                (
+                    "segment",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="facts",
+                        to="memory.segment",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['segment', 'fact_id'],
+                "ordering": ["segment", "fact_id"],
             },
         ),
         migrations.CreateModel(
-            name='Citation',
+            name="Citation",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('event', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='streams.event')),
-                ('segment', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='citations', to='memory.segment')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "event",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="streams.event",
+                    ),
+                ),
+                (
+                    "segment",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="citations",
+                        to="memory.segment",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Trajectory',
+            name="Trajectory",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('day', models.DateField()),
-                ('event_count', models.PositiveIntegerField()),
-                ('segment_count', models.PositiveIntegerField()),
-                ('rejected_count', models.PositiveIntegerField()),
-                ('fact_count', models.PositiveIntegerField()),
-                ('late_events', models.PositiveIntegerField(default=0)),
-                ('extractor', models.CharField(default='deterministic', max_length=32)),
-                ('closed_at', models.DateTimeField(auto_now_add=True)),
-                ('entity', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='trajectories', to='streams.entity')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("day", models.DateField()),
+                ("event_count", models.PositiveIntegerField()),
+                ("segment_count", models.PositiveIntegerField()),
+                ("rejected_count", models.PositiveIntegerField()),
+                ("fact_count", models.PositiveIntegerField()),
+                ("late_events", models.PositiveIntegerField(default=0)),
+                ("extractor", models.CharField(default="deterministic", max_length=32)),
+                ("closed_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "entity",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="trajectories",
+                        to="streams.entity",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['entity', 'day'],
+                "ordering": ["entity", "day"],
             },
         ),
         migrations.AddField(
-            model_name='segment',
-            name='trajectory',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='segments', to='memory.trajectory'),
+            model_name="segment",
+            name="trajectory",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="segments",
+                to="memory.trajectory",
+            ),
         ),
         migrations.CreateModel(
-            name='Transition',
+            name="Transition",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('seq', models.PositiveIntegerField()),
-                ('day', models.DateField()),
-                ('from_state', models.CharField(max_length=16)),
-                ('to_state', models.CharField(max_length=16)),
-                ('reason', models.TextField()),
-                ('fact_refs', models.JSONField(default=list)),
-                ('regularity', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='transitions', to='memory.regularity')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("seq", models.PositiveIntegerField()),
+                ("day", models.DateField()),
+                ("from_state", models.CharField(max_length=16)),
+                ("to_state", models.CharField(max_length=16)),
+                ("reason", models.TextField()),
+                ("fact_refs", models.JSONField(default=list)),
+                (
+                    "regularity",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="transitions",
+                        to="memory.regularity",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['regularity', 'seq'],
+                "ordering": ["regularity", "seq"],
             },
         ),
         migrations.CreateModel(
-            name='Decision',
+            name="Decision",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('occurred_at', models.DateTimeField()),
-                ('day', models.DateField()),
-                ('policy', models.CharField(max_length=32)),
-                ('action', models.CharField(choices=[('intervene', 'Intervene'), ('abstain', 'Abstain')], max_length=16)),
-                ('proposed_action', models.CharField(choices=[('intervene', 'Intervene'), ('abstain', 'Abstain')], max_length=16)),
-                ('intent', models.CharField(blank=True, default='', max_length=64)),
-                ('message', models.TextField(blank=True, default='')),
-                ('evidence', models.JSONField(default=list)),
-                ('regularity_ids', models.JSONField(default=list)),
-                ('retrieved', models.JSONField(default=list)),
-                ('episode', models.CharField(blank=True, default='', max_length=200)),
-                ('identity_key', models.CharField(max_length=64)),
-                ('identity', models.JSONField()),
-                ('signature', models.JSONField()),
-                ('control_reason', models.CharField(max_length=32)),
-                ('suppressed', models.BooleanField(default=False)),
-                ('suppressed_by', models.JSONField(blank=True, null=True)),
-                ('latency_ms', models.FloatField()),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('entity', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='decisions', to='streams.entity')),
-                ('event', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='decision', to='streams.event')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("occurred_at", models.DateTimeField()),
+                ("day", models.DateField()),
+                ("policy", models.CharField(max_length=32)),
+                (
+                    "action",
+                    models.CharField(
+                        choices=[("intervene", "Intervene"), ("abstain", "Abstain")], max_length=16
+                    ),
+                ),
+                (
+                    "proposed_action",
+                    models.CharField(
+                        choices=[("intervene", "Intervene"), ("abstain", "Abstain")], max_length=16
+                    ),
+                ),
+                ("intent", models.CharField(blank=True, default="", max_length=64)),
+                ("message", models.TextField(blank=True, default="")),
+                ("evidence", models.JSONField(default=list)),
+                ("regularity_ids", models.JSONField(default=list)),
+                ("retrieved", models.JSONField(default=list)),
+                ("episode", models.CharField(blank=True, default="", max_length=200)),
+                ("identity_key", models.CharField(max_length=64)),
+                ("identity", models.JSONField()),
+                ("signature", models.JSONField()),
+                ("control_reason", models.CharField(max_length=32)),
+                ("suppressed", models.BooleanField(default=False)),
+                ("suppressed_by", models.JSONField(blank=True, null=True)),
+                ("latency_ms", models.FloatField()),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "entity",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="decisions",
+                        to="streams.entity",
+                    ),
+                ),
+                (
+                    "event",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="decision",
+                        to="streams.event",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['occurred_at', 'id'],
-                'indexes': [models.Index(fields=['entity', 'occurred_at'], name='decision_entity_time'), models.Index(fields=['entity', 'identity_key', 'action'], name='decision_entity_identity')],
+                "ordering": ["occurred_at", "id"],
+                "indexes": [
+                    models.Index(fields=["entity", "occurred_at"], name="decision_entity_time"),
+                    models.Index(
+                        fields=["entity", "identity_key", "action"], name="decision_entity_identity"
+                    ),
+                ],
             },
         ),
         migrations.AddIndex(
-            model_name='regularity',
-            index=models.Index(fields=['entity', 'state'], name='regularity_entity_state'),
+            model_name="regularity",
+            index=models.Index(fields=["entity", "state"], name="regularity_entity_state"),
         ),
         migrations.AddConstraint(
-            model_name='regularity',
-            constraint=models.UniqueConstraint(fields=('entity', 'rid'), name='regularity_entity_rid'),
+            model_name="regularity",
+            constraint=models.UniqueConstraint(
+                fields=("entity", "rid"), name="regularity_entity_rid"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='assessment',
-            constraint=models.UniqueConstraint(fields=('regularity', 'day'), name='assessment_day'),
+            model_name="assessment",
+            constraint=models.UniqueConstraint(fields=("regularity", "day"), name="assessment_day"),
         ),
         migrations.AddConstraint(
-            model_name='fact',
-            constraint=models.UniqueConstraint(fields=('entity', 'ref'), name='fact_entity_ref'),
+            model_name="fact",
+            constraint=models.UniqueConstraint(fields=("entity", "ref"), name="fact_entity_ref"),
         ),
         migrations.AddConstraint(
-            model_name='citation',
-            constraint=models.UniqueConstraint(fields=('segment', 'event'), name='citation_unique'),
+            model_name="citation",
+            constraint=models.UniqueConstraint(fields=("segment", "event"), name="citation_unique"),
         ),
         migrations.AddConstraint(
-            model_name='trajectory',
-            constraint=models.UniqueConstraint(fields=('entity', 'day'), name='trajectory_entity_day'),
+            model_name="trajectory",
+            constraint=models.UniqueConstraint(
+                fields=("entity", "day"), name="trajectory_entity_day"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='segment',
-            constraint=models.UniqueConstraint(fields=('trajectory', 'index'), name='segment_index'),
+            model_name="segment",
+            constraint=models.UniqueConstraint(
+                fields=("trajectory", "index"), name="segment_index"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='transition',
-            constraint=models.UniqueConstraint(fields=('regularity', 'seq'), name='transition_seq'),
+            model_name="transition",
+            constraint=models.UniqueConstraint(fields=("regularity", "seq"), name="transition_seq"),
         ),
     ]
