@@ -251,6 +251,14 @@ def memory(team: Any) -> Memory:
                 "facts": [fact.ref],
             }
         ],
+        facts_seen=[
+            {
+                "ref": "fact:2026-03-10/0/f1",
+                "path": ["run", "distance_km"],
+                "value": 4.2,
+                "at": local(TUESDAY, 7).isoformat(),
+            }
+        ],
         control_reason="repeat",
         suppressed=True,
         suppressed_by=identity("morning-run"),
@@ -455,6 +463,12 @@ def test_decision_resolves_each_evidence_id(memory, owner):
     assert "no such fact stored" in items["fact:2026-03-02/0/f9"]
     # A fact of a day not closed yet (today, as a decision sees it) is not stored until it is.
     assert "2026-03-10 is not closed yet" in items["fact:2026-03-10/0/f1"]
+    # ... and it shows the fact as the decision saw it.
+    assert "as the decision saw it" in items["fact:2026-03-10/0/f1"]
+    assert (
+        "run.distance_km" in items["fact:2026-03-10/0/f1"]
+        and "4.2" in items["fact:2026-03-10/0/f1"]
+    )
 
 
 def test_decision_shows_the_event_policy_intent_and_retrieved_regularities(memory, owner):

@@ -353,6 +353,15 @@ def memory_decision(request: HttpRequest, slug: str, key: str, pk: int) -> HttpR
     facts = facts_by_ref(entity, fact_refs)
     closed = closed_days(entity)
     events = {e.pk: e for e in evidence_events(entity=entity, ids=_event_ids(decision.evidence))}
+    seen = {
+        f["ref"]: {
+            "path": ".".join(str(p) for p in f.get("path", [])),
+            "value": compact(f.get("value")),
+            "at": f.get("at", ""),
+        }
+        for f in decision.facts_seen
+        if isinstance(f, dict) and "ref" in f
+    }
     evidence = []
     for ref in decision.evidence:
         kind, rest = _kind(ref)
@@ -362,6 +371,7 @@ def memory_decision(request: HttpRequest, slug: str, key: str, pk: int) -> HttpR
             item["event"] = [event_row(found)] if found else None
         elif kind == "fact":
             item.update(_fact_link(slug, key, ref, facts, closed))
+            item["seen"] = seen.get(ref)
         elif kind == "reg":
             item.update(_reg_link(slug, key, ref, regs))
         evidence.append(item)
