@@ -224,6 +224,8 @@ AFRAMES_MAX_BATCH_BYTES = env_int("AFRAMES_MAX_BATCH_BYTES", 32 * 1024 * 1024, m
 AFRAMES_COMPILE_INTERVAL_MS = env_int("AFRAMES_COMPILE_INTERVAL_MS", 1000, minimum=0)
 # Memory closes the days before local today of an entity that received nothing this long.
 AFRAMES_MEMORY_CLOSE_GRACE_MIN = env_int("AFRAMES_MEMORY_CLOSE_GRACE_MIN", 60, minimum=0)
+# At day close, let the configured LLM propose extra trajectory segments (validated like all).
+AFRAMES_MEMORY_LLM_EXTRACTOR = env_bool("AFRAMES_MEMORY_LLM_EXTRACTOR", False)
 
 LLM_BASE_URL = env_str("LLM_BASE_URL")
 LLM_MODEL = env_str("LLM_MODEL")

@@ -162,9 +162,28 @@ def _frames(entity: Entity, day: date) -> Sequence[Mapping[str, Any]]:
     return body.get("frames", []) if isinstance(body, dict) else []
 
 
-def _close(entity: Entity, day: date, events: Sequence[EngineEvent]) -> ClosedDay:
+def _close(
+    entity: Entity, day: date, events: Sequence[EngineEvent], *, final: bool = False
+) -> ClosedDay:
     zone = ZoneInfo(entity.timezone)
-    return close_day(entity.scope, events, day, zone, frames=_frames(entity, day))
+    extractor = _extractor() if final else None
+    return close_day(
+        entity.scope, events, day, zone, frames=_frames(entity, day), extractor=extractor
+    )
+
+
+def _extractor() -> Any:
+    """The LLM extractor on top of the deterministic one when asked for and a model is set;
+    only at day close (never for the open day a decision reads, which would call the model at
+    every event)."""
+    from aframes_web import llm
+
+    if not (settings.AFRAMES_MEMORY_LLM_EXTRACTOR and llm.configured()):
+        return None
+    from memory.engine.extract import extract_day
+    from memory.engine.llm_extract import llm_extractor
+
+    return llm_extractor(_llm_complete, extract_day)
 
 
 def _retrieved_json(items: Sequence[Retrieved]) -> list[dict[str, Any]]:
@@ -420,7 +439,7 @@ def memory_close_day(*, entity_id: int, day: date) -> Trajectory | None:
         if entity is None or Trajectory.objects.filter(entity=entity, day=day).exists():
             return None
         events = selectors.day_events(entity, day)
-        closed = _close(entity, day, events)
+        closed = _close(entity, day, events, final=True)
         trajectory = _store_trajectory(entity, closed, len(events))
         history = selectors.day_records(
             entity, (d for d in selectors.closed_days(entity) if d < day)
@@ -444,6 +463,7 @@ def _store_trajectory(entity: Entity, closed: ClosedDay, event_count: int) -> Tr
         segment_count=len(closed.segments),
         rejected_count=len(closed.rejected),
         fact_count=sum(len(c.segment.facts) for c in closed.segments if c.verdict.accepted),
+        extractor="deterministic+llm" if _extractor() is not None else "deterministic",
     )
     segments = Segment.objects.bulk_create(
         [

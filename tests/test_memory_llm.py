@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator
+from datetime import timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -16,9 +17,9 @@ import pytest
 
 from aframes_web import llm
 from aframes_web.streams.services import entity_create
-from memory.models import Decision, LlmCall
-from memory.services import memory_decide
-from tests.home_streams import START, motion
+from memory.models import Decision, LlmCall, Trajectory
+from memory.services import decide_batch, memory_decide
+from tests.home_streams import START, motion, routine_day
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -40,6 +41,8 @@ class FakeModel:
         context = json.loads(prompt.split("\n", 1)[1])
         if self.reply is not None:
             text = self.reply
+        elif prompt.startswith("You read one day"):
+            text = json.dumps({"segments": _proposals(context["events"][0])})
         elif prompt.startswith("You screen"):
             text = json.dumps({"screen": "escalate"})
         else:
@@ -53,6 +56,22 @@ class FakeModel:
             )
         usage = {"prompt_tokens": len(prompt) // 4, "completion_tokens": 12}
         return 200, {"choices": [{"message": {"content": text}}], "usage": usage}
+
+
+def _proposals(first: dict[str, Any]) -> list[dict[str, Any]]:
+    """One segment the first event grounds and one it does not."""
+    room = first["payload"]["attributes"]["room"]
+
+    def segment(value: str) -> dict[str, Any]:
+        return {
+            "kind": "wake_up",
+            "start": first["at"],
+            "end": first["at"],
+            "citations": [first["id"]],
+            "facts": [{"id": "f1", "type": "observed", "path": ["room"], "value": value}],
+        }
+
+    return [segment(room), segment("garage")]
 
 
 @pytest.fixture
@@ -141,3 +160,20 @@ def test_any_failure_of_the_model_abstains_and_is_recorded(
         model.status = 200
         llm.complete(failed.prompt)
         assert LlmCall.objects.filter(ok=True).count() == 1
+
+
+def test_the_llm_extractor_adds_segments_at_day_close_and_validation_still_rules(
+    home, model, settings
+) -> None:
+    settings.AFRAMES_MEMORY_LLM_EXTRACTOR = True
+    decide_batch(entity=home, items=routine_day(START) + routine_day(START + timedelta(days=1)))
+    day = Trajectory.objects.get(entity=home, day=START)
+    assert day.extractor == "deterministic+llm"
+    proposed = {s.facts.get().value: s for s in day.segments.filter(source="llm")}
+    assert proposed["bedroom"].accepted and proposed["bedroom"].kind == "wake_up"
+    assert not proposed["garage"].accepted
+    assert "grounded by no cited event" in proposed["garage"].reason
+    assert day.segments.filter(source="").exists()  # the deterministic segments stay
+    # The open day a decision reads never calls the model: one extraction call per closed day.
+    extraction = [r for r in model.requests if r["messages"][0]["content"].startswith("You read")]
+    assert len(extraction) == Trajectory.objects.filter(entity=home).count() == 1

@@ -16,6 +16,7 @@ from django.urls import reverse
 from aframes_web.activity.selectors import evidence_events
 from aframes_web.dashboard.views import _entity, _render_local
 from aframes_web.streams.models import Entity, Event
+from memory.engine.llm_extract import LLM_SOURCE
 from memory.engine.refs import parse_ref
 from memory.models import Assessment, Fact, Regularity
 from memory.selectors import (
@@ -247,7 +248,7 @@ def memory_day(request: HttpRequest, slug: str, key: str, day: date) -> HttpResp
         cited = [event_row(e) for e in stored]
         frame = (
             reverse("dashboard:frame", args=[slug, key, s.source])
-            if entity.scope == Entity.Scope.DESKTOP and s.source
+            if entity.scope == Entity.Scope.DESKTOP and s.source and s.source != LLM_SOURCE
             else None
         )
         rows.append(
