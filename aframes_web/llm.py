@@ -35,14 +35,18 @@ def prompt_hash(model: str, prompt: str) -> str:
     return hashlib.sha256(f"{model}\n{prompt}".encode()).hexdigest()
 
 
-def complete(prompt: str) -> str:
-    """The model's reply text to ``prompt`` (one user message), from the record if asked before."""
+def complete(prompt: str, *, entity: Any = None) -> str:
+    """The model's reply text to ``prompt`` (one user message), from the record if asked before.
+
+    ``entity`` scopes the record: a prompt holds the entity's payloads, so its record is kept
+    with the entity (and deleted with it) and never answers another entity's prompt.
+    """
     if not configured():
         raise LlmUnavailable("no LLM is configured: set LLM_BASE_URL and LLM_MODEL")
     model = settings.LLM_MODEL
     digest = prompt_hash(model, prompt)
     cached = (
-        LlmCall.objects.filter(model=model, prompt_hash=digest, ok=True)
+        LlmCall.objects.filter(model=model, prompt_hash=digest, ok=True, entity=entity)
         .values_list("reply", flat=True)
         .first()
     )
@@ -55,10 +59,11 @@ def complete(prompt: str) -> str:
         if not isinstance(reply, str):
             raise LlmUnavailable(f"the reply's content is {type(reply).__name__}, not text")
     except (LlmUnavailable, KeyError, IndexError, TypeError) as err:
-        _record(model, digest, prompt, began, error=f"{type(err).__name__}: {err}")
+        _record(entity, model, digest, prompt, began, error=f"{type(err).__name__}: {err}")
         raise LlmUnavailable(f"the LLM call failed: {err}") from None
     usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
     _record(
+        entity,
         model,
         digest,
         prompt,
@@ -98,6 +103,7 @@ def _post(model: str, prompt: str) -> dict[str, Any]:
 
 
 def _record(
+    entity: Any,
     model: str,
     digest: str,
     prompt: str,
@@ -109,6 +115,7 @@ def _record(
     completion_tokens: Any = None,
 ) -> None:
     LlmCall.objects.create(
+        entity=entity,
         model=model,
         prompt_hash=digest,
         prompt=prompt,

@@ -254,6 +254,9 @@ class LlmCall(models.Model):
     Failed calls are recorded too (``ok`` False) but never served from the cache.
     """
 
+    entity = models.ForeignKey(
+        Entity, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
     model = models.CharField(max_length=200)
     prompt_hash = models.CharField(max_length=64)
     prompt = models.TextField()

@@ -11,16 +11,18 @@ from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from django.db.models import Count, Prefetch, QuerySet
+from django.db.models import Count, Max, Prefetch, QuerySet
 
 from aframes_web.streams.models import Entity, Event
-from aframes_web.streams.records import PRIVATE_FIELD
+from aframes_web.streams.records import PRIVATE_FIELD, TEXT_FIELDS
 from aframes_web.teams.models import Team
 from memory.engine.day import Tracked
 from memory.engine.records import DayRecord, EngineEvent, Observation
 from memory.engine.serial import proposal_from_json, state_from_fields
 from memory.models import Assessment, Decision, Fact, Regularity, Segment, Trajectory
 
+_HIDDEN = (PRIVATE_FIELD,)
+_HIDDEN_INPUT = (PRIVATE_FIELD, *TEXT_FIELDS)
 _STATE_FIELDS = (
     "state",
     "n_f",
@@ -35,10 +37,13 @@ _STATE_FIELDS = (
 
 
 def engine_event(row: Event) -> EngineEvent:
-    """A stored event as the engine sees it: the ground truth a source carries never enters."""
+    """A stored event as the engine sees it: the ground truth a source carries never enters,
+    nor does typed text or clipboard content (principle 8: memory has no use for it, and what
+    memory holds reaches prompts, pages and the API)."""
     payload = row.payload
-    if isinstance(payload, dict) and PRIVATE_FIELD in payload:
-        payload = {k: v for k, v in payload.items() if k != PRIVATE_FIELD}
+    hidden = _HIDDEN_INPUT if row.kind == "input" else _HIDDEN
+    if isinstance(payload, dict) and any(k in payload for k in hidden):
+        payload = {k: v for k, v in payload.items() if k not in hidden}
     return EngineEvent(row.pk, row.occurred_at, row.kind, payload, row.monitor)
 
 
@@ -48,12 +53,12 @@ def day_bounds(zone: ZoneInfo, day: date) -> tuple[datetime, datetime]:
     return start, end
 
 
-def day_events(entity: Entity, day: date, *, before: datetime | None = None) -> list[EngineEvent]:
-    """The entity's events of a local day (up to ``before``, exclusive), in (time, id) order."""
+def day_events(entity: Entity, day: date, *, through: datetime | None = None) -> list[EngineEvent]:
+    """The entity's events of a local day (up to ``through``, inclusive), in (time, id) order."""
     start, end = day_bounds(ZoneInfo(entity.timezone), day)
-    if before is not None:
-        end = min(end, before)
     rows = Event.objects.filter(entity=entity, occurred_at__gte=start, occurred_at__lt=end)
+    if through is not None:
+        rows = rows.filter(occurred_at__lte=through)
     return [engine_event(r) for r in rows.order_by("occurred_at", "id")]
 
 
@@ -71,23 +76,20 @@ def day_records(entity: Entity, days: Iterable[date] | None = None) -> list[DayR
     trajectories = Trajectory.objects.filter(entity=entity)
     if days is not None:
         trajectories = trajectories.filter(day__in=list(days))
-    by_day: dict[date, list[Observation]] = {
-        t: [] for t in trajectories.values_list("day", flat=True)
-    }
-    facts = (
-        Fact.objects.filter(segment__trajectory__in=trajectories, segment__accepted=True)
-        .select_related("segment")
-        .only("ref", "path", "value", "at", "segment__kind", "segment__start")
-    )
     day_of = dict(trajectories.values_list("pk", "day"))
-    for f in facts.iterator(chunk_size=2000):
-        seg = f.segment
-        by_day[day_of[seg.trajectory_id]].append(
+    by_day: dict[date, list[Observation]] = {d: [] for d in day_of.values()}
+    facts = Fact.objects.filter(
+        segment__trajectory__in=list(day_of), segment__accepted=True
+    ).values_list(
+        "ref", "path", "value", "at", "segment__kind", "segment__start", "segment__trajectory_id"
+    )
+    for ref, path, value, at, kind, start, trajectory_id in facts.iterator(chunk_size=2000):
+        by_day[day_of[trajectory_id]].append(
             Observation(
-                at=(f.at or seg.start).astimezone(zone),
-                path=(seg.kind, *f.path),
-                value=f.value,
-                fact_id=f.ref,
+                at=(at or start).astimezone(zone),
+                path=(kind, *path),
+                value=value,
+                fact_id=ref,
             )
         )
     return [
@@ -104,6 +106,30 @@ def tracked(entity: Entity, states: Sequence[str] | None = None) -> dict[str, Tr
     found: dict[str, Tracked] = {}
     for r in rows.values("rid", "proposal", *_STATE_FIELDS):
         found[r["rid"]] = Tracked(r["rid"], proposal_from_json(r["proposal"]), state_from_fields(r))
+    return found
+
+
+# Per process: an entity's live regularities, parsed, for the memory version they were read at.
+# They change only when a day closes or memory is rebuilt, which the version (the number of
+# closed days and the last close time) tracks; decisions in between reuse them.
+_LIVE: dict[int, tuple[tuple[Any, ...], list[Tracked]]] = {}
+_LIVE_ENTITIES = 64
+
+
+def live_regularities(entity: Entity) -> list[Tracked]:
+    """The active and weakening regularities, in id order: what retrieval may show."""
+    version = tuple(
+        Trajectory.objects.filter(entity=entity)
+        .aggregate(n=Count("id"), last=Max("closed_at"), newest=Max("id"))
+        .values()
+    )
+    cached = _LIVE.get(entity.pk)
+    if cached is not None and cached[0] == version:
+        return cached[1]
+    found = sorted(tracked(entity, ("active", "weakening")).values(), key=lambda t: t.id)
+    if len(_LIVE) >= _LIVE_ENTITIES:
+        _LIVE.clear()
+    _LIVE[entity.pk] = (version, found)
     return found
 
 

@@ -6,7 +6,12 @@ writer per entity at a time (a PostgreSQL advisory lock; SQLite's single writer 
 The causal order of :func:`memory_decide`, inside one transaction: read memory (queries that
 cannot see the new event), stage the event (insert it, uncommitted), decide, control, store
 the decision, commit (the event and its decision become visible together), and after commit
-queue the due maintenance (day closes), as issue 6 fixes it.
+run the due maintenance (day closes) before answering, as issue 6 fixes it.
+
+Memory is a function of the stored events: an event that arrives for a day already closed
+(late capture, an older day imported after newer ones) makes the next maintenance rebuild the
+entity's memory from its events, so a rebuild always equals what incremental processing keeps.
+Such an event cannot be *decided* on: memory has moved past its day.
 """
 
 from __future__ import annotations
@@ -21,8 +26,8 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
-from django.db import connection, transaction
-from django.db.models import Max
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Count, Max
 from django.utils import timezone
 
 from aframes_web.streams.models import Entity, Event
@@ -63,11 +68,13 @@ MEMORY_LOCK_CLASS = 0x504D
 
 
 class DecideRejected(ValueError):
-    """The event to decide on is invalid; nothing was stored. ``errors`` name each problem."""
+    """The event to decide on is invalid; nothing was stored. ``errors`` name each problem;
+    in a batch, ``done`` holds the decisions made before it."""
 
     def __init__(self, errors: Sequence[Mapping[str, Any]]) -> None:
         super().__init__(f"{len(errors)} problem(s) with the event; nothing was stored")
         self.errors = list(errors)
+        self.done: list[Any] = []
 
 
 def _lock(entity_id: int) -> None:
@@ -76,7 +83,7 @@ def _lock(entity_id: int) -> None:
             cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [MEMORY_LOCK_CLASS, entity_id])
 
 
-def policy_named(name: str) -> Any:
+def policy_named(name: str, entity: Entity | None = None) -> Any:
     """The decision policy called ``name``; ValueError naming the choices otherwise.
 
     ``llm`` is offered only when a model is configured (``aframes_web/llm.py``); it asks
@@ -88,16 +95,20 @@ def policy_named(name: str) -> Any:
     if name == "llm":
         if not llm.configured():
             raise ValueError("the llm policy needs a model: set LLM_BASE_URL and LLM_MODEL")
-        return llm_policy(_llm_complete)
+        return llm_policy(_llm_complete(entity))
     if name not in POLICIES:
         raise ValueError(f"unknown policy {name!r}; use one of {', '.join(sorted(POLICIES))}, llm")
     return POLICIES[name]
 
 
-def _llm_complete(prompt: str) -> str:
+def _llm_complete(entity: Entity | None) -> Callable[[str], str]:
+    """The recorded, cached client, its records kept with (and deleted with) the entity."""
     from aframes_web import llm
 
-    return llm.complete(prompt)
+    def complete(prompt: str) -> str:
+        return llm.complete(prompt, entity=entity)
+
+    return complete
 
 
 # -- decide ---------------------------------------------------------------------------------
@@ -120,7 +131,7 @@ def _allowed(entity: Entity, ident: Identity) -> ControlState:
         Decision.objects.filter(
             entity=entity, identity_key=_identity_key(ident), action=Decision.Action.INTERVENE
         )
-        .order_by("-occurred_at", "-id")
+        .order_by("-id")  # processing order, as the in-memory stream keeps it
         .values("day", "signature")
         .first()
     )
@@ -141,38 +152,49 @@ def _in_reach(t: Tracked, now: datetime) -> bool:
     )
 
 
-def _today(entity: Entity, day: date, now_utc: datetime) -> DayRecord:
-    """Today's observations before now: its committed events, extracted and validated."""
-    events = selectors.day_events(entity, day, before=now_utc)
+def _today(entity: Entity, day: date, at: datetime) -> DayRecord:
+    """Today's observations before now: its committed events up to ``at`` (all of them were
+    committed before the current event, which is not stored yet), extracted and validated."""
+    events = selectors.day_events(entity, day, through=at)
     if not events:
         return DayRecord(day)
     return _close(entity, day, events).record
 
 
-def _frames(entity: Entity, day: date) -> Sequence[Mapping[str, Any]]:
+def _frames(
+    entity: Entity, day: date, events: Sequence[EngineEvent]
+) -> Sequence[Mapping[str, Any]]:
+    """The day's compiled frames that rest only on ``events``: for an open day, a frame that
+    also holds later rows is left out (its bounds and app would come from the future)."""
     if entity.scope != "desktop":
         return ()
     from aframes_web.activity.models import DayDocument
+    from compiler.document import expand_runs
 
     body = (
         DayDocument.objects.filter(entity=entity, day=day, current=True)
         .values_list("body", flat=True)
         .first()
     )
-    return body.get("frames", []) if isinstance(body, dict) else []
+    frames = body.get("frames", []) if isinstance(body, dict) else []
+    known = {e.id for e in events}
+    return [
+        f
+        for f in frames
+        if set(expand_runs(str((f.get("evidence") or {}).get("rows") or ""))) <= known
+    ]
 
 
 def _close(
     entity: Entity, day: date, events: Sequence[EngineEvent], *, final: bool = False
 ) -> ClosedDay:
     zone = ZoneInfo(entity.timezone)
-    extractor = _extractor() if final else None
-    return close_day(
-        entity.scope, events, day, zone, frames=_frames(entity, day), extractor=extractor
-    )
+    extractor = _extractor(entity) if final else None
+    frames = _frames(entity, day, events)
+    return close_day(entity.scope, events, day, zone, frames=frames, extractor=extractor)
 
 
-def _extractor() -> Any:
+def _extractor(entity: Entity) -> Any:
     """The LLM extractor on top of the deterministic one when asked for and a model is set;
     only at day close (never for the open day a decision reads, which would call the model at
     every event)."""
@@ -183,7 +205,7 @@ def _extractor() -> Any:
     from memory.engine.extract import extract_day
     from memory.engine.llm_extract import llm_extractor
 
-    return llm_extractor(_llm_complete, extract_day)
+    return llm_extractor(_llm_complete(entity), extract_day)
 
 
 def _retrieved_json(items: Sequence[Retrieved]) -> list[dict[str, Any]]:
@@ -225,12 +247,50 @@ def memory_decide(
     decision (module docstring). An event whose source key is stored already is not decided
     again: its stored decision comes back with ``created=False``.
     """
-    chosen = policy_named(policy)
+    chosen = policy_named(policy, entity)
     step = trace or (lambda _name: None)
     batch = validate_events(entity=entity, items=[item])
     if batch.errors:
         raise DecideRejected([e.as_dict() for e in batch.errors])
     record: EventRecord = batch.records[0]
+    try:
+        result = _decide(entity, record, chosen, step)
+    except IntegrityError:
+        # Plain ingestion stored the same source key between our check and our insert (it
+        # takes no memory lock); asked again, the event is found stored.
+        result = _decide(entity, record, chosen, step)
+    if result.created:
+        # 7. Due maintenance, before answering: the next decision reads the days this event
+        # completed, whichever worker serves it.
+        step("maintain")
+        _maintain(entity.pk, result.decision.day)
+    return result
+
+
+def _rejected(field: str, message: str) -> DecideRejected:
+    return DecideRejected([{"index": 0, "field": field, "message": message}])
+
+
+def _moved_past(entity: Entity, day: date, zone: ZoneInfo) -> str | None:
+    """Why memory has moved past ``day`` (it is closed, or a later day up to local today has
+    events), or None."""
+    if Trajectory.objects.filter(entity=entity, day__gte=day).exists():
+        return f"{day.isoformat()} is closed in memory"
+    _, end = selectors.day_bounds(zone, day)
+    _, today_end = selectors.day_bounds(zone, timezone.now().astimezone(zone).date())
+    if (
+        end < today_end
+        and Event.objects.filter(
+            entity=entity, occurred_at__gte=end, occurred_at__lt=today_end
+        ).exists()
+    ):
+        return f"the entity already has events after {day.isoformat()}"
+    return None
+
+
+def _decide(
+    entity: Entity, record: EventRecord, chosen: Any, step: Callable[[str], None]
+) -> DecideResult:
     zone = ZoneInfo(entity.timezone)
     began = time.perf_counter()
     with transaction.atomic(durable=True):
@@ -239,34 +299,41 @@ def memory_decide(
         if stored is not None:
             existing = Decision.objects.filter(event=stored).first()
             if existing is None:
-                raise DecideRejected(
-                    [
-                        {
-                            "index": 0,
-                            "field": "source_key",
-                            "message": f"event {record.source_key!r} was stored without a "
-                            "decision (ingested, not decided); it cannot be decided afterwards, "
-                            "since memory has moved past it.",
-                        }
-                    ]
+                raise _rejected(
+                    "source_key",
+                    f"event {record.source_key!r} was stored without a decision (ingested, "
+                    "not decided); it cannot be decided afterwards, since memory has moved "
+                    "past it.",
                 )
             return DecideResult(existing, created=False)
 
-        # 1. Read memory as it stood before the event.
-        step("read")
         at = record.occurred_at
         now = at.astimezone(zone)
         day = now.date()
+        past = _moved_past(entity, day, zone)
+        if past is not None:
+            raise _rejected(
+                "occurred_at",
+                f"{past}, so a decision on this event could not be made on memory as it stood "
+                "before it; ingest it without decide=true instead (memory takes it in).",
+            )
+
+        # 1. Read memory as it stood before the event.
+        step("read")
         prior = selectors.prior_events(entity, at, at - RECENT_WINDOW, RECENT_MAX_PRIOR + 1)
-        live = selectors.tracked(entity, states=("active", "weakening"))
-        reachable = [t for t in live.values() if _in_reach(t, now)]
+        live = selectors.live_regularities(entity)
+        reachable = [t for t in live if _in_reach(t, now)]
         # Today's observations so far cost an extraction: made when a retrievable regularity
         # needs its occurrence, or for the llm policy, whose prompt shows them.
         wants_today = bool(reachable) or chosen.name == "llm"
         today = _today(entity, day, at) if wants_today else DayRecord(day)
         retrieved = tuple(retrieve([(t.proposal, t.state) for t in reachable], now, today))
-        closed = sorted(d for d in selectors.closed_days(entity) if d < day)
-        trajectories = tuple(selectors.day_records(entity, closed[-TRAJECTORY_DAYS:]))
+        # Closed days: the rules and event-only policies never read them, so only the llm
+        # policy pays for loading them.
+        trajectories: tuple[DayRecord, ...] = ()
+        if chosen.name == "llm":
+            closed = sorted(d for d in selectors.closed_days(entity) if d < day)
+            trajectories = tuple(selectors.day_records(entity, closed[-TRAJECTORY_DAYS:]))
 
         # 2. Stage the event: inserted, invisible to everyone else until commit.
         step("stage")
@@ -336,30 +403,42 @@ def memory_decide(
         )
         # 6. Commit: the event and its decision become visible together.
         step("commit")
-        transaction.on_commit(lambda: _after_commit(entity.pk, day, step))
     return DecideResult(decision, created=True)
 
 
-def _after_commit(entity_id: int, day: date, step: Callable[[str], None]) -> None:
-    # 7. Due maintenance: ingestion's dispatch (day summary, desktop compile), whose summary
-    # task then closes the days the stream has moved past.
-    from aframes_web.streams.dispatch import dispatch_days
+def _maintain(entity_id: int, day: date) -> None:
+    """What a committed event sets off: its day's summary and the days it completed, inline
+    (decisions do not depend on worker timing), then a desktop day's compile (its memory day
+    closes after the compile, from the compile task)."""
+    from aframes_web.streams.dispatch import dispatch_compiles
+    from aframes_web.streams.services import entity_days_refresh
 
-    step("maintain")
-    dispatch_days({(entity_id, day)})
+    entity_days_refresh(entity_id=entity_id, days=[day.isoformat()])
+    memory_close_due(entity_id=entity_id)
+    dispatch_compiles([(entity_id, day)])
 
 
 def decide_batch(*, entity: Entity, items: Sequence[Any], policy: str = "rules") -> list[Any]:
     """Decide on each event in order (ingestion with ``decide=true``); all must be valid.
 
     The whole batch is validated first, as plain ingestion does; each event is then decided
-    and committed in its own transaction, so event n+1 is decided on memory that holds n.
+    and committed in its own transaction, so event n+1 is decided on memory that holds n. An
+    event that cannot be decided stops the batch: the :class:`DecideRejected` raised carries
+    the decisions already made in ``done`` and the item's index.
     """
     policy_named(policy)
     batch = validate_events(entity=entity, items=items)
     if batch.errors:
         raise BatchRejected(batch.errors)
-    return [memory_decide(entity=entity, item=item, policy=policy) for item in items]
+    done: list[DecideResult] = []
+    for index, item in enumerate(items):
+        try:
+            done.append(memory_decide(entity=entity, item=item, policy=policy))
+        except DecideRejected as rejected:
+            rejected.errors = [{**e, "index": index} for e in rejected.errors]
+            rejected.done = done
+            raise
+    return done
 
 
 # -- day close ------------------------------------------------------------------------------
@@ -368,25 +447,26 @@ def decide_batch(*, entity: Entity, items: Sequence[Any], policy: str = "rules")
 def _due_cutoff(entity: Entity, *, by_clock: bool) -> date | None:
     """Days before this local day are complete (None: no day is).
 
-    By stream time, a day is complete once the entity has events of a later local day: a
-    stream replayed from history closes its days as it goes, never ahead of itself. By the
-    clock (the beat's sweep), an entity that received nothing for
-    ``AFRAMES_MEMORY_CLOSE_GRACE_MIN`` minutes also has every day before its local today
-    complete: a quiet weekend still closes Friday. An entity being fed (live capture or a
-    replay) is left to stream time, so the clock never closes a day under a running replay.
+    By stream time, a day is complete once the entity has events of a later local day, up to
+    its local today: a stream replayed from history closes its days as it goes, never ahead of
+    itself, and a stray event dated in the future completes nothing. By the clock (the beat's
+    sweep), an entity that received nothing for ``AFRAMES_MEMORY_CLOSE_GRACE_MIN`` minutes also
+    has every day before its local today complete: a quiet weekend still closes Friday. An
+    entity being fed (live capture or a replay) is left to stream time, so the clock never
+    closes a day under a running replay.
     """
     from aframes_web.streams.models import EntityDay
 
     zone = ZoneInfo(entity.timezone)
-    summary = EntityDay.objects.filter(entity=entity).aggregate(
+    today = timezone.now().astimezone(zone).date()
+    summary = EntityDay.objects.filter(entity=entity, day__lte=today).aggregate(
         day=Max("day"), refreshed=Max("refreshed_at")
     )
     cutoff: date | None = summary["day"]
     if by_clock and summary["refreshed"] is not None:
         grace = timedelta(minutes=settings.AFRAMES_MEMORY_CLOSE_GRACE_MIN)
         if summary["refreshed"] <= timezone.now() - grace:
-            today = timezone.now().astimezone(zone).date()
-            cutoff = today if cutoff is None else max(cutoff, today)
+            cutoff = today
     return cutoff
 
 
@@ -414,11 +494,37 @@ def days_due(entity: Entity, *, by_clock: bool = False) -> list[date]:
     return sorted(d for d in days if d not in closed)
 
 
+def late_days(entity: Entity) -> dict[date, int]:
+    """Days whose events changed after memory took them in, with how many events came late.
+
+    A closed day holding fewer events than are stored for it now, and an unclosed day older
+    than the newest closed one (imported after later days closed, so all its events are
+    late). Either makes memory stale from that day on.
+    """
+    from aframes_web.streams.models import EntityDay
+
+    closed = dict(Trajectory.objects.filter(entity=entity).values_list("day", "event_count"))
+    if not closed:
+        return {}
+    newest = max(closed)
+    late: dict[date, int] = {}
+    summaries = EntityDay.objects.filter(entity=entity, day__lte=newest)
+    for day, count in summaries.values_list("day", "event_count"):
+        if day not in closed:
+            late[day] = count
+        elif count > closed[day]:
+            late[day] = count - closed[day]
+    return late
+
+
 def memory_close_due(*, entity_id: int, by_clock: bool = False) -> list[date]:
-    """Close every due day in order; a desktop day waits for its compile. Idempotent."""
+    """Close every due day in order (a desktop day waits for its compile); when events came
+    late for days already closed, rebuild from the events first. Idempotent."""
     entity = Entity.objects.filter(pk=entity_id).first()
     if entity is None:
         return []
+    if late_days(entity):
+        return memory_rebuild(entity=entity, by_clock=by_clock)
     done = []
     for day in days_due(entity, by_clock=by_clock):
         if _compile_pending(entity, day):
@@ -438,18 +544,22 @@ def memory_close_day(*, entity_id: int, day: date) -> Trajectory | None:
         entity = Entity.objects.filter(pk=entity_id).first()
         if entity is None or Trajectory.objects.filter(entity=entity, day=day).exists():
             return None
-        events = selectors.day_events(entity, day)
-        closed = _close(entity, day, events, final=True)
-        trajectory = _store_trajectory(entity, closed, len(events))
-        history = selectors.day_records(
-            entity, (d for d in selectors.closed_days(entity) if d < day)
-        )
-        step = advance_regularities(selectors.tracked(entity), history, closed.record)
-        _store_regularities(entity, day, step.tracked, step.new_ids, step.assessments)
-        return trajectory
+        return _close_day_locked(entity, day)
 
 
-def _store_trajectory(entity: Entity, closed: ClosedDay, event_count: int) -> Trajectory:
+def _close_day_locked(entity: Entity, day: date, late: int = 0) -> Trajectory:
+    events = selectors.day_events(entity, day)
+    closed = _close(entity, day, events, final=True)
+    trajectory = _store_trajectory(entity, closed, len(events), late)
+    history = selectors.day_records(entity, (d for d in selectors.closed_days(entity) if d < day))
+    step = advance_regularities(selectors.tracked(entity), history, closed.record)
+    _store_regularities(entity, day, step.tracked, step.new_ids, step.assessments)
+    return trajectory
+
+
+def _store_trajectory(
+    entity: Entity, closed: ClosedDay, event_count: int, late: int = 0
+) -> Trajectory:
     known = set(
         Event.objects.filter(
             entity=entity,
@@ -463,7 +573,8 @@ def _store_trajectory(entity: Entity, closed: ClosedDay, event_count: int) -> Tr
         segment_count=len(closed.segments),
         rejected_count=len(closed.rejected),
         fact_count=sum(len(c.segment.facts) for c in closed.segments if c.verdict.accepted),
-        extractor="deterministic+llm" if _extractor() is not None else "deterministic",
+        late_events=late,
+        extractor="deterministic+llm" if _extractor(entity) is not None else "deterministic",
     )
     segments = Segment.objects.bulk_create(
         [
@@ -493,7 +604,10 @@ def _store_trajectory(entity: Entity, closed: ClosedDay, event_count: int) -> Tr
             for i in sorted(set(c.segment.citations))
             if i in known
         ]
-        for f in c.segment.facts:
+        # A rejected segment may repeat a fact id (that is one reason to reject it); its
+        # facts are kept once per id, so no two rows share a reference.
+        unique = {f.id: f for f in reversed(c.segment.facts)}
+        for f in (f for f in c.segment.facts if unique.get(f.id) is f):
             g = c.verdict.grounding.get(f.id)
             facts.append(
                 Fact(
@@ -510,7 +624,7 @@ def _store_trajectory(entity: Entity, closed: ClosedDay, event_count: int) -> Tr
                 )
             )
     Citation.objects.bulk_create(citations, batch_size=2000)
-    Fact.objects.bulk_create(facts, batch_size=2000, ignore_conflicts=True)
+    Fact.objects.bulk_create(facts, batch_size=2000)
     return trajectory
 
 
@@ -521,64 +635,112 @@ def _store_regularities(
     new_ids: Sequence[str],
     assessments: Mapping[str, Sequence[Assessment]],
 ) -> None:
-    rows = {r.rid: r for r in Regularity.objects.filter(entity=entity, rid__in=list(assessments))}
-    for rid in sorted(assessments):
-        t = tracked[rid]
-        fields = state_to_fields(t.state)
-        row = rows.get(rid)
-        if row is None:
-            row = Regularity.objects.create(
+    """Write what a day close did to the regularities in a fixed number of statements."""
+    touched = sorted(assessments)
+    rows = {r.rid: r for r in Regularity.objects.filter(entity=entity, rid__in=touched)}
+    seqs = dict(
+        Transition.objects.filter(regularity__in=list(rows.values()))
+        .values("regularity__rid")
+        .annotate(n=Count("id"))
+        .values_list("regularity__rid", "n")
+    )
+    created = Regularity.objects.bulk_create(
+        [
+            Regularity(
                 entity=entity,
                 rid=rid,
-                proposal=proposal_to_json(t.proposal),
-                summary=proposal_summary(t.proposal)[:500],
+                proposal=proposal_to_json(tracked[rid].proposal),
+                summary=proposal_summary(tracked[rid].proposal)[:500],
                 proposed_on=day,
-                **fields,
+                **state_to_fields(tracked[rid].state),
             )
-        else:
-            Regularity.objects.filter(pk=row.pk).update(**fields, updated_at=timezone.now())
-        AssessmentRow.objects.bulk_create(
-            [
-                AssessmentRow(
-                    regularity=row,
-                    day=a.day,
-                    outcome=a.outcome,
-                    fact_refs=list(a.fact_ids),
-                    behavior_in_window=a.behavior_in_window,
-                )
-                for a in assessments[rid]
-            ],
-            ignore_conflicts=True,
-        )
-        # A state loaded from a row has no transitions: whatever it holds now is new.
-        seq = row.transitions.count() if rid not in new_ids else 0
-        Transition.objects.bulk_create(
-            [
-                Transition(
-                    regularity=row,
-                    seq=seq + i,
-                    day=tr.day,
-                    from_state=tr.from_state,
-                    to_state=tr.to_state,
-                    reason=tr.reason,
-                    fact_refs=list(tr.fact_ids),
-                )
-                for i, tr in enumerate(t.state.transitions)
-            ]
-        )
+            for rid in touched
+            if rid not in rows
+        ]
+    )
+    if created and created[0].pk is None:  # a backend that does not return ids
+        created = list(Regularity.objects.filter(entity=entity, rid__in=[r.rid for r in created]))
+    changed = []
+    for rid, row in rows.items():
+        for name, value in state_to_fields(tracked[rid].state).items():
+            setattr(row, name, value)
+        row.updated_at = timezone.now()
+        changed.append(row)
+    if changed:
+        Regularity.objects.bulk_update(changed, [*_STATE_COLUMNS, "updated_at"], batch_size=500)
+    by_rid = {**rows, **{r.rid: r for r in created}}
+    AssessmentRow.objects.bulk_create(
+        [
+            AssessmentRow(
+                regularity=by_rid[rid],
+                day=a.day,
+                outcome=a.outcome,
+                fact_refs=list(a.fact_ids),
+                behavior_in_window=a.behavior_in_window,
+            )
+            for rid in touched
+            for a in assessments[rid]
+        ],
+        batch_size=2000,
+    )
+    # A state loaded from a row has no transitions: whatever it holds now is new.
+    Transition.objects.bulk_create(
+        [
+            Transition(
+                regularity=by_rid[rid],
+                seq=(0 if rid in new_ids else seqs.get(rid, 0)) + i,
+                day=tr.day,
+                from_state=tr.from_state,
+                to_state=tr.to_state,
+                reason=tr.reason,
+                fact_refs=list(tr.fact_ids),
+            )
+            for rid in touched
+            for i, tr in enumerate(tracked[rid].state.transitions)
+        ],
+        batch_size=2000,
+    )
 
 
-def memory_rebuild(*, entity: Entity) -> list[date]:
-    """Drop the entity's derived memory (not its decisions) and close every due day again.
+_STATE_COLUMNS = (
+    "state",
+    "n_f",
+    "n_v",
+    "observable",
+    "behavior_days",
+    "violation_run",
+    "violation_facts",
+    "last_day",
+    "rejected",
+    "confidence",
+    "replay_confidence",
+    "lift",
+)
 
-    Decisions stay: they are the record of what was decided at the time, and a rebuild of
-    memory cannot re-decide the past without re-running the stream.
+
+def memory_rebuild(*, entity: Entity, by_clock: bool = True) -> list[date]:
+    """Drop the entity's derived memory (not its decisions) and close every due day again, in
+    one transaction under the entity's lock: a decision never sees memory half rebuilt.
+
+    Each day keeps its count of late events (those that came after it first closed, which made
+    a rebuild necessary). Decisions stay: they record what was decided at the time, and a
+    rebuild of memory cannot re-decide the past without re-running the stream. A desktop day
+    whose compile is pending stops the rebuild there; later days close once it is compiled.
     """
+    closed_days: list[date] = []
     with transaction.atomic(durable=True):
         _lock(entity.pk)
+        late = dict(Trajectory.objects.filter(entity=entity).values_list("day", "late_events"))
+        for day, count in late_days(entity).items():
+            late[day] = late.get(day, 0) + count
         Trajectory.objects.filter(entity=entity).delete()
         Regularity.objects.filter(entity=entity).delete()
-    return memory_close_due(entity_id=entity.pk, by_clock=True)
+        for day in days_due(entity, by_clock=by_clock):
+            if _compile_pending(entity, day):
+                break
+            _close_day_locked(entity, day, late.get(day, 0))
+            closed_days.append(day)
+    return closed_days
 
 
 def entities_due() -> list[int]:

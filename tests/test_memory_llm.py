@@ -158,7 +158,7 @@ def test_any_failure_of_the_model_abstains_and_is_recorded(
         assert not failed.ok and "503" in failed.error
         # A failure is never served from the record: the next ask goes to the model again.
         model.status = 200
-        llm.complete(failed.prompt)
+        llm.complete(failed.prompt, entity=failed.entity)
         assert LlmCall.objects.filter(ok=True).count() == 1
 
 

@@ -203,3 +203,104 @@ def test_memory_is_the_same_processed_in_one_run_or_resumed_from_a_cut(team, cut
         for e in (whole, split)
     ]
     assert actions[0] == actions[1]
+
+
+def test_an_event_late_for_a_closed_day_rebuilds_memory_to_what_a_rebuild_gives(home) -> None:
+    decide_batch(entity=home, items=stream(7))
+    late = motion(START + timedelta(days=2), 7, 32, "kitchen", 9)
+    events_ingest(entity=home, items=[late])
+    memory_close_due(entity_id=home.pk)
+    incremental = memory_rows(home)
+    day = Trajectory.objects.get(entity=home, day=START + timedelta(days=2))
+    assert (day.event_count, day.late_events) == (len(routine_day(START)) + 1, 1)
+    memory_rebuild(entity=home)
+    assert memory_rows(home) == incremental
+    assert Trajectory.objects.get(entity=home, day=day.day).late_events == 1
+
+
+def test_a_day_imported_after_later_days_closed_is_taken_in_by_a_rebuild(home) -> None:
+    items = stream(8)
+    third = str(START + timedelta(days=3))
+    day3 = [i for i in items if i["occurred_at"].startswith(third)]
+    decide_batch(entity=home, items=[i for i in items if i not in day3])
+    events_ingest(entity=home, items=day3)
+    memory_close_due(entity_id=home.pk)
+    incremental = memory_rows(home)
+    assert START + timedelta(days=3) in [d[0] for d in incremental["days"]]
+    memory_rebuild(entity=home)
+    assert memory_rows(home) == incremental
+    # Every regularity was assessed on that day, not skipped.
+    assessed = {a[0] for a in incremental["assessments"] if a[1] == START + timedelta(days=3)}
+    assert assessed == {r[0] for r in incremental["regularities"]}
+
+
+def test_an_event_for_a_day_memory_moved_past_cannot_be_decided(home) -> None:
+    decide_batch(entity=home, items=stream(3))
+    with pytest.raises(DecideRejected) as closed:
+        memory_decide(entity=home, item=motion(START, 20, 0, "kitchen", 5))
+    assert "closed in memory" in closed.value.errors[0]["message"]
+    # A day with no events yet, not closed, but a later day has events: memory moved past it.
+    events_ingest(entity=home, items=[motion(START + timedelta(days=5), 7, 0, "bedroom", 3)])
+    with pytest.raises(DecideRejected) as later:
+        memory_decide(entity=home, item=motion(START + timedelta(days=4), 21, 0, "hall", 5))
+    assert "already has events after" in later.value.errors[0]["message"]
+    assert not Event.objects.filter(source_key__contains="21" + "00:hall").exists()
+
+
+def test_a_stray_event_dated_in_the_future_closes_nothing(home) -> None:
+    future = motion(START + timedelta(days=4000), 7, 0, "bedroom")
+    events_ingest(entity=home, items=[future])
+    decide_batch(entity=home, items=stream(3))
+    closed = Trajectory.objects.filter(entity=home).order_by("day")
+    assert [t.day for t in closed] == [START, START + timedelta(days=1)]
+    assert all(t.event_count == len(routine_day(START)) for t in closed)
+
+
+def test_decide_reads_a_bounded_number_of_queries_whatever_the_history(home) -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    decide_batch(entity=home, items=stream(10))
+    counts = []
+    for item in routine_day(START + timedelta(days=10))[1:]:
+        with CaptureQueriesContext(connection) as queries:
+            memory_decide(entity=home, item=item)
+        counts.append(len(queries.captured_queries))
+    # Read, stage, store and the day summary: a few dozen, never one per fact, day or
+    # regularity; the first event of a day also closes the day before, in a fixed number more.
+    assert max(counts[1:]) <= 30 and counts[0] <= 60, counts
+
+
+def test_typed_text_never_enters_memory(team, settings) -> None:
+    settings.AFRAMES_STORE_INPUT_TEXT = True
+    desk = entity_create(team=team, key="desk-1", scope="desktop", timezone_name="UTC")
+    item = {
+        "occurred_at": "2026-03-02T09:00:00Z",
+        "kind": "input",
+        "source_key": "i1",
+        "payload": {"type": "text", "text": "my password", "app": "Code"},
+    }
+    decision = memory_decide(entity=desk, item=item).decision
+    assert Event.objects.get(pk=decision.event_id).payload["text"] == "my password"
+    from memory.selectors import engine_event
+
+    assert "text" not in engine_event(decision.event).payload
+
+
+def test_a_desktop_day_closes_only_on_its_compiled_frames(load, desktop) -> None:
+    from datetime import date
+
+    from benchmark.synthetic.desktop import generate_day
+
+    day = date(2026, 3, 3)
+    load(
+        desktop,
+        generate_day(day, seed=3, tz="Europe/Berlin")
+        + generate_day(day + timedelta(days=1), seed=3, tz="Europe/Berlin"),
+    )
+    incremental = Trajectory.objects.get(entity=desktop, day=day)
+    assert incremental.segments.filter(kind="frame").count() > 20
+    figures = (incremental.segment_count, incremental.fact_count)
+    memory_rebuild(entity=desktop)
+    rebuilt = Trajectory.objects.get(entity=desktop, day=day)
+    assert (rebuilt.segment_count, rebuilt.fact_count) == figures

@@ -87,7 +87,19 @@ def decide_events(entity: Any, items: list[Any], request: Request) -> Response:
             [e.as_dict() for e in rejected.errors],
         )
     except DecideRejected as rejected:
-        return _rejected("An event could not be decided; the ones before it were.", rejected.errors)
+        return Response(
+            {
+                "detail": f"Event {rejected.errors[0]['index']} could not be decided; the "
+                f"{len(rejected.done)} before it were (their decisions are below), the rest "
+                "were not sent to memory.",
+                "errors": rejected.errors,
+                "decisions": [
+                    {**present.decision_record(r.decision), "duplicate": not r.created}
+                    for r in rejected.done
+                ],
+            },
+            status=status.HTTP_400_BAD_REQUEST,
+        )
     accepted = sum(r.created for r in results)
     return Response(
         {

@@ -26,9 +26,11 @@ def dispatch_days(pairs: Iterable[DayPair]) -> None:
     from aframes_web.streams.tasks import refresh_entity_days
 
     pairs = list(pairs)
+    # Compile requests first: the summary task closes memory days, and a desktop day must
+    # already show its compile as pending by then, or it would close without its frames.
+    dispatch_compiles(pairs)
     for entity_id, days in sorted(group_days(pairs).items()):
         refresh_entity_days.delay(entity_id, days)
-    dispatch_compiles(pairs)
 
 
 def dispatch_compiles(pairs: Iterable[DayPair]) -> None:

@@ -17,9 +17,11 @@ The Django services run the same steps through the same pure functions (``day.py
 The order is observable: :attr:`MemoryStream.log` records each step, and tests hold it.
 
 A day closes when the stream shows a later local day (or :meth:`close_through` is called, as the
-service's beat does at local midnight). Events that arrive for a day already closed are kept for
-recent-event context but do not reopen the day: a completed day is processed once (the
-regularity lifecycle is append-only); they are counted in :attr:`late_events`.
+service's beat does at local midnight). An event for a day already closed cannot be decided on:
+memory has moved past it, and deciding would read that day's outcome (a causal leak);
+:meth:`process` refuses it with :class:`LateEvent`, as the service refuses it. (The service
+takes such an event in by plain ingestion and rebuilds memory; a replayed benchmark stream is
+in time order and never has one.)
 """
 
 from __future__ import annotations
@@ -40,6 +42,10 @@ from memory.engine.retrieve import Retrieved, retrieve
 TRAJECTORY_DAYS = 3  # our choice: a decision's context shows the last three closed days
 # Frames of a desktop day, compiled from its events (the service reads its stored documents).
 FrameSource = Callable[[Sequence[EngineEvent], date, ZoneInfo], Sequence[Mapping[str, Any]]]
+
+
+class LateEvent(ValueError):
+    """An event for a local day memory has already closed (module docstring)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +82,6 @@ class MemoryStream:
     closed: dict[date, ClosedDay] = field(default_factory=dict)
     tracked: dict[str, Tracked] = field(default_factory=dict)
     control_state: ControlState = field(default_factory=ControlState)
-    late_events: int = 0
     _recent: deque[EngineEvent] = field(default_factory=lambda: deque(maxlen=RECENT_MAX_PRIOR))
     _open: dict[date, list[EngineEvent]] = field(default_factory=dict)
     _today_cache: tuple[date, int, DayRecord] | None = None
@@ -96,6 +101,8 @@ class MemoryStream:
             raise ValueError(f"event {event.id}: its time must be aware")
         now = event.at.astimezone(self.zone)
         day = now.date()
+        if day in self.closed or any(d > day for d in self.closed):
+            raise LateEvent(f"event {event.id}: {day.isoformat()} is closed in memory")
 
         self.log.append(("read", event.id))
         recent = recent_events(event, self._recent)
@@ -136,9 +143,6 @@ class MemoryStream:
 
     def _commit(self, event: EngineEvent, day: date) -> None:
         self._recent.append(event)
-        if day in self.closed:
-            self.late_events += 1
-            return
         self._open.setdefault(day, []).append(event)
 
     # -- memory reads -------------------------------------------------------------------------
@@ -193,7 +197,6 @@ class MemoryStream:
         copy.closed = dict(self.closed)
         copy.tracked = dict(self.tracked)
         copy.control_state = self.control_state
-        copy.late_events = self.late_events
         copy._recent = deque(self._recent, maxlen=RECENT_MAX_PRIOR)
         copy._open = {day: list(events) for day, events in self._open.items()}
         copy._today_cache = self._today_cache
