@@ -35,11 +35,11 @@ from aframes_web.streams.records import EventRecord
 from aframes_web.streams.services import BatchRejected, validate_events
 from memory import selectors
 from memory.engine.control import Allowed, Controlled, ControlState, Identity, control, identity
-from memory.engine.day import ClosedDay, Tracked, advance_regularities, close_day
+from memory.engine.day import ClosedDay, DayCache, Tracked, advance_regularities, close_day
 from memory.engine.recent import RECENT_MAX_PRIOR, RECENT_WINDOW, recent_events
 from memory.engine.records import DayRecord, EngineEvent
 from memory.engine.regularities import Assessment
-from memory.engine.retrieve import RETRIEVAL_GRACE, RETRIEVAL_LEAD, Retrieved, retrieve
+from memory.engine.retrieve import Retrieved, in_reach, retrieve
 from memory.engine.serial import (
     identity_from_json,
     identity_to_json,
@@ -140,25 +140,54 @@ def _allowed(entity: Entity, ident: Identity) -> ControlState:
     return ControlState({ident: Allowed(last["day"], signature_from_json(last["signature"]))})
 
 
-def _in_reach(t: Tracked, now: datetime) -> bool:
-    # Whether retrieval could pick this regularity at `now`: today's record is built only then.
-    start, end = t.proposal.window
-    wall = now.replace(tzinfo=None)
-    day = wall.date()
-    return (
-        datetime.combine(day, start) - RETRIEVAL_LEAD
-        <= wall
-        < datetime.combine(day, end) + RETRIEVAL_GRACE
-    )
+@dataclass
+class _OpenDay:
+    """One worker process's copy of an open day's events, read incrementally."""
+
+    events: list[EngineEvent]
+    last_id: int
+    cache: DayCache
+
+
+# Per process, the open days decisions read: a decision re-reads its open day at every event, so
+# only the rows stored since the last one are fetched (a count check catches a row committed
+# with a lower id after we read past it, and then everything is read again), and each event's
+# grounding view, leaf index and each unchanged segment's verdict are reused (DayCache).
+_OPEN: dict[tuple[int, date], _OpenDay] = {}
+_OPEN_MAX = 64
+# Per process, the open desktop day's frames by current document: bodies are large.
+_FRAMES: dict[tuple[int, date], tuple[int, list[Mapping[str, Any]]]] = {}
+
+
+def _open_day(entity: Entity, day: date) -> _OpenDay:
+    key = (entity.pk, day)
+    start, end = selectors.day_bounds(ZoneInfo(entity.timezone), day)
+    rows = Event.objects.filter(entity=entity, occurred_at__gte=start, occurred_at__lt=end)
+    held = _OPEN.get(key)
+    if held is not None:
+        newer = [selectors.engine_event(r) for r in rows.filter(pk__gt=held.last_id)]
+        if newer:
+            held.events.extend(newer)
+            held.last_id = max(e.id for e in newer)
+        stored = rows.aggregate(n=Count("id"), newest=Max("id"))
+        if (stored["n"], stored["newest"] or 0) == (len(held.events), held.last_id):
+            return held
+    events = [selectors.engine_event(r) for r in rows]
+    held = _OpenDay(events, max((e.id for e in events), default=0), DayCache())
+    if len(_OPEN) >= _OPEN_MAX:
+        _OPEN.clear()
+    _OPEN[key] = held
+    return held
 
 
 def _today(entity: Entity, day: date, at: datetime) -> DayRecord:
     """Today's observations before now: its committed events up to ``at`` (all of them were
     committed before the current event, which is not stored yet), extracted and validated."""
-    events = selectors.day_events(entity, day, through=at)
+    held = _open_day(entity, day)
+    events = sorted((e for e in held.events if e.at <= at), key=lambda e: (e.at, e.id))
     if not events:
         return DayRecord(day)
-    return _close(entity, day, events).record
+    return _close(entity, day, events, cache=held.cache).record
 
 
 def _frames(
@@ -171,27 +200,42 @@ def _frames(
     from aframes_web.activity.models import DayDocument
     from compiler.document import expand_runs
 
-    body = (
+    current = (
         DayDocument.objects.filter(entity=entity, day=day, current=True)
-        .values_list("body", flat=True)
+        .values_list("pk", flat=True)
         .first()
     )
-    frames = body.get("frames", []) if isinstance(body, dict) else []
+    if current is None:
+        return ()
+    held = _FRAMES.get((entity.pk, day))
+    if held is None or held[0] != current:
+        body = DayDocument.objects.filter(pk=current).values_list("body", flat=True).first()
+        frames = body.get("frames", []) if isinstance(body, dict) else []
+        if len(_FRAMES) >= _OPEN_MAX:
+            _FRAMES.clear()
+        held = _FRAMES[(entity.pk, day)] = (current, frames)
     known = {e.id for e in events}
     return [
         f
-        for f in frames
+        for f in held[1]
         if set(expand_runs(str((f.get("evidence") or {}).get("rows") or ""))) <= known
     ]
 
 
 def _close(
-    entity: Entity, day: date, events: Sequence[EngineEvent], *, final: bool = False
+    entity: Entity,
+    day: date,
+    events: Sequence[EngineEvent],
+    *,
+    final: bool = False,
+    cache: DayCache | None = None,
 ) -> ClosedDay:
     zone = ZoneInfo(entity.timezone)
     extractor = _extractor(entity) if final else None
     frames = _frames(entity, day, events)
-    return close_day(entity.scope, events, day, zone, frames=frames, extractor=extractor)
+    return close_day(
+        entity.scope, events, day, zone, frames=frames, extractor=extractor, cache=cache
+    )
 
 
 def _extractor(entity: Entity) -> Any:
@@ -322,7 +366,7 @@ def _decide(
         step("read")
         prior = selectors.prior_events(entity, at, at - RECENT_WINDOW, RECENT_MAX_PRIOR + 1)
         live = selectors.live_regularities(entity)
-        reachable = [t for t in live if _in_reach(t, now)]
+        reachable = [t for t in live if in_reach(t.proposal, now)]
         # Today's observations so far cost an extraction: made when a retrievable regularity
         # needs its occurrence, or for the llm policy, whose prompt shows them.
         wants_today = bool(reachable) or chosen.name == "llm"

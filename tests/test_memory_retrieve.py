@@ -173,3 +173,20 @@ def test_retrieve_requires_an_aware_now_on_the_records_day() -> None:
         retrieve([(P, state())], datetime(2026, 3, 2, 9, 0), today(("o", "08:00")))  # noqa: DTZ001
     with pytest.raises(ValueError, match="now's local day"):
         retrieve([(P, state())], at("09:00", MONDAY + timedelta(days=1)), today(("o", "08:00")))
+
+
+def test_a_proposal_that_cannot_even_be_hashed_is_skipped_not_raised() -> None:
+    from datetime import UTC, datetime, time
+
+    from memory.engine.records import DayRecord, Predicate, Proposal
+    from memory.engine.regularities import RegularityState, Tally
+    from memory.engine.retrieve import retrieve
+
+    bad = Proposal(
+        Predicate(("room",), ["kitchen"]),  # type: ignore[arg-type]
+        Predicate(("room",), "hall"),
+        (time(6), time(10)),
+    )
+    state = RegularityState(state="active", tally=Tally(3, 0, 3, 3))
+    now = datetime(2024, 5, 6, 8, tzinfo=UTC)
+    assert retrieve([(bad, state)], now, DayRecord(now.date())) == []

@@ -16,6 +16,10 @@ Choices made here:
   had if it had been proposed on day one).
 * **Mining window.** The miner sees the last :data:`MINING_DAYS` closed days: a routine older
   than that, never seen again, is not worth proposing; replay still reads all days.
+* **One regularity per routine.** A proposal whose trigger, behavior and weekday set match a
+  tracked regularity (its *family*, ``regularities.family_key``) is not tracked again with
+  another window: the miner re-derives windows from the latest days, and without this the same
+  routine would come back every few days and crowd retrieval.
 """
 
 from __future__ import annotations
@@ -33,17 +37,31 @@ from memory.engine.regularities import (
     RegularityState,
     advance,
     assess_day,
+    family_key,
     one_per_date,
     proposal_key,
     run,
     validate_proposal,
 )
-from memory.engine.validate import Verdict, validate_segment
+from memory.engine.validate import IndexCache, Verdict, validate_segment
 
 MINING_DAYS = 28  # our choice: four weeks of closed days feed the miner (replay reads all)
 
 Extractor = Callable[..., tuple[Segment, ...]]
 Miner = Callable[..., tuple[Proposal, ...]]
+
+
+@dataclass(slots=True)
+class DayCache:
+    """What a day's repeated extraction can reuse while the day is open: each event's grounding
+    view and leaf index, by event id (events never change). A decision re-reads its open day at
+    every event; this keeps that from re-deriving the same views and indexes each time."""
+
+    views: dict[int, EngineEvent] = field(default_factory=dict)
+    indexes: IndexCache = field(default_factory=dict)
+    # A segment extracted again unchanged has the same verdict: validation reads only the
+    # segment, its cited events (immutable) and the day, which the cache is for.
+    verdicts: dict[Segment, Verdict] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +96,9 @@ def check_segments(
     events_by_id: Mapping[int, EngineEvent],
     day: date,
     zone: ZoneInfo,
+    *,
+    index_cache: IndexCache | None = None,
+    verdicts: dict[Segment, Verdict] | None = None,
 ) -> tuple[CheckedSegment, ...]:
     """Validate each segment on its own; one bad segment never takes another down."""
     seen: dict[str, int] = {}
@@ -86,7 +107,12 @@ def check_segments(
         base = f"{s.kind}@{min(s.citations)}" if s.citations else f"{s.kind}@none"
         seen[base] = seen.get(base, 0) + 1
         key = base if seen[base] == 1 else f"{base}~{seen[base]}"
-        checked.append(CheckedSegment(i, s, validate_segment(s, events_by_id, day, zone), key))
+        verdict = verdicts.get(s) if verdicts is not None else None
+        if verdict is None:
+            verdict = validate_segment(s, events_by_id, day, zone, index_cache=index_cache)
+            if verdicts is not None:
+                verdicts[s] = verdict
+        checked.append(CheckedSegment(i, s, verdict, key))
     return tuple(checked)
 
 
@@ -115,6 +141,7 @@ def close_day(
     *,
     frames: Sequence[Mapping[str, Any]] = (),
     extractor: Extractor | None = None,
+    cache: DayCache | None = None,
 ) -> ClosedDay:
     """Extract the day's segments, validate them against the day's events, build its record.
 
@@ -126,8 +153,17 @@ def close_day(
 
     extract = extractor or extract_day
     segments = extract(scope, events, day, zone, frames)
-    by_id = {e.id: grounding_view(scope, e) for e in events}
-    checked = check_segments(segments, by_id, day, zone)
+    if cache is None:
+        by_id = {e.id: grounding_view(scope, e) for e in events}
+    else:
+        views = cache.views
+        for e in events:
+            if e.id not in views:
+                views[e.id] = grounding_view(scope, e)
+        by_id = views
+    indexes = cache.indexes if cache is not None else None
+    verdicts = cache.verdicts if cache is not None else None
+    checked = check_segments(segments, by_id, day, zone, index_cache=indexes, verdicts=verdicts)
     return ClosedDay(day, checked, day_record(day, zone, checked))
 
 
@@ -184,13 +220,16 @@ def advance_regularities(
     days = one_per_date([*history, closed])
     recent = [r for r in days if (closed.day - r.day).days < MINING_DAYS]
     known: Collection[str] = {proposal_key(t.proposal) for t in tracked.values()}
+    families = {family_key(t.proposal) for t in tracked.values()}
     new_ids: list[str] = []
     for proposal in find(recent, known=known):
         if validate_proposal(proposal) is not None:
             continue  # a malformed proposal fails closed and is not kept
         rid = regularity_id(proposal)
-        if rid in updated:
-            continue
+        family = family_key(proposal)
+        if rid in updated or family in families:
+            continue  # a routine already tracked, proposed again with another window
+        families.add(family)
         state = run(proposal, days)
         updated[rid] = Tracked(rid, proposal, state)
         outcomes[rid] = tuple(assess_day(proposal, r) for r in days)

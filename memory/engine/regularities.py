@@ -109,6 +109,26 @@ def proposal_key(p: Proposal) -> str:
     )
 
 
+def family_key(p: Proposal) -> str:
+    """What a proposal claims, window aside: trigger, behavior and weekday set.
+
+    The miner re-derives a routine's window from the latest days, so the same routine comes
+    back with a slightly different window as days accrue; one regularity per family keeps it
+    from being tracked again and again (day.py).
+    """
+
+    def pred(q: Predicate) -> list[object]:
+        return [list(q.path), list(canonical(q.value) or ())]
+
+    weekdays = None if p.weekdays is None else sorted(p.weekdays)
+    return json.dumps(
+        [pred(p.trigger), pred(p.behavior), weekdays],
+        separators=(",", ":"),
+        ensure_ascii=False,
+        default=str,
+    )
+
+
 def matches(pred: Predicate, obs: Observation) -> bool:
     """Same field path and the same canonical value (issue 6's matching rule)."""
     return obs.path == pred.path and same(pred.value, obs.value)

@@ -7,14 +7,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
+from functools import lru_cache
 from typing import Literal
 
-from memory.engine.records import DayRecord, Proposal
+from memory.engine.canonical import Canonical, canonical
+from memory.engine.records import DayRecord, Observation, Predicate, Proposal
 from memory.engine.regularities import (
     RegularityState,
     in_window,
-    matches,
     proposal_key,
     validate_proposal,
 )
@@ -54,26 +55,54 @@ def occurrence(
     window is ``fulfilled``; otherwise ``pending`` while the window is open and ``deviated`` once
     it has closed (a behavior after the window's end does not fulfil it, as in replay).
     """
-    seen = [o for o in today.observations if o.at <= now]
+    return _occurrence(proposal, now, today.day, _by_path(today, now))
+
+
+# Today's observations up to now, by path and canonical value, each list in (time, fact id)
+# order: a regularity looks up its trigger and its behavior directly instead of scanning the day
+# and canonicalising every value again for each of hundreds of regularities.
+Seen = dict[tuple[str, ...], dict[Canonical, list[Observation]]]
+
+
+def _by_path(today: DayRecord, now: datetime) -> Seen:
+    found: Seen = {}
+    for o in sorted(today.observations, key=lambda o: (o.at, o.fact_id)):
+        if o.at <= now:
+            key = canonical(o.value)
+            if key is not None:
+                found.setdefault(o.path, {}).setdefault(key, []).append(o)
+    return found
+
+
+def _matching(seen: Seen, pred: Predicate) -> list[Observation]:
+    key = canonical(pred.value)
+    return [] if key is None else seen.get(pred.path, {}).get(key, [])
+
+
+def _occurrence(
+    proposal: Proposal, now: datetime, day: date, seen: Seen
+) -> tuple[Occurrence, tuple[str, ...]]:
     if not seen:
         return "censored", ()
-    start = datetime.combine(today.day, proposal.window[0])
-    end = datetime.combine(today.day, proposal.window[1])
+    start = datetime.combine(day, proposal.window[0])
+    end = datetime.combine(day, proposal.window[1])
     if _wall(now) < start:
         return "upcoming", ()
-    window = [o for o in seen if in_window(proposal, today.day, o)]
-    triggers = sorted(
-        (o for o in window if matches(proposal.trigger, o)), key=lambda o: (o.at, o.fact_id)
+    first = next(
+        (o for o in _matching(seen, proposal.trigger) if in_window(proposal, day, o)), None
     )
-    if not triggers:
+    if first is None:
         return "not_triggered", ()
-    first = triggers[0]
-    behaviors = sorted(
-        (o for o in window if o.at >= first.at and matches(proposal.behavior, o)),
-        key=lambda o: (o.at, o.fact_id),
+    behavior = next(
+        (
+            o
+            for o in _matching(seen, proposal.behavior)
+            if o.at >= first.at and in_window(proposal, day, o)
+        ),
+        None,
     )
-    if behaviors:
-        return "fulfilled", (first.fact_id, behaviors[0].fact_id)
+    if behavior is not None:
+        return "fulfilled", (first.fact_id, behavior.fact_id)
     return ("pending" if _wall(now) < end else "deviated"), (first.fact_id,)
 
 
@@ -81,6 +110,34 @@ def _wall(t: datetime) -> datetime:
     # Windows are local wall-clock ranges; comparing wall clocks keeps a DST day's windows where
     # the clock on the wall says they are.
     return t.replace(tzinfo=None)
+
+
+def _replayable(proposal: Proposal) -> bool:
+    # Proposals are immutable: one check each, not one per decision. One that cannot even be
+    # hashed (a list where a scalar belongs) is malformed; it is checked, and fails, uncached.
+    try:
+        return _replayable_cached(proposal)
+    except TypeError:
+        return validate_proposal(proposal) is None
+
+
+@lru_cache(maxsize=16384)
+def _replayable_cached(proposal: Proposal) -> bool:
+    return validate_proposal(proposal) is None
+
+
+@lru_cache(maxsize=16384)
+def _key(proposal: Proposal) -> str:
+    return proposal_key(proposal)
+
+
+def in_reach(proposal: Proposal, now: datetime) -> bool:
+    """Whether ``now`` (local) is inside today's window widened by the lead and the grace: the
+    only time retrieval can pick the regularity (weekdays aside)."""
+    wall = _wall(now)
+    start = datetime.combine(wall.date(), proposal.window[0])
+    end = datetime.combine(wall.date(), proposal.window[1])
+    return start - RETRIEVAL_LEAD <= wall < end + RETRIEVAL_GRACE
 
 
 def retrieve(
@@ -104,8 +161,9 @@ def retrieve(
             "pass the record of now's local day"
         )
     found: list[Retrieved] = []
+    seen = _by_path(today, now)
     for proposal, st in states_with_proposals:
-        if st.state not in ("active", "weakening") or validate_proposal(proposal):
+        if st.state not in ("active", "weakening") or not _replayable(proposal):
             continue
         if proposal.weekdays is not None and today.weekday not in proposal.weekdays:
             continue
@@ -114,7 +172,7 @@ def retrieve(
         wall_now = _wall(now)
         if not (start - RETRIEVAL_LEAD <= wall_now < end + RETRIEVAL_GRACE):
             continue
-        occ, fact_ids = occurrence(proposal, now, today)
+        occ, fact_ids = _occurrence(proposal, now, today.day, seen)
         if occ not in RETRIEVED:
             continue
         if wall_now < start:
@@ -125,7 +183,7 @@ def retrieve(
             distance = timedelta(0)
         found.append(
             Retrieved(
-                key=proposal_key(proposal),
+                key=_key(proposal),
                 proposal=proposal,
                 state="active" if st.state == "active" else "weakening",
                 confidence=st.confidence,

@@ -29,17 +29,27 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from memory.engine.control import Controlled, ControlState, Scope, Signature, control, signature
-from memory.engine.day import ClosedDay, DayAdvance, Tracked, advance_regularities, close_day
+from memory.engine.day import (
+    ClosedDay,
+    DayAdvance,
+    DayCache,
+    Tracked,
+    advance_regularities,
+    close_day,
+)
 from memory.engine.recent import RECENT_MAX_PRIOR, recent_events
 from memory.engine.records import DayRecord, EngineEvent
-from memory.engine.retrieve import Retrieved, retrieve
+from memory.engine.retrieve import Retrieved, in_reach, retrieve
 
 TRAJECTORY_DAYS = 3  # our choice: a decision's context shows the last three closed days
+# The open desktop day's frames are compiled again after this much stream time (the service's
+# worker compiles a day at most once per AFRAMES_COMPILE_INTERVAL_MS; a replay has no worker).
+OPEN_FRAMES_EVERY = timedelta(minutes=5)
 # Frames of a desktop day, compiled from its events (the service reads its stored documents).
 FrameSource = Callable[[Sequence[EngineEvent], date, ZoneInfo], Sequence[Mapping[str, Any]]]
 
@@ -85,6 +95,9 @@ class MemoryStream:
     _recent: deque[EngineEvent] = field(default_factory=lambda: deque(maxlen=RECENT_MAX_PRIOR))
     _open: dict[date, list[EngineEvent]] = field(default_factory=dict)
     _today_cache: tuple[date, int, DayRecord] | None = None
+    _cache_day: date | None = None
+    _frames_cache: tuple[date, datetime, tuple[Mapping[str, Any], ...]] | None = None
+    _day_cache: DayCache = field(default_factory=DayCache)
     advances: list[tuple[date, DayAdvance]] = field(default_factory=list)
 
     def local_day(self, at: datetime) -> date:
@@ -107,9 +120,16 @@ class MemoryStream:
         self.log.append(("read", event.id))
         recent = recent_events(event, self._recent)
         history = tuple(r for d, r in self._records() if d < day)
-        states = [(t.proposal, t.state) for t in self.tracked.values()]
-        today = self.today_record(day, now)
-        retrieved = tuple(retrieve(states, now, today)) if states else ()
+        reachable = [
+            (t.proposal, t.state)
+            for t in self.tracked.values()
+            if t.state.state in ("active", "weakening") and in_reach(t.proposal, now)
+        ]
+        # Today's observations cost an extraction: made when a retrievable regularity needs
+        # its occurrence, or for the llm policy, whose prompt shows them (as the service does).
+        wants_today = bool(reachable) or self.policy.name == "llm"
+        today = self.today_record(day, now) if wants_today else DayRecord(day)
+        retrieved = tuple(retrieve(reachable, now, today)) if reachable else ()
 
         self.log.append(("stage", event.id))
         ctx = DecisionContext(
@@ -141,6 +161,18 @@ class MemoryStream:
         self.close_through(day)
         return outcome
 
+    def ingest(self, event: EngineEvent) -> None:
+        """Take ``event`` into memory without a decision: commit, then due maintenance.
+
+        What plain ingestion does in the service; replaying a stream this way builds the same
+        memory as :meth:`process` does (decisions never change memory).
+        """
+        day = event.at.astimezone(self.zone).date()
+        if day in self.closed or any(d > day for d in self.closed):
+            raise LateEvent(f"event {event.id}: {day.isoformat()} is closed in memory")
+        self._commit(event, day)
+        self.close_through(day)
+
     def _commit(self, event: EngineEvent, day: date) -> None:
         self._recent.append(event)
         self._open.setdefault(day, []).append(event)
@@ -160,7 +192,11 @@ class MemoryStream:
         cached = self._today_cache
         if cached is not None and cached[0] == day and cached[1] == len(events):
             return cached[2]
-        record = self._close(day, events).record if events else DayRecord(day)
+        if self._cache_day != day:
+            self._cache_day, self._day_cache = day, DayCache()
+        record = (
+            self._close(day, events, cache=self._day_cache).record if events else DayRecord(day)
+        )
         self._today_cache = (day, len(events), record)
         return record
 
@@ -180,11 +216,17 @@ class MemoryStream:
             done.append(day)
         return done
 
-    def _close(self, day: date, events: Sequence[EngineEvent]) -> ClosedDay:
+    def _close(
+        self, day: date, events: Sequence[EngineEvent], cache: DayCache | None = None
+    ) -> ClosedDay:
         frames: Sequence[Mapping[str, Any]] = ()
         if self.scope == "desktop" and self.frame_source is not None:
-            frames = self.frame_source(events, day, self.zone)
-        return close_day(self.scope, events, day, self.zone, frames=frames)
+            frames = (
+                self._open_frames(day, events)
+                if cache is not None
+                else self.frame_source(events, day, self.zone)
+            )
+        return close_day(self.scope, events, day, self.zone, frames=frames, cache=cache)
 
     def fork(self) -> MemoryStream:
         """An independent copy to go on from: the records are immutable, the containers copied.
@@ -200,8 +242,44 @@ class MemoryStream:
         copy._recent = deque(self._recent, maxlen=RECENT_MAX_PRIOR)
         copy._open = {day: list(events) for day, events in self._open.items()}
         copy._today_cache = self._today_cache
+        copy._cache_day = self._cache_day
+        copy._day_cache = DayCache(
+            dict(self._day_cache.views),
+            dict(self._day_cache.indexes),
+            dict(self._day_cache.verdicts),
+        )
+        copy._frames_cache = self._frames_cache
         copy.advances = list(self.advances)
         return copy
+
+    def _open_frames(self, day: date, events: Sequence[EngineEvent]) -> Sequence[Mapping[str, Any]]:
+        """The open day's frames as a decision reads them: compiled again only when the last
+        compile is :data:`OPEN_FRAMES_EVERY` of stream time old (the service reads the day's
+        stored document, which its worker compiles at most once per interval), and only the
+        frames resting wholly on the events given (none of a later row's bounds or app)."""
+        from compiler.document import expand_runs
+
+        newest = events[-1].at if events else None
+        cached = self._frames_cache
+        stale = (
+            cached is None
+            or cached[0] != day
+            or (newest is not None and newest - cached[1] >= OPEN_FRAMES_EVERY)
+        )
+        if stale and self.frame_source is not None and newest is not None:
+            self._frames_cache = cached = (
+                day,
+                newest,
+                tuple(self.frame_source(events, day, self.zone)),
+            )
+        if cached is None or cached[0] != day:
+            return ()
+        known = {e.id for e in events}
+        return [
+            f
+            for f in cached[2]
+            if set(expand_runs(str((f.get("evidence") or {}).get("rows") or ""))) <= known
+        ]
 
     def run(self, events: Iterable[EngineEvent]) -> list[Outcome]:
         """Process ``events`` in the order given; return their decisions."""

@@ -113,13 +113,22 @@ def _reject(reason: str) -> Verdict:
     return Verdict(accepted=False, reason=reason)
 
 
+IndexCache = dict[int, dict[Canonical, list[Path]]]
+
+
 def validate_segment(
     segment: Segment,
     events_by_id: Mapping[int, EngineEvent],
     day: date,
     zone: ZoneInfo,
+    *,
+    index_cache: IndexCache | None = None,
 ) -> Verdict:
-    """Accept ``segment`` only if every fact is grounded in a valid citation (module docstring)."""
+    """Accept ``segment`` only if every fact is grounded in a valid citation (module docstring).
+
+    ``index_cache`` keeps each event's leaf index by event id across calls: events never change,
+    and a day validated again as it grows re-reads mostly the same events.
+    """
     problem = _segment_problem(segment, day, zone)
     if problem is None:
         problem = _fact_problem(segment)
@@ -136,7 +145,15 @@ def validate_segment(
         cited.append(event)
     cited.sort(key=lambda event: (event.at, event.id))
 
-    indexed = [(event, _index(event)) for event in cited]
+    if index_cache is None:
+        indexed = [(event, _index(event)) for event in cited]
+    else:
+        indexed = []
+        for event in cited:
+            index = index_cache.get(event.id)
+            if index is None:
+                index = index_cache[event.id] = _index(event)
+            indexed.append((event, index))
     grounding: dict[str, Grounding] = {}
     for fact in sorted(segment.facts, key=lambda fact: fact.id):
         found = _ground(fact, indexed)
