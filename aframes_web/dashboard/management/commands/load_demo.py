@@ -1,4 +1,5 @@
-"""manage.py load_demo: the demo team, a login, a token and synthetic desktop days (idempotent)."""
+"""manage.py load_demo: the demo team, a login, a token, synthetic desktop days and a synthetic
+home whose memory has routines and decisions to show (idempotent)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,10 @@ DEMO_TZ = "Europe/Berlin"
 DEMO_START = date(2026, 3, 2)
 DEMO_DAYS = 5
 DEMO_SEED = 20260302
+# A home (SYNTHETIC, benchmark.synthetic.memory_streams): three weeks imported, then its last day
+# decided event by event, so its memory pages show trajectories, regularities and decisions.
+DEMO_HOME = "demo-home"
+DEMO_HOME_DAYS = 21
 
 
 class Command(BaseCommand):
@@ -61,6 +66,7 @@ class Command(BaseCommand):
             name="Demo desktop (synthetic)",
             timezone_name=DEMO_TZ,
         )
+        home = self._home(team)
         records = generate_days(DEMO_START, options["days"], seed=DEMO_SEED, tz=DEMO_TZ)
         items = (SourceItem(f"synthetic:{n}", item=r) for n, r in enumerate(records, 1))
         summary = import_items(entity=entity, items=items)
@@ -68,6 +74,44 @@ class Command(BaseCommand):
             f"Demo data: {options['days']} synthetic desktop days from "
             f"{DEMO_START.isoformat()} for {team.slug}/{entity.key}: "
             f"{summary.imported:,} new events, {summary.duplicates:,} already there.\n"
+            f"{home}\n"
             f"  login:     {DEMO_USER} / {password}   (stored in {password_file})\n"
             f"  API token: {token_file.read_text().strip()}   (stored in {token_file})"
+        )
+
+    def _home(self, team: Team) -> str:
+        from aframes_web.streams.services import entity_days_refresh
+        from benchmark.synthetic.memory_streams import ZONES, generate, local_day
+        from memory.selectors import memory_summary
+        from memory.services import decide_batch, memory_close_due
+
+        entity = entity_get(team=team, key=DEMO_HOME) or entity_create(
+            team=team,
+            key=DEMO_HOME,
+            scope="home",
+            name="Demo home (synthetic)",
+            timezone_name=ZONES["home"],
+        )
+        items = generate("home", days=DEMO_HOME_DAYS, seed=DEMO_SEED)
+        last = max(local_day(i, "home") for i in items)
+        history = [i for i in items if local_day(i, "home") < last]
+        located = (SourceItem(f"synthetic-home:{n}", item=r) for n, r in enumerate(history, 1))
+        imported = import_items(entity=entity, items=located)
+        # Summaries and day closes inline (no worker may be running yet), so the last day is
+        # decided on three closed weeks.
+        days = sorted({local_day(i, "home").isoformat() for i in history})
+        entity_days_refresh(entity_id=entity.pk, days=days)
+        memory_close_due(entity_id=entity.pk)
+        # The last day through decide: each event decided on the memory before it (and the
+        # three weeks before it closed first, inline).
+        decided = decide_batch(
+            entity=entity, items=[i for i in items if local_day(i, "home") == last]
+        )
+        summary = memory_summary(entity)
+        states = ", ".join(f"{n} {s}" for s, n in sorted(summary["regularities"].items()))
+        return (
+            f"Demo home: {DEMO_HOME_DAYS} synthetic days for {team.slug}/{entity.key}: "
+            f"{imported.imported:,} events imported, {sum(r.created for r in decided)} decided "
+            f"on the last day ({summary['interventions']} interventions); "
+            f"{summary['closed_days']} days in memory, regularities: {states or 'none'}"
         )
