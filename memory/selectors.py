@@ -18,22 +18,11 @@ from aframes_web.streams.records import PRIVATE_FIELD, TEXT_FIELDS
 from aframes_web.teams.models import Team
 from memory.engine.day import Tracked
 from memory.engine.records import DayRecord, EngineEvent, Observation
-from memory.engine.serial import proposal_from_json, state_from_fields
+from memory.engine.serial import STATE_FIELDS, proposal_from_json, state_from_fields
 from memory.models import Assessment, Decision, Fact, Regularity, Segment, Trajectory
 
 _HIDDEN = (PRIVATE_FIELD,)
 _HIDDEN_INPUT = (PRIVATE_FIELD, *TEXT_FIELDS)
-_STATE_FIELDS = (
-    "state",
-    "n_f",
-    "n_v",
-    "observable",
-    "behavior_days",
-    "violation_run",
-    "violation_facts",
-    "last_day",
-    "rejected",
-)
 
 
 def engine_event(row: Event) -> EngineEvent:
@@ -104,7 +93,7 @@ def tracked(entity: Entity, states: Sequence[str] | None = None) -> dict[str, Tr
     if states is not None:
         rows = rows.filter(state__in=list(states))
     found: dict[str, Tracked] = {}
-    for r in rows.values("rid", "proposal", *_STATE_FIELDS):
+    for r in rows.values("rid", "proposal", *STATE_FIELDS):
         found[r["rid"]] = Tracked(r["rid"], proposal_from_json(r["proposal"]), state_from_fields(r))
     return found
 

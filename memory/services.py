@@ -41,6 +41,7 @@ from memory.engine.records import DayRecord, EngineEvent
 from memory.engine.regularities import Assessment
 from memory.engine.retrieve import Retrieved, in_reach, retrieve
 from memory.engine.serial import (
+    STATE_FIELDS,
     identity_from_json,
     identity_to_json,
     proposal_summary,
@@ -711,7 +712,7 @@ def _store_regularities(
         row.updated_at = timezone.now()
         changed.append(row)
     if changed:
-        Regularity.objects.bulk_update(changed, [*_STATE_COLUMNS, "updated_at"], batch_size=500)
+        Regularity.objects.bulk_update(changed, [*STATE_FIELDS, "updated_at"], batch_size=500)
     by_rid = {**rows, **{r.rid: r for r in created}}
     AssessmentRow.objects.bulk_create(
         [
@@ -744,22 +745,6 @@ def _store_regularities(
         ],
         batch_size=2000,
     )
-
-
-_STATE_COLUMNS = (
-    "state",
-    "n_f",
-    "n_v",
-    "observable",
-    "behavior_days",
-    "violation_run",
-    "violation_facts",
-    "last_day",
-    "rejected",
-    "confidence",
-    "replay_confidence",
-    "lift",
-)
 
 
 def memory_rebuild(*, entity: Entity, by_clock: bool = True) -> list[date]:

@@ -227,3 +227,9 @@ def test_a_growing_segment_keeps_its_fact_references_as_the_day_goes_on() -> Non
     after = day_record(DAY, ZONE, check_segments(evening, later, DAY, ZONE))
     kitchen = before.observations[0].fact_id
     assert kitchen in {o.fact_id for o in after.observations if o.value == "kitchen"}
+
+
+def test_the_stored_state_columns_are_what_a_state_writes() -> None:
+    from memory.engine.serial import STATE_FIELDS
+
+    assert tuple(state_to_fields(RegularityState())) == STATE_FIELDS

@@ -69,6 +69,23 @@ def proposal_summary(p: Proposal) -> str:
     return f"after {pred(p.trigger)}, {pred(p.behavior)} between {start} and {end}, {days}"
 
 
+# The Regularity row's columns that hold a lifecycle state (state_to_fields' keys, in order).
+STATE_FIELDS = (
+    "state",
+    "n_f",
+    "n_v",
+    "observable",
+    "behavior_days",
+    "violation_run",
+    "violation_facts",
+    "last_day",
+    "rejected",
+    "confidence",
+    "replay_confidence",
+    "lift",
+)
+
+
 def state_to_fields(s: RegularityState) -> dict[str, Any]:
     """The counters of a lifecycle state, as the Regularity row's columns (transitions apart)."""
     return {
