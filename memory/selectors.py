@@ -105,21 +105,23 @@ _LIVE: dict[int, tuple[tuple[Any, ...], list[Tracked]]] = {}
 _LIVE_ENTITIES = 64
 
 
-def live_regularities(entity: Entity) -> list[Tracked]:
-    """The active and weakening regularities, in id order: what retrieval may show."""
+def live_regularities(entity: Entity) -> tuple[date | None, list[Tracked]]:
+    """The newest closed day, and the active and weakening regularities in id order: what
+    retrieval may show."""
     version = tuple(
         Trajectory.objects.filter(entity=entity)
-        .aggregate(n=Count("id"), last=Max("closed_at"), newest=Max("id"))
+        .aggregate(n=Count("id"), last=Max("closed_at"), newest=Max("id"), day=Max("day"))
         .values()
     )
+    closed_through: date | None = version[3]
     cached = _LIVE.get(entity.pk)
     if cached is not None and cached[0] == version:
-        return cached[1]
+        return closed_through, cached[1]
     found = sorted(tracked(entity, ("active", "weakening")).values(), key=lambda t: t.id)
     if len(_LIVE) >= _LIVE_ENTITIES:
         _LIVE.clear()
     _LIVE[entity.pk] = (version, found)
-    return found
+    return closed_through, found
 
 
 def closed_days(entity: Entity) -> set[date]:

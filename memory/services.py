@@ -181,6 +181,43 @@ def _open_day(entity: Entity, day: date) -> _OpenDay:
     return held
 
 
+# Per process, each entity's newest events by (time, id): RECENT_KEPT of them, kept by reading
+# only the rows stored since (events are never deleted, so "newest" only gains). A decision at
+# or after the newest of them finds its recent events here; an earlier one asks the database.
+_RECENT: dict[int, tuple[list[EngineEvent], int]] = {}
+RECENT_KEPT = 2 * (RECENT_MAX_PRIOR + 1)
+
+
+def _newest(entity: Entity) -> list[EngineEvent]:
+    """The entity's RECENT_KEPT newest events by (time, id), oldest first (the cache above)."""
+    held = _RECENT.get(entity.pk)
+    if held is None:
+        rows = Event.objects.filter(entity=entity).order_by("-occurred_at", "-id")[:RECENT_KEPT]
+        events = sorted((selectors.engine_event(r) for r in rows), key=lambda e: (e.at, e.id))
+        last_id = max((e.id for e in events), default=0)
+    else:
+        events, last_id = held
+        rows = Event.objects.filter(entity=entity, pk__gt=last_id)
+        newer = [selectors.engine_event(r) for r in rows]
+        if newer:
+            events = sorted([*events, *newer], key=lambda e: (e.at, e.id))[-RECENT_KEPT:]
+            last_id = max(last_id, *(e.id for e in newer))
+    if len(_RECENT) >= _OPEN_MAX:
+        _RECENT.clear()
+    _RECENT[entity.pk] = (events, last_id)
+    return events
+
+
+def _prior(entity: Entity, at: datetime, newest: list[EngineEvent]) -> list[EngineEvent]:
+    """Candidates for the recent events before ``at``: at most RECENT_MAX_PRIOR + 1 of the
+    entity's newest events in [at - RECENT_WINDOW, at], oldest first."""
+    since = at - RECENT_WINDOW
+    if newest and at < newest[-1].at:
+        # Out of time order: the kept events may not reach back far enough before `at`.
+        return selectors.prior_events(entity, at, since, RECENT_MAX_PRIOR + 1)
+    return [e for e in newest if since <= e.at <= at][-(RECENT_MAX_PRIOR + 1) :]
+
+
 def _today(entity: Entity, day: date, at: datetime) -> DayRecord:
     """Today's observations before now: its committed events up to ``at`` (all of them were
     committed before the current event, which is not stored yet), extracted and validated."""
@@ -316,15 +353,19 @@ def _rejected(field: str, message: str) -> DecideRejected:
     return DecideRejected([{"index": 0, "field": field, "message": message}])
 
 
-def _moved_past(entity: Entity, day: date, zone: ZoneInfo) -> str | None:
+def _moved_past(
+    entity: Entity, day: date, zone: ZoneInfo, closed_through: date | None, newest: list[Any]
+) -> str | None:
     """Why memory has moved past ``day`` (it is closed, or a later day up to local today has
-    events), or None."""
-    if Trajectory.objects.filter(entity=entity, day__gte=day).exists():
+    events), or None. ``newest`` are the entity's newest events (oldest first)."""
+    if closed_through is not None and closed_through >= day:
         return f"{day.isoformat()} is closed in memory"
     _, end = selectors.day_bounds(zone, day)
     _, today_end = selectors.day_bounds(zone, timezone.now().astimezone(zone).date())
-    if (
-        end < today_end
+    if end >= today_end or not newest or newest[-1].at < end:
+        return None  # nothing stored after the day (newest holds the latest events)
+    if any(end <= e.at < today_end for e in newest) or (
+        newest[0].at >= end  # the kept events may all be later still: ask
         and Event.objects.filter(
             entity=entity, occurred_at__gte=end, occurred_at__lt=today_end
         ).exists()
@@ -355,7 +396,9 @@ def _decide(
         at = record.occurred_at
         now = at.astimezone(zone)
         day = now.date()
-        past = _moved_past(entity, day, zone)
+        newest = _newest(entity)
+        closed_through, live = selectors.live_regularities(entity)
+        past = _moved_past(entity, day, zone, closed_through, newest)
         if past is not None:
             raise _rejected(
                 "occurred_at",
@@ -365,8 +408,7 @@ def _decide(
 
         # 1. Read memory as it stood before the event.
         step("read")
-        prior = selectors.prior_events(entity, at, at - RECENT_WINDOW, RECENT_MAX_PRIOR + 1)
-        live = selectors.live_regularities(entity)
+        prior = _prior(entity, at, newest)
         reachable = [t for t in live if in_reach(t.proposal, now)]
         # Today's observations so far cost an extraction: made when a retrievable regularity
         # needs its occurrence, or for the llm policy, whose prompt shows them.

@@ -9,11 +9,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from functools import lru_cache
-from typing import Literal
+from typing import Any, Literal
 
 from memory.engine.canonical import Canonical, canonical
 from memory.engine.records import DayRecord, Observation, Predicate, Proposal
 from memory.engine.regularities import (
+    PRIOR_FAILURES,
+    PRIOR_SUCCESSES,
     RegularityState,
     in_window,
     proposal_key,
@@ -160,16 +162,22 @@ def retrieve(
             f"retrieve: today's record is for {today.day}, but now is {now.date()}; "
             "pass the record of now's local day"
         )
-    found: list[Retrieved] = []
     seen = _by_path(today, now)
+    wall_now = _wall(now)
+    weekday = today.weekday
+    # Rank first, build the records of the top three only: hundreds of regularities can be in
+    # reach at once, and a decision waits for this.
+    ranked: list[tuple[tuple[Any, ...], Proposal, RegularityState, Occurrence, tuple[str, ...]]]
+    ranked = []
     for proposal, st in states_with_proposals:
-        if st.state not in ("active", "weakening") or not _replayable(proposal):
+        if st.state not in LIFECYCLE_RANK:
             continue
-        if proposal.weekdays is not None and today.weekday not in proposal.weekdays:
+        if proposal.weekdays is not None and weekday not in proposal.weekdays:
+            continue
+        if not _replayable(proposal):
             continue
         start = datetime.combine(today.day, proposal.window[0])
         end = datetime.combine(today.day, proposal.window[1])
-        wall_now = _wall(now)
         if not (start - RETRIEVAL_LEAD <= wall_now < end + RETRIEVAL_GRACE):
             continue
         occ, fact_ids = _occurrence(proposal, now, today.day, seen)
@@ -181,25 +189,31 @@ def retrieve(
             distance = wall_now - end
         else:
             distance = timedelta(0)
-        found.append(
-            Retrieved(
-                key=_key(proposal),
-                proposal=proposal,
-                state="active" if st.state == "active" else "weakening",
-                confidence=st.confidence,
-                occurrence=occ,
-                distance=distance,
-                deadline=datetime.combine(today.day, proposal.window[1], tzinfo=now.tzinfo),
-                fact_ids=fact_ids,
-            )
+        tally = st.tally
+        # The smoothed confidence as RegularityState.confidence gives it (int / int is
+        # correctly rounded, as float(Fraction) is), without building a Fraction each time.
+        confidence = (tally.n_f + PRIOR_SUCCESSES) / (
+            tally.n_f + tally.n_v + PRIOR_SUCCESSES + PRIOR_FAILURES
         )
-    found.sort(
-        key=lambda r: (
-            RETRIEVED.index(r.occurrence),
-            LIFECYCLE_RANK[r.state],
-            -r.confidence,
-            r.distance,
-            r.key,
+        rank = (
+            RETRIEVED.index(occ),
+            LIFECYCLE_RANK[st.state],
+            -confidence,
+            distance,
+            _key(proposal),
         )
-    )
-    return found[:TOP_K]
+        ranked.append((rank, proposal, st, occ, fact_ids))
+    ranked.sort(key=lambda item: item[0])
+    return [
+        Retrieved(
+            key=rank[4],
+            proposal=proposal,
+            state="active" if st.state == "active" else "weakening",
+            confidence=-rank[2],
+            occurrence=occ,
+            distance=rank[3],
+            deadline=datetime.combine(today.day, proposal.window[1], tzinfo=now.tzinfo),
+            fact_ids=fact_ids,
+        )
+        for rank, proposal, st, occ, fact_ids in ranked[:TOP_K]
+    ]
