@@ -190,3 +190,26 @@ def test_a_proposal_that_cannot_even_be_hashed_is_skipped_not_raised() -> None:
     state = RegularityState(state="active", tally=Tally(3, 0, 3, 3))
     now = datetime(2024, 5, 6, 8, tzinfo=UTC)
     assert retrieve([(bad, state)], now, DayRecord(now.date())) == []
+
+
+def test_in_reach_is_the_window_widened_by_lead_and_grace_on_the_wall_clock() -> None:
+    from datetime import datetime, time, timedelta
+    from zoneinfo import ZoneInfo
+
+    from memory.engine.records import Predicate, Proposal
+    from memory.engine.retrieve import RETRIEVAL_GRACE, RETRIEVAL_LEAD, in_reach
+
+    zone = ZoneInfo("Europe/Paris")
+    p = Proposal(Predicate(("a",), 1), Predicate(("b",), 2), (time(8), time(9, 30)))
+    day = datetime(2024, 3, 31, tzinfo=zone)  # a DST day: the wall clock decides
+    start, end = day.replace(hour=8), day.replace(hour=9, minute=30)
+    for moment, expected in [
+        (start - RETRIEVAL_LEAD - timedelta(microseconds=1), False),
+        (start - RETRIEVAL_LEAD, True),
+        (end + RETRIEVAL_GRACE - timedelta(microseconds=1), True),
+        (end + RETRIEVAL_GRACE, False),
+    ]:
+        assert in_reach(p, moment) is expected, moment
+    late = Proposal(Predicate(("a",), 1), Predicate(("b",), 2), (time(23), time.max))
+    assert in_reach(late, day.replace(hour=23, minute=59, second=59))
+    assert not in_reach(late, day.replace(hour=0, minute=10))  # not the neighbouring day

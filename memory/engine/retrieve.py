@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, time, timedelta
 from functools import lru_cache
 from typing import Any, Literal
 
@@ -136,10 +136,17 @@ def _key(proposal: Proposal) -> str:
 def in_reach(proposal: Proposal, now: datetime) -> bool:
     """Whether ``now`` (local) is inside today's window widened by the lead and the grace: the
     only time retrieval can pick the regularity (weekdays aside)."""
-    wall = _wall(now)
-    start = datetime.combine(wall.date(), proposal.window[0])
-    end = datetime.combine(wall.date(), proposal.window[1])
-    return start - RETRIEVAL_LEAD <= wall < end + RETRIEVAL_GRACE
+    low, high = _reach(proposal.window)
+    clock = now.hour * 3600 + now.minute * 60 + now.second + now.microsecond / 1e6
+    return low <= clock < high
+
+
+@lru_cache(maxsize=4096)
+def _reach(window: tuple[time, time]) -> tuple[float, float]:
+    # Seconds after local midnight on the wall clock; the same test as comparing wall-clock
+    # datetimes of one day (a bound before midnight or after it simply never excludes).
+    start, end = (t.hour * 3600 + t.minute * 60 + t.second + t.microsecond / 1e6 for t in window)
+    return start - RETRIEVAL_LEAD.total_seconds(), end + RETRIEVAL_GRACE.total_seconds()
 
 
 def retrieve(
