@@ -157,7 +157,7 @@ class _OpenDay:
 _OPEN: dict[tuple[int, date], _OpenDay] = {}
 _OPEN_MAX = 64
 # Per process, the open desktop day's frames by current document: bodies are large.
-_FRAMES: dict[tuple[int, date], tuple[int, list[Mapping[str, Any]]]] = {}
+_FRAMES: dict[tuple[int, date], tuple[int, list[tuple[Mapping[str, Any], frozenset[int]]]]] = {}
 
 
 def _open_day(entity: Entity, day: date) -> _OpenDay:
@@ -198,6 +198,11 @@ def _newest(entity: Entity) -> list[EngineEvent]:
     else:
         events, last_id = held
         rows = Event.objects.filter(entity=entity, pk__gt=last_id)
+        if len(events) >= RECENT_KEPT:
+            # A row older than the oldest kept is not among the newest, and bounding the time
+            # lets PostgreSQL walk the (entity, time) index instead of every later id of every
+            # entity.
+            rows = rows.filter(occurred_at__gte=events[0].at)
         newer = [selectors.engine_event(r) for r in rows]
         if newer:
             events = sorted([*events, *newer], key=lambda e: (e.at, e.id))[-RECENT_KEPT:]
@@ -249,15 +254,14 @@ def _frames(
     if held is None or held[0] != current:
         body = DayDocument.objects.filter(pk=current).values_list("body", flat=True).first()
         frames = body.get("frames", []) if isinstance(body, dict) else []
+        rows = [
+            frozenset(expand_runs(str((f.get("evidence") or {}).get("rows") or ""))) for f in frames
+        ]
         if len(_FRAMES) >= _OPEN_MAX:
             _FRAMES.clear()
-        held = _FRAMES[(entity.pk, day)] = (current, frames)
+        held = _FRAMES[(entity.pk, day)] = (current, list(zip(frames, rows, strict=True)))
     known = {e.id for e in events}
-    return [
-        f
-        for f in held[1]
-        if set(expand_runs(str((f.get("evidence") or {}).get("rows") or ""))) <= known
-    ]
+    return [frame for frame, rows in held[1] if rows <= known]
 
 
 def _close(
@@ -459,7 +463,13 @@ def _decide(
         context, history = control_context(entity.scope, current, recent[:-1], proposed)
         sig = signature(entity.scope, context, history)
         controlled: Controlled
-        controlled, _ = control(proposed, sig, day, _allowed(entity, identity(proposed)))
+        # Control acts only on a proposed intervention: an abstention needs no state read.
+        state = (
+            _allowed(entity, identity(proposed))
+            if proposed.action == "intervene"
+            else ControlState()
+        )
+        controlled, _ = control(proposed, sig, day, state)
 
         # 5. Store the decision.
         step("store")
