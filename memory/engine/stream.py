@@ -36,7 +36,6 @@ from zoneinfo import ZoneInfo
 from memory.engine.control import Controlled, ControlState, Scope, Signature, control, signature
 from memory.engine.day import (
     ClosedDay,
-    DayAdvance,
     DayCache,
     Tracked,
     advance_regularities,
@@ -98,10 +97,6 @@ class MemoryStream:
     _cache_day: date | None = None
     _frames_cache: tuple[date, datetime, tuple[Mapping[str, Any], ...]] | None = None
     _day_cache: DayCache = field(default_factory=DayCache)
-    advances: list[tuple[date, DayAdvance]] = field(default_factory=list)
-
-    def local_day(self, at: datetime) -> date:
-        return at.astimezone(self.zone).date()
 
     # -- the causal loop ----------------------------------------------------------------------
 
@@ -119,7 +114,6 @@ class MemoryStream:
 
         self.log.append(("read", event.id))
         recent = recent_events(event, self._recent)
-        history = tuple(r for d, r in self._records() if d < day)
         reachable = [
             (t.proposal, t.state)
             for t in self.tracked.values()
@@ -137,7 +131,10 @@ class MemoryStream:
             current=event,
             recent=recent,
             now=now,
-            trajectories=history[-TRAJECTORY_DAYS:],
+            # Every closed day is before this one (a later or equal one raised LateEvent).
+            trajectories=tuple(
+                self.closed[d].record for d in sorted(self.closed)[-TRAJECTORY_DAYS:]
+            ),
             today=today,
             regularities=retrieved,
         )
@@ -179,9 +176,6 @@ class MemoryStream:
 
     # -- memory reads -------------------------------------------------------------------------
 
-    def _records(self) -> list[tuple[date, DayRecord]]:
-        return [(d, self.closed[d].record) for d in sorted(self.closed)]
-
     def today_record(self, day: date, now: datetime) -> DayRecord:
         """Today's observations so far: the day's committed events, extracted and validated.
 
@@ -212,7 +206,6 @@ class MemoryStream:
             step = advance_regularities(self.tracked, history, closed.record)
             self.closed[day] = closed
             self.tracked = dict(step.tracked)
-            self.advances.append((day, step))
             done.append(day)
         return done
 
@@ -249,7 +242,6 @@ class MemoryStream:
             dict(self._day_cache.verdicts),
         )
         copy._frames_cache = self._frames_cache
-        copy.advances = list(self.advances)
         return copy
 
     def _open_frames(self, day: date, events: Sequence[EngineEvent]) -> Sequence[Mapping[str, Any]]:
