@@ -93,19 +93,34 @@ def _predicate_problem(pred: object) -> str | None:
     return None
 
 
-def proposal_key(p: Proposal) -> str:
-    """A stable text identity of a proposal: equal for proposals that match the same days."""
+def _predicate_key(q: Predicate) -> list[object]:
+    return [list(q.path), list(canonical(q.value) or ())]
 
-    def pred(q: Predicate) -> list[object]:
-        return [list(q.path), list(canonical(q.value) or ())]
 
-    weekdays = None if p.weekdays is None else sorted(p.weekdays)
-    start, end = p.window
+def _key_text(parts: list[object]) -> str:
     return json.dumps(
-        [pred(p.trigger), pred(p.behavior), start.isoformat(), end.isoformat(), weekdays],
+        parts,
         separators=(",", ":"),
         ensure_ascii=False,
         default=str,  # a canonical time (a datetime) as its ISO text
+    )
+
+
+def _weekdays(p: Proposal) -> list[int] | None:
+    return None if p.weekdays is None else sorted(p.weekdays)
+
+
+def proposal_key(p: Proposal) -> str:
+    """A stable text identity of a proposal: equal for proposals that match the same days."""
+    start, end = p.window
+    return _key_text(
+        [
+            _predicate_key(p.trigger),
+            _predicate_key(p.behavior),
+            start.isoformat(),
+            end.isoformat(),
+            _weekdays(p),
+        ]
     )
 
 
@@ -116,17 +131,7 @@ def family_key(p: Proposal) -> str:
     back with a slightly different window as days accrue; one regularity per family keeps it
     from being tracked again and again (day.py).
     """
-
-    def pred(q: Predicate) -> list[object]:
-        return [list(q.path), list(canonical(q.value) or ())]
-
-    weekdays = None if p.weekdays is None else sorted(p.weekdays)
-    return json.dumps(
-        [pred(p.trigger), pred(p.behavior), weekdays],
-        separators=(",", ":"),
-        ensure_ascii=False,
-        default=str,
-    )
+    return _key_text([_predicate_key(p.trigger), _predicate_key(p.behavior), _weekdays(p)])
 
 
 def matches(pred: Predicate, obs: Observation) -> bool:
