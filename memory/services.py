@@ -42,7 +42,6 @@ from memory.engine.regularities import Assessment
 from memory.engine.retrieve import Retrieved, in_reach, retrieve
 from memory.engine.serial import (
     STATE_FIELDS,
-    identity_from_json,
     identity_to_json,
     proposal_summary,
     proposal_to_json,
@@ -831,7 +830,3 @@ def entities_due() -> list[int]:
         if days_due(entity, by_clock=True):
             ids.append(entity.pk)
     return ids
-
-
-def identity_of(decision: Decision) -> Identity:
-    return identity_from_json(decision.identity)
