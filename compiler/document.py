@@ -150,6 +150,13 @@ class Compiled:
 _NAN = float("nan")
 _EPOCH_NAIVE = datetime(1970, 1, 1)  # noqa: DTZ001 - wall-clock arithmetic, no zone
 _BY_ID = attrgetter("id")
+_BY_T = attrgetter("t")
+
+
+def _by_count_descending(item: tuple[Any, int]) -> int:
+    return -item[1]
+
+
 _Row = TypeVar("_Row", Snapshot, InputEvent)
 _NONE = "None"  # how an f-string spells None
 
@@ -171,11 +178,11 @@ def _id_order(rows: Sequence[_Row]) -> tuple[Sequence[_Row], list[int]]:
     Readers hand rows over in (t, id) order, and capture ids grow with time, so the rows are
     usually in id order already and the sort (a key call per row) can be skipped.
     """
-    ids = [r.id for r in rows]
+    ids = list(map(_BY_ID, rows))
     if all(map(le, ids, islice(ids, 1, None))):
         return rows, ids
     ordered = sorted(rows, key=_BY_ID)
-    return ordered, [r.id for r in ordered]
+    return ordered, list(map(_BY_ID, ordered))
 
 
 def _rows_digest(capture: Capture, used_elements: Sequence[Element]) -> str:
@@ -188,7 +195,7 @@ def _rows_digest(capture: Capture, used_elements: Sequence[Element]) -> str:
     _pack(
         digest,
         snap_ids,
-        [r.t for r in snaps],
+        list(map(_BY_T, snaps)),
         # None is spelled out by hand: formatting None costs more than the rest of the row.
         _utf8(
             [
@@ -272,11 +279,9 @@ def compile_window(
     frames = [s for s in seg.segments if start <= s.first_t < end]
     host: dict[int, int] = {}
     for index, frame in enumerate(frames):
-        for row in frame.rows:
-            host[row.id] = index
+        host.update(dict.fromkeys(map(_BY_ID, frame.rows), index))
         for interruption in frame.interruptions:
-            for row in interruption.rows:
-                host[row.id] = index
+            host.update(dict.fromkeys(map(_BY_ID, interruption.rows), index))
     attributed, used_elements = attribute(
         capture.inputs, seg.by_monitor, capture.elements_for, capture.screen
     )
@@ -336,7 +341,9 @@ def compile_window(
 
 def _top(counts: dict[Any, int], limit: int) -> list[Any]:
     """The most frequent keys, ties in first-seen order."""
-    return [key for key, _ in sorted(counts.items(), key=lambda item: -item[1])[:limit]]
+    if len(counts) < 2:  # most frames show one title and no page or one: nothing to order
+        return list(counts)[:limit]
+    return [key for key, _ in sorted(counts.items(), key=_by_count_descending)[:limit]]
 
 
 def _frame_doc(
@@ -419,7 +426,7 @@ def _coverage(
     active = sum(f.active_s + sum(b.active_s for b in f.interruptions) for f in frames)
     first = min((f.first_t for f in frames), default=None)
     last = max((f.end_t for f in frames), default=None)
-    times = sorted({row.t for row in rows})
+    times = sorted(set(map(_BY_T, rows)))
     gaps = [
         {"start": compiled.local(a), "end": compiled.local(b), "minutes": _minutes(b - a)}
         for a, b in zip(times, times[1:], strict=False)
