@@ -209,7 +209,7 @@ def main(
             # The checkpoint is only ever written whole, after an acknowledged batch.
             print(f"{PROG}: interrupted; run again to resume.", file=err)
             return 130
-        except SourceError as problem:
+        except (SourceError, CheckpointError) as problem:
             print(f"{PROG}: {problem}", file=err)
             return 2
         except GaveUp as gave_up:

@@ -1,7 +1,10 @@
 """The agent's checkpoint: per stream, the UTC time below which the server has everything.
 
 One small JSON file, rewritten atomically (temporary file in the same folder, fsync,
-``os.replace``), so a crash or a power cut leaves either the old or the new checkpoint.
+``os.replace``), so a crash or a power cut leaves either the old or the new checkpoint. Several
+agents may share the file (the default one serves every source a member syncs): each update
+re-reads it under a lock on ``<checkpoint>.lock`` and changes only its own stream, so no agent
+writes back a stale view of another's progress.
 """
 
 from __future__ import annotations
@@ -9,10 +12,12 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import sys
 import tempfile
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from compiler.sources import utc_iso
 
@@ -33,19 +38,22 @@ class Checkpoint:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._streams: dict[str, dict[str, Any]] = {}
-        if path.exists():
-            try:
-                data = json.loads(path.read_text(encoding="utf-8"))
-                streams = data["streams"]
-                if not isinstance(streams, dict):
-                    raise TypeError("streams is not an object")
-            except (OSError, ValueError, KeyError, TypeError) as err:
-                raise CheckpointError(
-                    f"{path}: not a checkpoint this agent wrote ({err}); move it away to "
-                    "start over (re-sending is harmless: the server counts duplicates)."
-                ) from None
-            self._streams = streams
+        self._streams = self._load()
+
+    def _load(self) -> dict[str, dict[str, Any]]:
+        if not self.path.exists():
+            return {}
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            streams = data["streams"]
+            if not isinstance(streams, dict):
+                raise TypeError("streams is not an object")
+        except (OSError, ValueError, KeyError, TypeError) as err:
+            raise CheckpointError(
+                f"{self.path}: not a checkpoint this agent wrote ({err}); move it away to "
+                "start over (re-sending is harmless: the server counts duplicates)."
+            ) from None
+        return streams
 
     def get(self, stream: str) -> float | None:
         entry = self._streams.get(stream)
@@ -54,11 +62,14 @@ class Checkpoint:
         return datetime.fromisoformat(entry["until"]).timestamp()
 
     def set(self, stream: str, until: float) -> None:
-        self._streams[stream] = {
-            "until": utc_iso(until),
-            "updated_at": utc_iso(datetime.now(UTC).timestamp()),
-        }
-        self._write()
+        """Record ``stream``'s progress; other streams stay as the file has them now."""
+        with _locked(self.path):
+            self._streams = self._load()
+            self._streams[stream] = {
+                "until": utc_iso(until),
+                "updated_at": utc_iso(datetime.now(UTC).timestamp()),
+            }
+            self._write()
 
     def _write(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -91,3 +102,24 @@ def _fsync_folder(folder: Path) -> None:
         pass
     finally:
         os.close(descriptor)
+
+
+def _lock(handle: IO[str]) -> None:
+    """Take the exclusive lock on an open file, waiting for another agent's update to end."""
+    if sys.platform == "win32":
+        import msvcrt
+
+        msvcrt.locking(handle.fileno(), msvcrt.LK_LOCK, 1)  # retries for 10 s, then OSError
+        return
+    import fcntl
+
+    fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """Hold ``<path>.lock`` while the block runs; the system drops it if the process dies."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_name(path.name + ".lock"), "a", encoding="utf-8") as handle:
+        _lock(handle)
+        yield

@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from aframes_sync.__main__ import main
+from aframes_sync.checkpoint import Checkpoint
 from aframes_sync.source import ActivityWatchServerSource, ScreenpipeSource
 from aframes_web.streams.models import Entity, Event
 from aframes_web.streams.services import entity_create
@@ -316,6 +317,19 @@ def test_an_unknown_entity_says_how_to_create_it_and_create_does(
     assert code == 0, err
     entity = Entity.objects.get(team=team, key="new-laptop")
     assert str(entity.timezone) == "Europe/Berlin" and stored(entity)
+
+
+def test_agents_sharing_a_checkpoint_keep_each_others_progress(tmp_path: Path) -> None:
+    # Two agents (two sources, one default checkpoint file), each loaded before the other wrote.
+    path = tmp_path / "state" / "checkpoint.json"
+    screen, watcher = Checkpoint(path), Checkpoint(path)
+    screen.set("http://a laptop screenpipe:db", 1_772_000_000.0)
+    watcher.set("http://a laptop activitywatch-server:aw", 1_772_000_100.0)
+    screen.set("http://a laptop screenpipe:db", 1_772_000_200.0)
+    again = Checkpoint(path)
+    assert again.get("http://a laptop screenpipe:db") == 1_772_000_200.0
+    assert again.get("http://a laptop activitywatch-server:aw") == 1_772_000_100.0
+    assert (tmp_path / "state" / "checkpoint.json.lock").exists()
 
 
 def test_importing_the_agent_loads_neither_django_nor_the_web_app() -> None:
