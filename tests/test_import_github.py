@@ -438,6 +438,26 @@ def test_bad_lines_are_reported_with_file_and_line(team, tmp_path) -> None:
     assert second.location == "broken.json:3" and "not valid JSON" in second.error
 
 
+def test_odd_json_lines_fall_back_to_json_and_a_lone_surrogate_is_one_bad_line(
+    team, tmp_path
+) -> None:
+    # Lines orjson refuses (a byte-order mark, a NaN) are read as json reads them; half a
+    # surrogate pair in a title cannot be stored, so that event alone is rejected.
+    bom = "\ufeff" + _event("WatchEvent", {"action": "started"}, "2017-07-24T00:00:00Z")
+    nan = _event("ReleaseEvent", {"action": "published"}, "2017-07-24T00:00:01Z").replace(
+        '"public": true', '"public": NaN'
+    )
+    surrogate = _event(
+        "IssuesEvent", {"action": "opened", "issue": {"number": 7, "title": "half \ud83d"}}
+    )
+    good = _event("IssuesEvent", {"action": "closed", "issue": {"number": 7, "title": "ok"}})
+    path = tmp_path / "odd.ndjson"
+    path.write_text("\n".join([bom, nan, surrogate, good]) + "\n", encoding="utf-8")
+    out, err = _run(path)
+    assert "read 4, imported 3, duplicates 0, rejected 1 (payload: 1)" in out
+    assert "odd.ndjson:3: payload: contains a lone surrogate (\\ud83d)" in err
+
+
 def test_a_truncated_gzip_file_keeps_what_came_before_and_says_where_it_ends(tmp_path) -> None:
     whole = tmp_path / "whole.json.gz"
     write_file(whole, 2000, seed=2)

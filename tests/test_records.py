@@ -138,6 +138,26 @@ def test_rejects_non_finite_numbers_jsonb_cannot_hold() -> None:
     assert error["field"] == "payload" and "NaN or infinity" in error["message"]
 
 
+def test_rejects_lone_surrogates_no_database_can_store() -> None:
+    # JSON may escape half a surrogate pair ("\ud800"); as text it cannot be encoded, so it
+    # would fail the whole batch at storage instead of this one item here.
+    base = {"occurred_at": "2026-03-02T09:00:00Z", "kind": "observation", "source_key": "k"}
+    items = [
+        {**base, "payload": {"type": "x", "attributes": {"title": "a\ud800b"}}},
+        {**base, "source_key": "k\udfff", "payload": {"type": "x"}},
+        {**base, "monitor": "m\ud83d", "payload": {"type": "x"}},
+        {**base, "payload": {"type": "x", "attributes": {"title": "caf\u00e9 \U0001f600"}}},
+    ]
+    errors = errors_of(items, scope="code")
+    assert [(e["index"], e["field"]) for e in errors] == [
+        (0, "payload"),
+        (1, "source_key"),
+        (2, "monitor"),
+    ]
+    assert "lone surrogate (\\ud800)" in errors[0]["message"]
+    assert "lone surrogate (\\udfff)" in errors[1]["message"]
+
+
 def test_literal_backslash_u0000_text_is_not_a_nul() -> None:
     assert errors_of([{**SNAP, "payload": {"app": "A", "window": "escape \\\\u0000 shown"}}]) == []
 

@@ -272,11 +272,18 @@ _ORJSON_STRICT = (
 
 
 def dumps_compact(value: Any) -> str:
-    """Compact JSON (no spaces, non-ASCII kept), as json writes it; ValueError on NaN or inf."""
+    """Compact JSON (no spaces, non-ASCII kept), as json writes it.
+
+    Raises ValueError on NaN or an infinity, UnicodeEncodeError on a lone surrogate.
+    """
     try:
         out = orjson.dumps(value, option=_ORJSON_STRICT)
     except TypeError:
-        return _STD_COMPACT(value)
+        text = _STD_COMPACT(value)
+        # orjson refuses lone surrogates, which no database can store as UTF-8 either; json
+        # writes them, so its output is checked here (a rare path): UnicodeEncodeError.
+        text.encode()
+        return text
     if b"null" in out and not _finite(value):  # a None, or a NaN or infinity orjson hid
         return _STD_COMPACT(value)  # raises, as it always did
     return out.decode()
@@ -328,6 +335,21 @@ def _has_nul(value: Any) -> bool:
     return False
 
 
+def _surrogate_message(bad: UnicodeEncodeError) -> str:
+    code = ord(bad.object[bad.start]) if isinstance(bad.object, str) else 0
+    return (
+        f"contains a lone surrogate (\\u{code:04x}), which is not Unicode text and cannot be "
+        "stored; send the character it was half of, or drop it."
+    )
+
+
+def _check_encodable(text: str, path: str) -> None:
+    try:
+        text.encode()
+    except UnicodeEncodeError as bad:
+        raise FieldInvalid(path, _surrogate_message(bad)) from None
+
+
 def validate_item(item: Any, *, scope: str, store_text: bool) -> tuple[EventRecord, int]:
     """Check one item; returns the record and how many text fields were dropped."""
     if not isinstance(item, dict):
@@ -372,6 +394,8 @@ def validate_item(item: Any, *, scope: str, store_text: bool) -> tuple[EventReco
             dropped = len(present)
     try:
         payload_json = dumps_compact(payload)
+    except UnicodeEncodeError as bad:
+        raise FieldInvalid("payload", _surrogate_message(bad)) from None
     except ValueError:
         raise FieldInvalid("payload", "contains NaN or infinity, which JSON cannot hold.") from None
     # JSON escapes U+0000 as \u0000, so one substring test finds it; the walk only confirms
@@ -389,6 +413,10 @@ def validate_item(item: Any, *, scope: str, store_text: bool) -> tuple[EventReco
         )
     elif "\x00" in source_key:
         raise FieldInvalid("source_key", "contains the NUL character.")
+    elif not source_key.isascii():
+        _check_encodable(source_key, "source_key")
+    if not monitor.isascii():
+        _check_encodable(monitor, "monitor")
     return EventRecord(occurred_at, kind, source_key, monitor, payload, payload_json), dropped
 
 
