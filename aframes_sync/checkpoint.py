@@ -71,8 +71,7 @@ class Checkpoint:
             }
             self._write()
 
-    def _write(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+    def _write(self) -> None:  # under _locked, which made the folder
         body = json.dumps({"version": VERSION, "streams": self._streams}, indent=2, sort_keys=True)
         handle, temporary = tempfile.mkstemp(
             prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent

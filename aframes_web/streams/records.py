@@ -139,12 +139,10 @@ def _number(payload: Mapping[str, Any], key: str, path: str) -> None:
 
 
 def _only(payload: Mapping[str, Any], allowed: frozenset[str], path: str) -> None:
-    if payload.keys() <= allowed:
-        return
-    extra = sorted(payload.keys() - allowed)
-    if extra:
+    if not payload.keys() <= allowed:
+        extra = min(payload.keys() - allowed)
         raise FieldInvalid(
-            f"{path}.{extra[0]}",
+            f"{path}.{extra}",
             f"is not a field of this kind; allowed: {', '.join(sorted(allowed))}.",
         )
 
@@ -354,10 +352,9 @@ def validate_item(item: Any, *, scope: str, store_text: bool) -> tuple[EventReco
     """Check one item; returns the record and how many text fields were dropped."""
     if not isinstance(item, dict):
         raise FieldInvalid("", f"each event must be an object, got {_kind(item)}.")
-    extra = [] if item.keys() <= _ITEM_FIELDS else sorted(item.keys() - _ITEM_FIELDS)
-    if extra:
+    if not item.keys() <= _ITEM_FIELDS:
         raise FieldInvalid(
-            extra[0],
+            min(item.keys() - _ITEM_FIELDS),
             f"is not an event field; events have {', '.join(sorted(_RECORD_FIELDS))}.",
         )
     if "occurred_at" not in item:
