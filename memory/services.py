@@ -153,14 +153,26 @@ class _OpenDay:
 # only the rows stored since the last one are fetched (a count check catches a row committed
 # with a lower id after we read past it, and then everything is read again), and each event's
 # grounding view, leaf index and each unchanged segment's verdict are reused (DayCache).
-_OPEN: dict[tuple[int, date], _OpenDay] = {}
+#
+# Keyed by the entity's identity, not its id alone: SQLite gives a new row the id of a deleted
+# one (and a rolled-back one), and a cache keyed by id alone would serve that entity's events.
+_EntityKey = tuple[int, datetime]
+
+
+def _cache_key(entity: Entity) -> _EntityKey:
+    return entity.pk, entity.created_at
+
+
+_OPEN: dict[tuple[_EntityKey, date], _OpenDay] = {}
 _OPEN_MAX = 64
 # Per process, the open desktop day's frames by current document: bodies are large.
-_FRAMES: dict[tuple[int, date], tuple[int, list[tuple[Mapping[str, Any], frozenset[int]]]]] = {}
+_FRAMES: dict[
+    tuple[_EntityKey, date], tuple[int, list[tuple[Mapping[str, Any], frozenset[int]]]]
+] = {}
 
 
 def _open_day(entity: Entity, day: date) -> _OpenDay:
-    key = (entity.pk, day)
+    key = (_cache_key(entity), day)
     start, end = selectors.day_bounds(ZoneInfo(entity.timezone), day)
     rows = Event.objects.filter(entity=entity, occurred_at__gte=start, occurred_at__lt=end)
     held = _OPEN.get(key)
@@ -183,13 +195,13 @@ def _open_day(entity: Entity, day: date) -> _OpenDay:
 # Per process, each entity's newest events by (time, id): RECENT_KEPT of them, kept by reading
 # only the rows stored since (events are never deleted, so "newest" only gains). A decision at
 # or after the newest of them finds its recent events here; an earlier one asks the database.
-_RECENT: dict[int, tuple[list[EngineEvent], int]] = {}
+_RECENT: dict[_EntityKey, tuple[list[EngineEvent], int]] = {}
 RECENT_KEPT = 2 * (RECENT_MAX_PRIOR + 1)
 
 
 def _newest(entity: Entity) -> list[EngineEvent]:
     """The entity's RECENT_KEPT newest events by (time, id), oldest first (the cache above)."""
-    held = _RECENT.get(entity.pk)
+    held = _RECENT.get(_cache_key(entity))
     if held is None:
         rows = Event.objects.filter(entity=entity).order_by("-occurred_at", "-id")[:RECENT_KEPT]
         events = sorted((selectors.engine_event(r) for r in rows), key=lambda e: (e.at, e.id))
@@ -208,7 +220,7 @@ def _newest(entity: Entity) -> list[EngineEvent]:
             last_id = max(last_id, *(e.id for e in newer))
     if len(_RECENT) >= _OPEN_MAX:
         _RECENT.clear()
-    _RECENT[entity.pk] = (events, last_id)
+    _RECENT[_cache_key(entity)] = (events, last_id)
     return events
 
 
@@ -249,7 +261,7 @@ def _frames(
     )
     if current is None:
         return ()
-    held = _FRAMES.get((entity.pk, day))
+    held = _FRAMES.get((_cache_key(entity), day))
     if held is None or held[0] != current:
         body = DayDocument.objects.filter(pk=current).values_list("body", flat=True).first()
         frames = body.get("frames", []) if isinstance(body, dict) else []
@@ -258,7 +270,7 @@ def _frames(
         ]
         if len(_FRAMES) >= _OPEN_MAX:
             _FRAMES.clear()
-        held = _FRAMES[(entity.pk, day)] = (current, list(zip(frames, rows, strict=True)))
+        held = _FRAMES[(_cache_key(entity), day)] = (current, list(zip(frames, rows, strict=True)))
     known = {e.id for e in events}
     return [frame for frame, rows in held[1] if rows <= known]
 

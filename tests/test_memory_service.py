@@ -247,6 +247,20 @@ def test_an_event_for_a_day_memory_moved_past_cannot_be_decided(home) -> None:
     assert not Event.objects.filter(source_key__contains="21" + "00:hall").exists()
 
 
+def test_a_new_entity_that_gets_a_deleted_ones_id_starts_from_its_own_memory(team) -> None:
+    # SQLite gives a new row the id of a deleted one; the per-process caches of decide must not
+    # serve the deleted entity's events (here: a later day, which would refuse this one).
+    gone = entity_create(team=team, key="flat-old", scope="home", timezone_name="Europe/Paris")
+    decide_batch(entity=gone, items=stream(3))
+    reused = gone.pk
+    gone.delete()
+    fresh = Entity.objects.create(
+        pk=reused, team=team, key="flat-new", scope="home", timezone="Europe/Paris", name="new"
+    )
+    result = memory_decide(entity=fresh, item=motion(START, 7, 0, "bedroom"))
+    assert result.created and Event.objects.filter(entity=fresh).count() == 1
+
+
 def test_a_stray_event_dated_in_the_future_closes_nothing(home) -> None:
     future = motion(START + timedelta(days=4000), 7, 0, "bedroom")
     events_ingest(entity=home, items=[future])
