@@ -313,6 +313,51 @@ def test_screenpipe_opens_the_database_read_only(sp_day: Path) -> None:
     assert hashlib.sha256(sp_day.read_bytes()).hexdigest() == before[1]
 
 
+def test_an_open_capture_database_reads_as_one_shot_reads_do(sp_day: Path) -> None:
+    with screenpipe.CaptureDatabase(sp_day) as database:
+        assert database.time_span() == screenpipe.time_span(sp_day)
+        for low, high in ((at(9), at(10)), (at(10), at(12)), (None, None)):
+            assert contents(database.read(low, high)) == contents(
+                screenpipe.read(sp_day, low, high)
+            )
+        kept = database.read(at(9), at(12))
+    # Trees of a capture read through a database that is closed since load through their own.
+    assert all_trees(kept) == all_trees(screenpipe.read(sp_day, at(9), at(12)))
+    assert sorted(p.name for p in sp_day.parent.iterdir()) == [sp_day.name]
+    with pytest.raises(SourceError, match="capture.sqlite: the capture database was closed"):
+        database.read()
+
+
+def test_an_open_capture_database_sees_rows_and_columns_added_while_it_is_open(
+    tmp_path: Path,
+) -> None:
+    path = make_db(
+        tmp_path / "live.sqlite",
+        OLD_FRAMES,
+        {"frames": [(1, "2026-03-02T09:00:00Z", "Code", "a.py", None)]},
+    )
+    with screenpipe.CaptureDatabase(path) as database:
+        first = database.read()
+        assert [s.id for s in first.snapshots] == [1]
+        assert "The frames table has no device_name column" in first.disclosures[0]
+        # The recorder goes on writing, and a newer version of it adds a column.
+        recorder = sqlite3.connect(path)
+        with recorder:
+            recorder.execute("ALTER TABLE frames ADD COLUMN device_name TEXT")
+            recorder.execute(
+                "INSERT INTO frames VALUES (2, '2026-03-02T09:00:05Z', 'Slack', NULL, NULL, 'm1')"
+            )
+        recorder.close()
+        again = database.read()
+    assert [(s.id, s.monitor) for s in again.snapshots] == [(1, "0"), (2, "m1")]
+    assert not any("device_name" in sentence for sentence in again.disclosures)
+
+
+def test_a_missing_capture_database_cannot_be_opened(tmp_path: Path) -> None:
+    with pytest.raises(SourceError, match="nothing.sqlite: no such file"):
+        screenpipe.CaptureDatabase(tmp_path / "nothing.sqlite")
+
+
 OLD_FRAMES = """
 CREATE TABLE frames (id INTEGER PRIMARY KEY, timestamp TEXT, app_name TEXT,
                      window_name TEXT, browser_url TEXT);

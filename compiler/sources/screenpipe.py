@@ -13,6 +13,7 @@ row is unambiguous: an id at or above ``INPUT_ID_BASE`` is an input event.
 from __future__ import annotations
 
 import math
+import os
 import sqlite3
 from collections.abc import Callable, Collection
 from datetime import UTC, datetime
@@ -119,131 +120,185 @@ class _Tally:
         return None
 
 
-def time_span(path: PathLike) -> tuple[float, float] | None:
-    """The earliest and latest row times (frames and input events), None for an empty one.
+class CaptureDatabase:
+    """A capture database kept open for several reads: one read-only connection and its schema.
 
-    Importers and the sync agent walk a database by windows between these bounds.
+    Walking a capture window by window (the importer, the sync agent) or compiling the same
+    one again reuses the connection instead of opening the file for every read, and reads the
+    tables' columns again only when ``PRAGMA schema_version`` says the recorder changed them.
+    The connection runs only SELECTs, each outside any transaction, so every read sees what
+    the recorder has committed by then. Not for sharing between threads (sqlite3 refuses).
     """
-    connection = connect(path)
-    try:
-        lows: list[float] = []
-        highs: list[float] = []
-        connection.execute("SELECT count(*) FROM sqlite_master").fetchone()  # is it SQLite?
-        for table in ("frames", "ui_events"):
-            try:
-                low, high = connection.execute(
-                    f'SELECT min("timestamp"), max("timestamp") FROM {table}'
-                ).fetchone()
-            except sqlite3.OperationalError:  # a missing table; read() discloses it
-                continue
-            for value, into in ((low, lows), (high, highs)):
-                if isinstance(value, str):
-                    moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-                    if moment.tzinfo is None:
-                        moment = moment.replace(tzinfo=UTC)
-                    into.append(moment.timestamp())
-    except (sqlite3.Error, ValueError) as err:
-        raise SourceError(f"{path}: not a readable capture database ({err}).") from None
-    finally:
-        connection.close()
-    return (min(lows), max(highs)) if lows and highs else None
+
+    def __init__(self, path: PathLike) -> None:
+        self.path = os.fspath(path)
+        self._connection: sqlite3.Connection | None = connect(path)
+        self._schema = -1
+        self._tables: dict[str, set[str]] = {}
+
+    def __enter__(self) -> CaptureDatabase:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the connection; element loaders of earlier reads then open their own."""
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+
+    def _open(self) -> sqlite3.Connection:
+        if self._connection is None:
+            raise SourceError(f"{self.path}: the capture database was closed.")
+        return self._connection
+
+    def columns(self, table: str) -> set[str]:
+        """The table's column names, lowercase (empty for a missing table)."""
+        connection = self._open()
+        (version,) = connection.execute("PRAGMA schema_version").fetchone()
+        if version != self._schema:
+            self._schema, self._tables = version, {}
+        found = self._tables.get(table)
+        if found is None:
+            found = self._tables[table] = _columns(connection, table)
+        return found
+
+    def time_span(self) -> tuple[float, float] | None:
+        """The earliest and latest row times (frames and input events), None for an empty one.
+
+        Importers and the sync agent walk a database by windows between these bounds.
+        """
+        connection = self._open()
+        try:
+            lows: list[float] = []
+            highs: list[float] = []
+            connection.execute("SELECT count(*) FROM sqlite_master").fetchone()  # is it SQLite?
+            for table in ("frames", "ui_events"):
+                try:
+                    low, high = connection.execute(
+                        f'SELECT min("timestamp"), max("timestamp") FROM {table}'
+                    ).fetchone()
+                except sqlite3.OperationalError:  # a missing table; read() discloses it
+                    continue
+                for value, into in ((low, lows), (high, highs)):
+                    if isinstance(value, str):
+                        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+                        if moment.tzinfo is None:
+                            moment = moment.replace(tzinfo=UTC)
+                        into.append(moment.timestamp())
+        except (sqlite3.Error, ValueError) as err:
+            raise SourceError(f"{self.path}: not a readable capture database ({err}).") from None
+        return (min(lows), max(highs)) if lows and highs else None
+
+    def read(self, start: float | None = None, end: float | None = None) -> Capture:
+        """Snapshots, input events and element trees of [start, end), sorted by (t, id).
+
+        Every monitor's frames are kept, focused or not: monitors are separate streams
+        (§4.2), and what is on screen is what the capture saw. Frames without an app name are
+        left out and counted in the disclosures. Element trees are loaded on demand, for the
+        snapshots the compiler needs to resolve clicks against.
+        """
+        try:
+            return self._read(start, end)
+        except sqlite3.DatabaseError as exc:
+            raise SourceError(f"{self.path}: not a readable capture database ({exc}).") from None
+
+    def _read(self, start: float | None, end: float | None) -> Capture:
+        connection = self._open()
+        disclosures: list[str] = []
+        tally = _Tally(start, end)
+        frame_columns = self.columns("frames")
+        if not {"id", "timestamp", "app_name"} <= frame_columns:
+            raise SourceError(
+                f"{self.path}: not a screenpipe-style capture: it needs a frames table with id, "
+                "timestamp and app_name columns."
+            )
+        snapshots, refs = _snapshots(connection, start, end, tally, frame_columns, disclosures)
+        if any(s.id >= INPUT_ID_BASE for s in snapshots):
+            raise SourceError(
+                f"{self.path}: a frame id reaches {INPUT_ID_BASE:,}, where input ids begin; "
+                "this reader cannot keep the two apart."
+            )
+        inputs = _inputs(
+            connection, start, end, tally, frame_columns, self.columns("ui_events"), disclosures
+        )
+        loader = self._element_loader(snapshots, refs, disclosures)
+        if tally.naive:
+            disclosures.append(
+                f"{plural(tally.naive, 'timestamp')} had no UTC offset and "
+                f"{'was' if tally.naive == 1 else 'were'} read as UTC."
+            )
+        if tally.offset:
+            disclosures.append(
+                f"{plural(tally.offset, 'timestamp')} carried a non-UTC offset; the times were "
+                "converted, but rows were selected for the window by their written time."
+            )
+        if tally.unreadable:
+            disclosures.append(
+                f"{plural(tally.unreadable, 'row')} with an unreadable timestamp "
+                f"{'was' if tally.unreadable == 1 else 'were'} left out."
+            )
+        return Capture(
+            snapshots=snapshots,
+            inputs=inputs,
+            recorder=RECORDER,
+            reader="screenpipe",
+            disclosures=disclosures,
+            element_loader=loader,
+        )
+
+    def _element_loader(
+        self, snapshots: list[Snapshot], refs: dict[int, int], disclosures: list[str]
+    ) -> Callable[[Collection[int]], list[Element]] | None:
+        """A loader of element trees by snapshot id, or None when the database has none.
+
+        The loader reads through this database while it is open, else through a connection
+        of its own: a capture is often compiled after its reader was closed.
+        """
+        columns = self.columns("elements")
+        if not columns:
+            disclosures.append(
+                "The database has no elements table (an older schema); no element trees were read."
+            )
+            return None
+        if "frame_id" not in columns:
+            disclosures.append(
+                "The elements table has no frame_id column; no element trees were read."
+            )
+            return None
+        by_id = {s.id: s for s in snapshots}
+
+        def load(snapshot_ids: Collection[int]) -> list[Element]:
+            wanted = [by_id[i] for i in sorted(snapshot_ids) if i in by_id]
+            if not wanted:
+                return []
+            found: list[str] = []
+            if self._connection is not None:
+                trees = _elements(self._connection, self.columns("elements"), wanted, refs, found)
+            else:
+                again = connect(self.path)
+                try:
+                    trees = _elements(again, _columns(again, "elements"), wanted, refs, found)
+                finally:
+                    again.close()
+            # A capture may be compiled more than once; say each thing about its trees once.
+            disclosures.extend(sentence for sentence in found if sentence not in disclosures)
+            return trees
+
+        return load
+
+
+def time_span(path: PathLike) -> tuple[float, float] | None:
+    """:meth:`CaptureDatabase.time_span` of the database at ``path``, opened for this call."""
+    with CaptureDatabase(path) as database:
+        return database.time_span()
 
 
 def read(path: PathLike, start: float | None = None, end: float | None = None) -> Capture:
-    """Snapshots, input events and element trees of [start, end), sorted by (t, id).
-
-    Every monitor's frames are kept, focused or not: monitors are separate streams (§4.2),
-    and what is on screen is what the capture saw. Frames without an app name are left out
-    and counted in the disclosures. Element trees are loaded on demand, for the snapshots the
-    compiler needs to resolve clicks against.
-    """
-    connection = connect(path)
-    try:
-        return _read(connection, str(path), start, end)
-    except sqlite3.DatabaseError as exc:
-        raise SourceError(f"{path}: not a readable capture database ({exc}).") from None
-    finally:
-        connection.close()
-
-
-def _read(
-    connection: sqlite3.Connection, name: str, start: float | None, end: float | None
-) -> Capture:
-    disclosures: list[str] = []
-    tally = _Tally(start, end)
-    frame_columns = _columns(connection, "frames")
-    if not {"id", "timestamp", "app_name"} <= frame_columns:
-        raise SourceError(
-            f"{name}: not a screenpipe-style capture: it needs a frames table with id, "
-            "timestamp and app_name columns."
-        )
-    snapshots, refs = _snapshots(connection, start, end, tally, frame_columns, disclosures)
-    if any(s.id >= INPUT_ID_BASE for s in snapshots):
-        raise SourceError(
-            f"{name}: a frame id reaches {INPUT_ID_BASE:,}, where input ids begin; this "
-            "reader cannot keep the two apart."
-        )
-    inputs = _inputs(connection, start, end, tally, frame_columns, disclosures)
-    loader = _element_loader(connection, name, snapshots, refs, disclosures)
-    if tally.naive:
-        disclosures.append(
-            f"{plural(tally.naive, 'timestamp')} had no UTC offset and "
-            f"{'was' if tally.naive == 1 else 'were'} read as UTC."
-        )
-    if tally.offset:
-        disclosures.append(
-            f"{plural(tally.offset, 'timestamp')} carried a non-UTC offset; the times were "
-            "converted, but rows were selected for the window by their written time."
-        )
-    if tally.unreadable:
-        disclosures.append(
-            f"{plural(tally.unreadable, 'row')} with an unreadable timestamp "
-            f"{'was' if tally.unreadable == 1 else 'were'} left out."
-        )
-    return Capture(
-        snapshots=snapshots,
-        inputs=inputs,
-        recorder=RECORDER,
-        reader="screenpipe",
-        disclosures=disclosures,
-        element_loader=loader,
-    )
-
-
-def _element_loader(
-    connection: sqlite3.Connection,
-    path: str,
-    snapshots: list[Snapshot],
-    refs: dict[int, int],
-    disclosures: list[str],
-) -> Callable[[Collection[int]], list[Element]] | None:
-    """A loader of element trees by snapshot id, or None when the database has none."""
-    columns = _columns(connection, "elements")
-    if not columns:
-        disclosures.append(
-            "The database has no elements table (an older schema); no element trees were read."
-        )
-        return None
-    if "frame_id" not in columns:
-        disclosures.append("The elements table has no frame_id column; no element trees were read.")
-        return None
-    by_id = {s.id: s for s in snapshots}
-
-    def load(snapshot_ids: Collection[int]) -> list[Element]:
-        wanted = [by_id[i] for i in sorted(snapshot_ids) if i in by_id]
-        if not wanted:
-            return []
-        again = connect(path)
-        found: list[str] = []
-        try:
-            trees = _elements(again, wanted, refs, found)
-        finally:
-            again.close()
-        # A capture may be compiled more than once; say each thing about its trees once.
-        disclosures.extend(sentence for sentence in found if sentence not in disclosures)
-        return trees
-
-    return load
+    """:meth:`CaptureDatabase.read` of the database at ``path``, opened for this one read."""
+    with CaptureDatabase(path) as database:
+        return database.read(start, end)
 
 
 def _snapshots(
@@ -338,9 +393,9 @@ def _inputs(
     end: float | None,
     tally: _Tally,
     frame_columns: set[str],
+    columns: set[str],
     disclosures: list[str],
 ) -> list[InputEvent]:
-    columns = _columns(connection, "ui_events")
     if not columns:
         disclosures.append(
             "The database has no ui_events table (an older schema); no input events were read."
@@ -439,6 +494,7 @@ def _inputs(
 
 def _elements(
     connection: sqlite3.Connection,
+    columns: set[str],
     snapshots: list[Snapshot],
     refs: dict[int, int],
     disclosures: list[str],
@@ -448,14 +504,10 @@ def _elements(
     A frame whose ``elements_ref_frame_id`` names another frame shows that frame's tree (the
     recorder stores an unchanged tree once); the tree is repeated under the snapshot's id.
     """
-    columns = _columns(connection, "elements")
-    if not columns:
+    if "frame_id" not in columns:  # the table went since the capture was read
         disclosures.append(
-            "The database has no elements table (an older schema); no element trees were read."
+            "The elements table is gone or has no frame_id column now; no element trees were read."
         )
-        return []
-    if "frame_id" not in columns:
-        disclosures.append("The elements table has no frame_id column; no element trees were read.")
         return []
     if not snapshots:
         return []

@@ -37,8 +37,18 @@ class ScreenpipeReader:
 
     def __iter__(self) -> Iterator[SourceItem]:
         try:
-            span = screenpipe.time_span(self.path)
+            database = screenpipe.CaptureDatabase(self.path)
         except SourceError as err:  # an unreadable database is one clear line
+            yield SourceItem(self.path.name, error=str(err))
+            return
+        # One connection for the whole walk: each day's read reuses it and its schema.
+        with database:
+            yield from self._walk(database)
+
+    def _walk(self, database: screenpipe.CaptureDatabase) -> Iterator[SourceItem]:
+        try:
+            span = database.time_span()
+        except SourceError as err:
             yield SourceItem(self.path.name, error=str(err))
             return
         if span is None:
@@ -48,7 +58,7 @@ class ScreenpipeReader:
         seen: set[str] = set()
         for start, end in day_windows(low, high):
             try:
-                capture = screenpipe.read(self.path, start, end)
+                capture = database.read(start, end)
             except SourceError as err:
                 yield SourceItem(self.path.name, error=str(err))
                 return
