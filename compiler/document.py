@@ -11,7 +11,7 @@ import hashlib
 import json
 import math
 import struct
-from collections import Counter
+from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
@@ -287,14 +287,20 @@ def compile_window(
     )
     per_frame: dict[int, list[Attributed]] = {}
     unattributed: list[Attributed] = []
+    tiers = dict.fromkeys(TIERS, 0)  # click resolution tiers of the window's inputs
     for item in attributed:
         if not start <= item.event.t < end:
             continue
-        owner = host.get(item.snapshot_id) if item.snapshot_id is not None else None
+        if item.tier is not None:
+            tiers[item.tier] += 1
+        owner = host.get(item.snapshot_id)  # None for an input without a snapshot
         if owner is None:
             unattributed.append(item)
         else:
-            per_frame.setdefault(owner, []).append(item)
+            try:
+                per_frame[owner].append(item)
+            except KeyError:
+                per_frame[owner] = [item]
     compiled = Compiled({}, frames, per_frame, zone, params, unattributed)
     floor_s = params.min_minutes * 60.0
     frame_docs: list[dict[str, Any]] = []
@@ -305,7 +311,7 @@ def compile_window(
             omitted_s += frame.active_s
             continue
         frame_docs.append(_frame_doc(compiled, frame, per_frame.get(index, []), layout))
-    window_rows = [s for s in capture.snapshots if start <= s.t < end]
+    window_times = _times_within(capture.snapshots, start, end)
     document: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "generated_at": generated_at or datetime.now(UTC).isoformat(timespec="seconds"),
@@ -321,7 +327,7 @@ def compile_window(
             "day": day.isoformat() if day else None,
             "timezone": tz,
         },
-        "coverage": _coverage(compiled, window_rows, seg.away, start, end),
+        "coverage": _coverage(compiled, window_times, seg.away, start, end, tiers),
         "frames": frame_docs,
         "blind_spots": list(BLIND_SPOTS),
         "omitted": {
@@ -419,23 +425,35 @@ def _frame_doc(
     return doc
 
 
+def _times_within(rows: Sequence[Snapshot], start: float, end: float) -> list[float]:
+    """The times of the rows in [start, end), in time order (rows are usually sorted)."""
+    times = list(map(_BY_T, rows))
+    if all(map(le, times, islice(times, 1, None))):
+        return times[bisect_left(times, start) : bisect_left(times, end)]
+    return sorted(t for t in times if start <= t < end)
+
+
 def _coverage(
-    compiled: Compiled, rows: Sequence[Any], away: Sequence[AwaySpan], start: float, end: float
+    compiled: Compiled,
+    times: Sequence[float],
+    away: Sequence[AwaySpan],
+    start: float,
+    end: float,
+    tiers: dict[str, int],
 ) -> dict[str, Any]:
+    """Coverage of the window; ``times`` are its snapshot rows' times in order."""
     frames = compiled.frames
     active = sum(f.active_s + sum(b.active_s for b in f.interruptions) for f in frames)
     first = min((f.first_t for f in frames), default=None)
     last = max((f.end_t for f in frames), default=None)
-    times = sorted(set(map(_BY_T, rows)))
+    pairs = zip(times, islice(times, 1, None))  # noqa: B905 - one shorter by design
+    holes = [(a, b) for a, b in pairs if b - a > COVERAGE_GAP_S]
     gaps = [
         {"start": compiled.local(a), "end": compiled.local(b), "minutes": _minutes(b - a)}
-        for a, b in zip(times, times[1:], strict=False)
-        if b - a > COVERAGE_GAP_S
+        for a, b in holes
     ]
-    gap_s = sum(b - a for a, b in zip(times, times[1:], strict=False) if b - a > COVERAGE_GAP_S)
+    gap_s = sum(b - a for a, b in holes)
     span = (last - first) if first is not None and last is not None else 0.0
-    counts = Counter(item.tier for items in compiled.inputs.values() for item in items if item.tier)
-    counts.update(item.tier for item in compiled.unattributed if item.tier)
     attributed = sum(len(items) for items in compiled.inputs.values())
     return {
         "first_activity": compiled.local(first) if first is not None else None,
@@ -443,7 +461,7 @@ def _coverage(
         "active_minutes": _minutes(active),
         "span_minutes": _minutes(span),
         "coverage_pct": round(100.0 * max(span - gap_s, 0.0) / span, 1) if span else 0.0,
-        "rows_analyzed": len(rows),
+        "rows_analyzed": len(times),
         "distinct_apps": len(
             {f.app for f in frames} | {b.app for f in frames for b in f.interruptions}
         ),
@@ -463,7 +481,7 @@ def _coverage(
         "inputs": {
             "attributed": attributed,
             "unattributed": len(compiled.unattributed),
-            "clicks": {tier: counts.get(tier, 0) for tier in TIERS},
+            "clicks": tiers,
         },
     }
 

@@ -17,6 +17,7 @@ import os
 import sqlite3
 from collections.abc import Callable, Collection
 from datetime import UTC, datetime
+from operator import attrgetter
 from pathlib import Path
 
 from compiler.capture import (
@@ -40,6 +41,7 @@ _INPUT_TYPES = frozenset(INPUT_TYPES)
 # (YYYY-MM-DD?HH:MM:SS), with either separator, then checked exactly after parsing.
 _SEPARATORS = ("T", " ")
 _LATEST = 253_402_300_799  # 9999-12-31T23:59:59Z, the last second strftime can write
+_ID = attrgetter("id")
 
 
 def connect(path: PathLike) -> sqlite3.Connection:
@@ -215,7 +217,7 @@ class CaptureDatabase:
                 "timestamp and app_name columns."
             )
         snapshots, refs = _snapshots(connection, start, end, tally, frame_columns, disclosures)
-        if any(s.id >= INPUT_ID_BASE for s in snapshots):
+        if snapshots and max(map(_ID, snapshots)) >= INPUT_ID_BASE:
             raise SourceError(
                 f"{self.path}: a frame id reaches {INPUT_ID_BASE:,}, where input ids begin; "
                 "this reader cannot keep the two apart."
@@ -267,9 +269,11 @@ class CaptureDatabase:
                 "The elements table has no frame_id column; no element trees were read."
             )
             return None
-        by_id = {s.id: s for s in snapshots}
+        by_id: dict[int, Snapshot] = {}  # built on the first load: most reads never load
 
         def load(snapshot_ids: Collection[int]) -> list[Element]:
+            if not by_id:
+                by_id.update(zip(map(_ID, snapshots), snapshots, strict=True))
             wanted = [by_id[i] for i in sorted(snapshot_ids) if i in by_id]
             if not wanted:
                 return []
