@@ -269,9 +269,13 @@ def _read_window(day: date, tz: str) -> tuple[float, float]:
     return start - EDGE_MARGIN_S, end + EDGE_MARGIN_S
 
 
-def _read(path: Path, day: date, tz: str) -> Capture:
-    """A one-shot read, as the CLI makes it: open the file, read the window, close."""
-    return open_source(f"screenpipe:{path}", *_read_window(day, tz))
+def _read(path: Path, day: date, tz: str, *, input_context: bool = False) -> Capture:
+    """A one-shot read, as the CLI's ``day`` makes it: open the file, read the window, close.
+
+    Compiling reads no input event's own app, window or URL; the raw rows whose tokens are
+    counted need them (``input_context=True``, as the CLI's ``tokens``).
+    """
+    return open_source(f"screenpipe:{path}", *_read_window(day, tz), input_context=input_context)
 
 
 def _compile(capture: Capture, day: date, tz: str, params: Params | None = None) -> Compiled:
@@ -322,6 +326,8 @@ def time_both(path: Path, day: date, tz: str, repeat: int, af: Any) -> Timings:
     Both sides read through a connection kept open across runs, as each is used by a
     long-lived reader: the reference's ``ActivityLog`` facade and our ``CaptureDatabase``.
     Our one-shot read (open, read, close, as the CLI does) is timed as well and reported.
+    Each side reads the columns its compile uses: the reference reads three of ui_events,
+    we read all but each input's own app, window title and URL (``input_context=False``).
     """
     log = af.ActivityLog(str(path))
     ref_reads = _reference_reads(log.db, day)
@@ -342,7 +348,7 @@ def time_both(path: Path, day: date, tz: str, repeat: int, af: Any) -> Timings:
         for run in range(repeat + 1):
             quiet()
             t0 = clock()
-            capture = database.read(*window)
+            capture = database.read(*window, input_context=False)
             t1 = clock()
             _compile(capture, day, tz)
             t2 = clock()
@@ -545,8 +551,10 @@ def run_day(
     tables = write_screenpipe(path, bench.records)
     start, end = day_window(day, ZoneInfo(tz))
 
-    capture = _read(path, day, tz)
+    capture = _read(path, day, tz, input_context=True)
     compiled = _compile(capture, day, tz)
+    if compiled.document != _compile(_read(path, day, tz), day, tz).document:
+        raise SystemExit(f"day {number}: the compile-only read gave another document")
     with af.Database(str(path)) as db:
         ref_doc = af.build_day(db, day.isoformat(), min_minutes=0.5)
     window = ref_doc.window

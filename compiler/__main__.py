@@ -46,15 +46,26 @@ def _zone(text: str) -> str:
     return text
 
 
-def _read_day(args: argparse.Namespace) -> tuple[Capture, date, str, float, float]:
-    """The capture of the asked day (with edge margins), the day, zone and its UTC bounds."""
+def _read_day(
+    args: argparse.Namespace, *, input_context: bool = False
+) -> tuple[Capture, date, str, float, float]:
+    """The capture of the asked day (with edge margins), the day, zone and its UTC bounds.
+
+    Compiling needs no input event's own app, window or URL (see ``open_source``); the raw
+    rows that ``tokens`` measures do.
+    """
     from compiler.sources import SourceError, open_source
 
     day = _date(args.date)
     tz = _zone(args.tz)
     start, end = day_window(day, ZoneInfo(tz))
     try:
-        capture = open_source(args.source, start - EDGE_MARGIN_S, end + EDGE_MARGIN_S)
+        capture = open_source(
+            args.source,
+            start - EDGE_MARGIN_S,
+            end + EDGE_MARGIN_S,
+            input_context=input_context,
+        )
     except SourceError as err:
         raise CliError(str(err)) from None
     return capture, day, tz, start, end
@@ -144,7 +155,7 @@ def raw_rows_json(compiled_source: Capture, start: float, end: float) -> str:
 
 
 def _tokens(args: argparse.Namespace) -> str:
-    capture, day, tz, start, end = _read_day(args)
+    capture, day, tz, start, end = _read_day(args, input_context=True)
     compiled = compile_day(capture, day, tz, Params(min_minutes=args.min_minutes))
     count = cl100k()
     raw = count(raw_rows_json(capture, start, end))

@@ -277,7 +277,7 @@ def compile_window(
     layout = layout_for(params.layout, params.layout_map)
     seg = segment(capture.snapshots, capture.absences, params)
     frames = [s for s in seg.segments if start <= s.first_t < end]
-    host: dict[int, int] = {}
+    host: dict[int | None, int] = {}  # snapshot id -> frame index
     for index, frame in enumerate(frames):
         host.update(dict.fromkeys(map(_BY_ID, frame.rows), index))
         for interruption in frame.interruptions:

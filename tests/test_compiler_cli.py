@@ -7,10 +7,15 @@ import subprocess
 import sys
 from datetime import date
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
 from benchmark.synthetic.desktop import generate_day, write_jsonl
+from benchmark.synthetic.native import write_screenpipe
+from compiler.__main__ import EDGE_MARGIN_S, cl100k, raw_rows_json
+from compiler.document import canonical_sha256, compile_day, day_window
+from compiler.sources import screenpipe
 
 ROOT = Path(__file__).resolve().parent.parent
 DAY = "2026-03-03"
@@ -70,6 +75,29 @@ def test_tokens_report(day_file: Path) -> None:
     figures = json.loads(done.stdout.strip().splitlines()[-1])
     assert figures["raw_tokens"] > figures["document_tokens"] > figures["context_tokens"] > 0
     assert figures["raw_to_context"] == round(figures["raw_tokens"] / figures["context_tokens"], 1)
+
+
+def test_tokens_counts_each_input_events_own_context_which_day_does_not_read(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "day.sqlite"
+    write_screenpipe(path, generate_day(date.fromisoformat(DAY), seed=11))
+    args = ["--source", f"screenpipe:{path}", "--date", DAY, "--tz", "Europe/Berlin"]
+    done = run("tokens", *args)
+    assert done.returncode == 0, done.stderr
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    start, end = day_window(date.fromisoformat(DAY), ZoneInfo("Europe/Berlin"))
+    window = (start - EDGE_MARGIN_S, end + EDGE_MARGIN_S)
+    count = cl100k()
+    full = screenpipe.read(path, *window)
+    lean = screenpipe.read(path, *window, input_context=False)
+    assert figures["raw_tokens"] == count(raw_rows_json(full, start, end))
+    assert count(raw_rows_json(lean, start, end)) < figures["raw_tokens"]
+    # The document of the day is the same from either read.
+    day_doc = json.loads(run("day", *args, "-f", "json").stdout)
+    for capture in (full, lean):
+        doc = compile_day(capture, date.fromisoformat(DAY), "Europe/Berlin").document
+        assert canonical_sha256(doc) == canonical_sha256(day_doc)
 
 
 def test_apps_comms_and_steps(day_file: Path) -> None:

@@ -14,7 +14,7 @@ import math
 import sqlite3
 import sys
 from collections.abc import Iterator
-from dataclasses import astuple
+from dataclasses import astuple, replace
 from datetime import UTC, date, datetime
 from functools import cache
 from pathlib import Path
@@ -351,6 +351,18 @@ def test_an_open_capture_database_sees_rows_and_columns_added_while_it_is_open(
         again = database.read()
     assert [(s.id, s.monitor) for s in again.snapshots] == [(1, "0"), (2, "m1")]
     assert not any("device_name" in sentence for sentence in again.disclosures)
+
+
+def test_a_compile_only_read_leaves_out_each_input_events_own_app_window_and_url(
+    sp_day: Path,
+) -> None:
+    full = screenpipe.read(sp_day, at(9), at(12))
+    lean = screenpipe.read(sp_day, at(9), at(12), input_context=False)
+    assert any(e.app for e in full.inputs) and any(e.window for e in full.inputs)
+    assert lean.inputs == [replace(e, app=None, window=None, url=None) for e in full.inputs]
+    assert contents(lean)[2:] == contents(full)[2:] and lean.snapshots == full.snapshots
+    via_spec = open_source(f"screenpipe:{sp_day}", at(9), at(12), input_context=False)
+    assert via_spec.inputs == lean.inputs
 
 
 def test_a_missing_capture_database_cannot_be_opened(tmp_path: Path) -> None:

@@ -41,8 +41,19 @@ class SourceError(Exception):
     """A capture could not be read: the message says which file, where, and what was wrong."""
 
 
-def open_source(spec: str, start: float | None = None, end: float | None = None) -> Capture:
-    """Read ``FORMAT:PATH`` (screenpipe, activitywatch or jsonl) for the window [start, end)."""
+def open_source(
+    spec: str,
+    start: float | None = None,
+    end: float | None = None,
+    *,
+    input_context: bool = True,
+) -> Capture:
+    """Read ``FORMAT:PATH`` (screenpipe, activitywatch or jsonl) for the window [start, end).
+
+    ``input_context=False`` lets a reader leave out each input event's own app, window title
+    and URL, which compiling never uses; the screenpipe reader then reads less (the other
+    formats are read whole anyway and keep them).
+    """
     name, sep, path = spec.partition(":")
     if not sep or not path:
         raise SourceError(
@@ -60,7 +71,7 @@ def open_source(spec: str, start: float | None = None, end: float | None = None)
     if name == "screenpipe":
         from compiler.sources import screenpipe
 
-        return screenpipe.read(path, start, end)
+        return screenpipe.read(path, start, end, input_context=input_context)
     if name == "activitywatch":
         from compiler.sources import activitywatch
 

@@ -193,20 +193,27 @@ class CaptureDatabase:
             raise SourceError(f"{self.path}: not a readable capture database ({err}).") from None
         return (min(lows), max(highs)) if lows and highs else None
 
-    def read(self, start: float | None = None, end: float | None = None) -> Capture:
+    def read(
+        self, start: float | None = None, end: float | None = None, *, input_context: bool = True
+    ) -> Capture:
         """Snapshots, input events and element trees of [start, end), sorted by (t, id).
 
         Every monitor's frames are kept, focused or not: monitors are separate streams
         (§4.2), and what is on screen is what the capture saw. Frames without an app name are
         left out and counted in the disclosures. Element trees are loaded on demand, for the
         snapshots the compiler needs to resolve clicks against.
+
+        ``input_context=False`` leaves out each input event's own app, window title and URL
+        (None on every input): the compiler never reads them, since it places an input by
+        time and monitor (§4.3), and they are a quarter of what a day's ui_events cost to
+        read. The document is the same either way; importers keep the default.
         """
         try:
-            return self._read(start, end)
+            return self._read(start, end, input_context)
         except sqlite3.DatabaseError as exc:
             raise SourceError(f"{self.path}: not a readable capture database ({exc}).") from None
 
-    def _read(self, start: float | None, end: float | None) -> Capture:
+    def _read(self, start: float | None, end: float | None, input_context: bool) -> Capture:
         connection = self._open()
         disclosures: list[str] = []
         tally = _Tally(start, end)
@@ -223,7 +230,14 @@ class CaptureDatabase:
                 "this reader cannot keep the two apart."
             )
         inputs = _inputs(
-            connection, start, end, tally, frame_columns, self.columns("ui_events"), disclosures
+            connection,
+            start,
+            end,
+            tally,
+            frame_columns,
+            self.columns("ui_events"),
+            disclosures,
+            context=input_context,
         )
         loader = self._element_loader(snapshots, refs, disclosures)
         if tally.naive:
@@ -299,10 +313,16 @@ def time_span(path: PathLike) -> tuple[float, float] | None:
         return database.time_span()
 
 
-def read(path: PathLike, start: float | None = None, end: float | None = None) -> Capture:
+def read(
+    path: PathLike,
+    start: float | None = None,
+    end: float | None = None,
+    *,
+    input_context: bool = True,
+) -> Capture:
     """:meth:`CaptureDatabase.read` of the database at ``path``, opened for this one read."""
     with CaptureDatabase(path) as database:
-        return database.read(start, end)
+        return database.read(start, end, input_context=input_context)
 
 
 def _snapshots(
@@ -379,6 +399,7 @@ def _snapshots(
     return snapshots, refs
 
 
+_CONTEXT_FIELDS = frozenset({"app_name", "window_title", "browser_url"})
 _INPUT_FIELDS = (
     "x",
     "y",
@@ -399,6 +420,8 @@ def _inputs(
     frame_columns: set[str],
     columns: set[str],
     disclosures: list[str],
+    *,
+    context: bool,
 ) -> list[InputEvent]:
     if not columns:
         disclosures.append(
@@ -434,7 +457,10 @@ def _inputs(
                 "The ui_events table has no frame_id column (an older schema); every input "
                 "event is on monitor 0."
             )
-    fields = [_pick(columns, c, "u") for c in _INPUT_FIELDS]
+    fields = [
+        _pick(columns, c, "u") if context or c not in _CONTEXT_FIELDS else "NULL"
+        for c in _INPUT_FIELDS
+    ]
     for number in (0, 1):  # x, y: the recorder may store integers
         if fields[number] != "NULL":
             fields[number] = f"CAST({fields[number]} AS REAL)"
