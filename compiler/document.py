@@ -100,11 +100,11 @@ class Compiled:
     params: Params
     unattributed: list[Attributed] = field(default_factory=list)
     # UTC hour -> (UTC offset in seconds, its ISO suffix), or None where the offset changes
-    # within the hour; local date-and-hour -> "YYYY-MM-DDTHH:". Filled as local() is called.
+    # within the hour; local minute -> "YYYY-MM-DDTHH:MM:". Filled as local() is called.
     _offsets: dict[int, tuple[int, str] | None] = field(
         default_factory=dict, repr=False, compare=False
     )
-    _hours: dict[int, str] = field(default_factory=dict, repr=False, compare=False)
+    _minutes: dict[int, str] = field(default_factory=dict, repr=False, compare=False)
 
     def local(self, t: float) -> str:
         """``datetime.fromtimestamp(t, zone).isoformat(timespec="seconds")``, to the byte.
@@ -124,14 +124,13 @@ class Compiled:
         if offset is None:
             return datetime.fromtimestamp(t, self.zone).isoformat(timespec="seconds")
         shift, suffix = offset
-        local_hour, rest = divmod(second + shift, 3600)
+        local_minute, sec = divmod(second + shift, 60)
         try:
-            prefix = self._hours[local_hour]
+            prefix = self._minutes[local_minute]
         except KeyError:
-            stamp = _EPOCH_NAIVE + timedelta(hours=local_hour)
-            prefix = self._hours[local_hour] = stamp.isoformat()[:14]
-        minute, sec = divmod(rest, 60)
-        return f"{prefix}{minute:02d}:{sec:02d}{suffix}"
+            stamp = _EPOCH_NAIVE + timedelta(minutes=local_minute)
+            prefix = self._minutes[local_minute] = stamp.isoformat()[:17]
+        return prefix + _TWO_DIGITS[sec] + suffix
 
     def _offset(self, hour: int) -> tuple[int, str] | None:
         """The zone's UTC offset over this UTC hour, if it holds for all of it.
@@ -148,7 +147,9 @@ class Compiled:
 
 
 _NAN = float("nan")
+_NO_INPUTS: tuple[Attributed, ...] = ()
 _EPOCH_NAIVE = datetime(1970, 1, 1)  # noqa: DTZ001 - wall-clock arithmetic, no zone
+_TWO_DIGITS = tuple(f"{n:02d}" for n in range(60))
 _BY_ID = attrgetter("id")
 _BY_T = attrgetter("t")
 
@@ -306,11 +307,14 @@ def compile_window(
     frame_docs: list[dict[str, Any]] = []
     omitted_count, omitted_s = 0, 0.0
     for index, frame in enumerate(frames):
-        if frame.active_s < floor_s:
+        active_s = sum(frame.credits)
+        if active_s < floor_s:
             omitted_count += 1
-            omitted_s += frame.active_s
+            omitted_s += active_s
             continue
-        frame_docs.append(_frame_doc(compiled, frame, per_frame.get(index, []), layout))
+        frame_docs.append(
+            _frame_doc(compiled, frame, active_s, per_frame.get(index, _NO_INPUTS), layout)
+        )
     window_times = _times_within(capture.snapshots, start, end)
     document: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
@@ -353,7 +357,11 @@ def _top(counts: dict[Any, int], limit: int) -> list[Any]:
 
 
 def _frame_doc(
-    compiled: Compiled, frame: Segment, inputs: Sequence[Attributed], layout: dict[str, str]
+    compiled: Compiled,
+    frame: Segment,
+    active_s: float,
+    inputs: Sequence[Attributed],
+    layout: dict[str, str],
 ) -> dict[str, Any]:
     # One pass over the rows; ties keep first-seen order, as Counter.most_common does.
     titles: dict[str, int] = {}
@@ -388,17 +396,19 @@ def _frame_doc(
             copies += 1
             if include_text and event.text:
                 clipboard.append(event.text)
-    end_t = frame.end_t
+    rows = frame.rows
+    first_t = rows[0].t
+    end_t = rows[-1].t + frame.credits[-1]
     doc: dict[str, Any] = {
-        "id": f"f-{frame.rows[0].id}",
+        "id": f"f-{rows[0].id}",
         "app": frame.app,
         "site": frame.site,
         "monitor": frame.monitor,
-        "start": compiled.local(frame.first_t),
+        "start": compiled.local(first_t),
         "end": compiled.local(end_t),
-        "duration_min": _minutes(frame.active_s),
-        "wall_min": _minutes(end_t - frame.first_t),
-        "transit": len(frame.rows) == 1,
+        "duration_min": round(active_s / 60.0, 2),
+        "wall_min": round((end_t - first_t) / 60.0, 2),
+        "transit": len(rows) == 1,
         "windows": _top(titles, MAX_WINDOW_TITLES),
         "pages": [
             {"kind": kind, "entity": entity, "count": pages[(kind, entity)]}
@@ -415,8 +425,8 @@ def _frame_doc(
             for b in frame.interruptions
         ],
         "evidence": {
-            "rows": runs([row.id for row in frame.rows]),
-            "inputs": runs([item.event.id for item in inputs]),
+            "rows": runs(list(map(_BY_ID, rows))),
+            "inputs": runs([item.event.id for item in inputs]) if inputs else "",
         },
     }
     if compiled.params.include_text:
