@@ -11,11 +11,14 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 
 from compiler.capture import BY_TIME, Element, InputEvent, Snapshot, times_increase
 from compiler.params import CLICK_TOLERANCE_PX, STALE_INPUT_S
 
 TIERS = ("named", "exact", "tolerance", "zone", "unresolved")
+_T = attrgetter("t")
+_ID = attrgetter("id")
 
 # What a QWERTY-configured capture records when the person types on an AZERTY keyboard,
 # mapped back to what they typed. Operators may supply their own map.
@@ -107,21 +110,26 @@ def attribute(
     consulted (only trees of snapshots with an unnamed click are loaded).
     """
     columns = {
-        monitor: ([row.t for row in rows], [row.id for row in rows])
-        for monitor, rows in by_monitor.items()
+        monitor: (list(map(_T, rows)), list(map(_ID, rows))) for monitor, rows in by_monitor.items()
     }
     out: list[Attributed] = []
     keep = out.append
     unnamed: list[Attributed] = []  # clicks to resolve against element trees, loaded at once
     stale = STALE_INPUT_S
+    # Inputs come in runs on one monitor: its columns are looked up when the monitor changes.
+    monitor: str | None = None
+    series: list[float] = []
+    ids: list[int] = []
+    size = 0
     for event in inputs if times_increase(inputs) else sorted(inputs, key=BY_TIME):
-        t = event.t
-        found = columns.get(event.monitor)
-        if found is None or not found[0]:
+        if event.monitor != monitor:
+            monitor = event.monitor
+            series, ids = columns.get(monitor, ([], []))
+            size = len(series)
+        if not size:
             keep(_unresolved(event))
             continue
-        series, ids = found
-        size = len(series)
+        t = event.t
         k = bisect_left(series, t)
         choice = k if k < size else k - 1
         if 0 < k < size and t - series[k - 1] <= series[k] - t:

@@ -17,7 +17,8 @@ import os
 import sqlite3
 from collections.abc import Callable, Collection
 from datetime import UTC, datetime
-from operator import attrgetter
+from itertools import repeat
+from operator import add, attrgetter
 from pathlib import Path
 
 from compiler.capture import (
@@ -399,7 +400,7 @@ def _snapshots(
     return snapshots, refs
 
 
-_CONTEXT_FIELDS = frozenset({"app_name", "window_title", "browser_url"})
+# The optional ui_events columns, in the order the disclosure of missing ones names them.
 _INPUT_FIELDS = (
     "x",
     "y",
@@ -410,6 +411,9 @@ _INPUT_FIELDS = (
     "element_name",
     "element_role",
 )
+# Each input event's own app, window title and URL: read last, and only for input_context.
+_CONTEXT_FIELDS = ("app_name", "window_title", "browser_url")
+_NO_CONTEXT = (None, None, None)
 
 
 def _inputs(
@@ -458,24 +462,29 @@ def _inputs(
                 "event is on monitor 0."
             )
     fields = [
-        _pick(columns, c, "u") if context or c not in _CONTEXT_FIELDS else "NULL"
-        for c in _INPUT_FIELDS
+        _pick(columns, c, "u") for c in ("x", "y", "text_content", "element_name", "element_role")
     ]
     for number in (0, 1):  # x, y: the recorder may store integers
         if fields[number] != "NULL":
             fields[number] = f"CAST({fields[number]} AS REAL)"
+    fields.append(device)
+    if context:
+        fields.extend(_pick(columns, c, "u") for c in _CONTEXT_FIELDS)
     where, params = _window_sql('u."timestamp"', start, end)
-    rows = connection.execute(
-        f'SELECT {row_id}, u."timestamp", u."event_type", {", ".join(fields)}, {device} '
+    found = connection.execute(
+        f'SELECT {row_id}, u."timestamp", u."event_type", {", ".join(fields)} '
         f"FROM ui_events u {join} WHERE {where}",
         params,
     ).fetchall()
+    # Without context the three columns are added here: a NULL column costs SQLite and
+    # sqlite3 more per row than joining a tuple of three Nones.
+    rows = found if context else map(add, found, repeat(_NO_CONTEXT))
     inputs: list[InputEvent] = []
     append = inputs.append
     others: dict[str, int] = {}
     parse = datetime.fromisoformat
     low, high = tally.low, tally.high
-    for event_id, stamp, kind, x, y, text, app, window, url, name, role, monitor in rows:
+    for event_id, stamp, kind, x, y, text, name, role, monitor, app, window, url in rows:
         try:
             moment = parse(stamp)
         except (TypeError, ValueError):
