@@ -11,26 +11,33 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
-from itertools import islice
-from operator import attrgetter, lt
+from itertools import compress, islice
+from operator import attrgetter, eq, le, lt
 from typing import Protocol
 
 INPUT_TYPES = ("key", "text", "click", "clipboard", "app_switch", "scroll")
 BY_TIME = attrgetter("t", "id")  # (t, id): the order every reader hands rows over in
 
 
-class _Timed(Protocol):
+class _Row(Protocol):
+    id: int
     t: float
 
 
-def times_increase(rows: Sequence[_Timed]) -> bool:
-    """Whether each row is strictly later than the one before, so (t, id) order holds as is.
+def in_time_order(rows: Sequence[_Row]) -> bool:
+    """Whether the rows are in (t, id) order already, so sorting them can be skipped.
 
-    Readers hand rows over in time order and the compiler sorts them again to be safe; this
+    Readers hand rows over in that order and the compiler sorts them again to be safe; this
     check costs a fraction of sorting a sorted list, which builds a (t, id) key per row.
+    Rows at the same instant (two monitors captured at once) must be in id order.
     """
     times = [row.t for row in rows]
-    return all(map(lt, times, islice(times, 1, None)))
+    if all(map(lt, times, islice(times, 1, None))):
+        return True
+    if not all(map(le, times, islice(times, 1, None))):
+        return False
+    ties = compress(range(len(times) - 1), map(eq, times, islice(times, 1, None)))
+    return all(rows[i].id <= rows[i + 1].id for i in ties)
 
 
 @dataclass(slots=True)

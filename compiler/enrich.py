@@ -13,7 +13,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 
-from compiler.capture import BY_TIME, Element, InputEvent, Snapshot, times_increase
+from compiler.capture import BY_TIME, Element, InputEvent, Snapshot, in_time_order
 from compiler.params import CLICK_TOLERANCE_PX, STALE_INPUT_S
 
 TIERS = ("named", "exact", "tolerance", "zone", "unresolved")
@@ -121,7 +121,7 @@ def attribute(
     series: list[float] = []
     ids: list[int] = []
     size = 0
-    for event in inputs if times_increase(inputs) else sorted(inputs, key=BY_TIME):
+    for event in inputs if in_time_order(inputs) else sorted(inputs, key=BY_TIME):
         if event.monitor != monitor:
             monitor = event.monitor
             series, ids = columns.get(monitor, ([], []))

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from compiler.capture import BY_TIME, Absence, Snapshot, times_increase
+from compiler.capture import BY_TIME, Absence, Snapshot, in_time_order
 from compiler.entities import site_of
 from compiler.params import Params
 
@@ -235,7 +235,7 @@ def segment(
     segments: list[Segment] = []
     for monitor in sorted(by_monitor):
         rows = by_monitor[monitor]
-        if not times_increase(rows):
+        if not in_time_order(rows):
             rows.sort(key=BY_TIME)
         stack = _segment_monitor(monitor, rows, merged, params, away)
         segments.extend(_fold(stack, params.flicker_max_s))

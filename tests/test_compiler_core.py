@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from compiler.capture import Capture
+from compiler.capture import Capture, Snapshot, in_time_order
 from compiler.document import (
     InferredError,
     attach_inferred,
@@ -73,6 +73,18 @@ def test_compiler_imports_no_django_or_network() -> None:
                 if path.name == "__main__.py" and name == "tiktoken":
                     continue
                 assert name.split(".")[0] not in banned, f"{path}: imports {name}"
+
+
+def test_rows_at_one_instant_are_in_time_order_when_their_ids_are() -> None:
+    def rows(*pairs: tuple[float, int]) -> list[Snapshot]:
+        return [Snapshot(i, t, "0", "Code") for t, i in pairs]
+
+    assert in_time_order(rows()) and in_time_order(rows((1.0, 5)))
+    assert in_time_order(rows((1.0, 1), (2.0, 2), (3.0, 3)))
+    # Two monitors captured at the same instant: (t, id) order holds, no sort is needed.
+    assert in_time_order(rows((1.0, 1), (2.0, 2), (2.0, 7), (3.0, 3)))
+    assert not in_time_order(rows((1.0, 1), (2.0, 7), (2.0, 2), (3.0, 3)))
+    assert not in_time_order(rows((1.0, 1), (3.0, 3), (2.0, 2)))
 
 
 def test_dwell_credit_is_capped_and_gaps_credit_nothing() -> None:

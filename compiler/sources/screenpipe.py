@@ -28,7 +28,7 @@ from compiler.capture import (
     Element,
     InputEvent,
     Snapshot,
-    times_increase,
+    in_time_order,
 )
 from compiler.sources import SourceError
 from compiler.sources._common import PathLike, plural, require_file
@@ -390,7 +390,7 @@ def _snapshots(
         ):
             if ref != frame_id and frame_id in kept:
                 refs[frame_id] = ref
-    if not times_increase(snapshots):
+    if not in_time_order(snapshots):
         snapshots.sort(key=BY_TIME)
     if nameless:
         disclosures.append(
@@ -520,7 +520,7 @@ def _inputs(
                 text,  # kept: the compiler decides what to emit (principle 8)
             )
         )
-    if not times_increase(inputs):
+    if not in_time_order(inputs):
         inputs.sort(key=BY_TIME)
     if others:
         total = sum(others.values())
