@@ -284,7 +284,7 @@ def compile_window(
         for interruption in frame.interruptions:
             host.update(dict.fromkeys(map(_BY_ID, interruption.rows), index))
     attributed, used_elements = attribute(
-        capture.inputs, seg.by_monitor, capture.elements_for, capture.screen
+        capture.inputs, seg.by_monitor, capture.elements_for, capture.screen, seg.times
     )
     per_frame: dict[int, list[Attributed]] = {}
     unattributed: list[Attributed] = []

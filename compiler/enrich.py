@@ -102,15 +102,21 @@ def attribute(
     by_monitor: Mapping[str, Sequence[Snapshot]],
     elements_for: Callable[[Collection[int]], dict[int, list[Element]]],
     screen: tuple[int, int],
+    times: Mapping[str, Sequence[float]] | None = None,
 ) -> tuple[list[Attributed], list[Element]]:
     """Attribute every input to its nearest snapshot of the same monitor (ties: the earlier).
 
     ``by_monitor`` holds each monitor's snapshots in (t, id) order, as segmentation sorted
-    them. Returns the attributed inputs in time order and the element-tree rows that were
-    consulted (only trees of snapshots with an unnamed click are loaded).
+    them, and ``times`` their times where segmentation has them. Returns the attributed
+    inputs in time order and the element-tree rows that were consulted (only trees of
+    snapshots with an unnamed click are loaded).
     """
     columns = {
-        monitor: (list(map(_T, rows)), list(map(_ID, rows))) for monitor, rows in by_monitor.items()
+        monitor: (
+            times[monitor] if times is not None else list(map(_T, rows)),
+            list(map(_ID, rows)),
+        )
+        for monitor, rows in by_monitor.items()
     }
     out: list[Attributed] = []
     keep = out.append
@@ -118,8 +124,8 @@ def attribute(
     stale = STALE_INPUT_S
     # Inputs come in runs on one monitor: its columns are looked up when the monitor changes.
     monitor: str | None = None
-    series: list[float] = []
-    ids: list[int] = []
+    series: Sequence[float] = []
+    ids: Sequence[int] = []
     size = 0
     for event in inputs if in_time_order(inputs) else sorted(inputs, key=BY_TIME):
         if event.monitor != monitor:

@@ -98,6 +98,7 @@ class Segmentation:
     segments: list[Segment]  # all monitors, ordered by (first_t, monitor, first row id)
     away: list[AwaySpan]
     by_monitor: dict[str, list[Snapshot]]  # each monitor's rows in (t, id) order
+    times: dict[str, list[float]]  # each monitor's row times, parallel to by_monitor
 
 
 def _merge_absences(absences: Iterable[Absence]) -> list[tuple[float, float, str | None]]:
@@ -115,6 +116,7 @@ def _merge_absences(absences: Iterable[Absence]) -> list[tuple[float, float, str
 def _segment_monitor(
     monitor: str,
     rows: Sequence[Snapshot],
+    times: Sequence[float],
     absences: Sequence[tuple[float, float, str | None]],
     params: Params,
     away: list[AwaySpan],
@@ -128,7 +130,6 @@ def _segment_monitor(
     a = 0  # index of the first absence that ends after the current row
     n_absences = len(mine)
     count = len(rows)
-    times = [row.t for row in rows]
     # A day repeats a few dozen app names and URLs: each is classified once per segmentation.
     classes: dict[str, tuple[str, bool]] = {}
     sites: dict[str, str | None] = {}
@@ -233,16 +234,19 @@ def segment(
     merged = _merge_absences(absences)
     away: list[AwaySpan] = []
     segments: list[Segment] = []
+    times: dict[str, list[float]] = {}
     for monitor in sorted(by_monitor):
         rows = by_monitor[monitor]
-        if not in_time_order(rows):
+        times[monitor] = [row.t for row in rows]
+        if not in_time_order(rows, times[monitor]):
             rows.sort(key=BY_TIME)
-        stack = _segment_monitor(monitor, rows, merged, params, away)
+            times[monitor] = [row.t for row in rows]
+        stack = _segment_monitor(monitor, rows, times[monitor], merged, params, away)
         segments.extend(_fold(stack, params.flicker_max_s))
     for start, end, only in merged:
         away.append(AwaySpan(start, end, "afk", only, []))
     segments.sort(key=lambda s: (s.first_t, s.monitor, s.rows[0].id))
-    return Segmentation(segments, _merge_away(away), by_monitor)
+    return Segmentation(segments, _merge_away(away), by_monitor, times)
 
 
 def _merge_away(spans: list[AwaySpan]) -> list[AwaySpan]:
