@@ -126,8 +126,8 @@ class _Tally:
 class CaptureDatabase:
     """A capture database kept open for several reads: one read-only connection and its schema.
 
-    Walking a capture window by window (the importer, the sync agent) or compiling the same
-    one again reuses the connection instead of opening the file for every read, and reads the
+    Walking a capture window by window (the importer does) or compiling the same one again
+    reuses the connection instead of opening the file for every read, and reads the
     tables' columns again only when ``PRAGMA schema_version`` says the recorder changed them.
     The connection runs only SELECTs, each outside any transaction, so every read sees what
     the recorder has committed by then. Not for sharing between threads (sqlite3 refuses).
@@ -284,7 +284,7 @@ class CaptureDatabase:
                 "The elements table has no frame_id column; no element trees were read."
             )
             return None
-        by_id: dict[int, Snapshot] = {}  # built on the first load: most reads never load
+        by_id: dict[int, Snapshot] = {}  # built on the first load, if any
 
         def load(snapshot_ids: Collection[int]) -> list[Element]:
             if not by_id:
