@@ -279,8 +279,9 @@ def compile_window(
     seg = segment(capture.snapshots, capture.absences, params)
     frames = [s for s in seg.segments if start <= s.first_t < end]
     host: dict[int | None, int] = {}  # snapshot id -> frame index
+    row_ids = [list(map(_BY_ID, frame.rows)) for frame in frames]  # also each frame's evidence
     for index, frame in enumerate(frames):
-        host.update(dict.fromkeys(map(_BY_ID, frame.rows), index))
+        host.update(dict.fromkeys(row_ids[index], index))
         for interruption in frame.interruptions:
             host.update(dict.fromkeys(map(_BY_ID, interruption.rows), index))
     attributed, used_elements = attribute(
@@ -312,9 +313,8 @@ def compile_window(
             omitted_count += 1
             omitted_s += active_s
             continue
-        frame_docs.append(
-            _frame_doc(compiled, frame, active_s, per_frame.get(index, _NO_INPUTS), layout)
-        )
+        inputs = per_frame.get(index, _NO_INPUTS)
+        frame_docs.append(_frame_doc(compiled, frame, row_ids[index], active_s, inputs, layout))
     window_times = _times_within(capture.snapshots, start, end)
     document: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
@@ -359,6 +359,7 @@ def _top(counts: dict[Any, int], limit: int) -> list[Any]:
 def _frame_doc(
     compiled: Compiled,
     frame: Segment,
+    row_ids: list[int],
     active_s: float,
     inputs: Sequence[Attributed],
     layout: dict[str, str],
@@ -425,7 +426,7 @@ def _frame_doc(
             for b in frame.interruptions
         ],
         "evidence": {
-            "rows": runs(list(map(_BY_ID, rows))),
+            "rows": runs(row_ids),
             "inputs": runs([item.event.id for item in inputs]) if inputs else "",
         },
     }
