@@ -321,7 +321,7 @@ def test_an_open_capture_database_reads_as_one_shot_reads_do(sp_day: Path) -> No
                 screenpipe.read(sp_day, low, high)
             )
         kept = database.read(at(9), at(12))
-    # Trees of a capture read through a database that is closed since load through their own.
+    # A capture read through a database closed since then loads its trees on its own connection.
     assert all_trees(kept) == all_trees(screenpipe.read(sp_day, at(9), at(12)))
     assert sorted(p.name for p in sp_day.parent.iterdir()) == [sp_day.name]
     with pytest.raises(SourceError, match="capture.sqlite: the capture database was closed"):
