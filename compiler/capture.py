@@ -17,6 +17,8 @@ from typing import Protocol
 
 INPUT_TYPES = ("key", "text", "click", "clipboard", "app_switch", "scroll")
 BY_TIME = attrgetter("t", "id")  # (t, id): the order every reader hands rows over in
+ROW_ID = attrgetter("id")
+ROW_T = attrgetter("t")
 
 
 class _Row(Protocol):

@@ -16,11 +16,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from itertools import islice
-from operator import attrgetter, le, sub
+from operator import le, sub
 from typing import Any, TypeVar
 from zoneinfo import ZoneInfo
 
-from compiler.capture import Capture, Element, InputEvent, Snapshot
+from compiler.capture import ROW_ID, ROW_T, Capture, Element, InputEvent, Snapshot
 from compiler.enrich import TIERS, Attributed, attribute, layout_for, repair_text
 from compiler.entities import parse_url
 from compiler.params import (
@@ -150,8 +150,6 @@ _NAN = float("nan")
 _NO_INPUTS: tuple[Attributed, ...] = ()
 _EPOCH_NAIVE = datetime(1970, 1, 1)  # noqa: DTZ001 - wall-clock arithmetic, no zone
 _TWO_DIGITS = tuple(f"{n:02d}" for n in range(60))
-_BY_ID = attrgetter("id")
-_BY_T = attrgetter("t")
 
 
 def _by_count_descending(item: tuple[Any, int]) -> int:
@@ -179,11 +177,11 @@ def _id_order(rows: Sequence[_Row]) -> tuple[Sequence[_Row], list[int]]:
     Readers hand rows over in (t, id) order, and capture ids grow with time, so the rows are
     usually in id order already and the sort (a key call per row) can be skipped.
     """
-    ids = list(map(_BY_ID, rows))
+    ids = list(map(ROW_ID, rows))
     if all(map(le, ids, islice(ids, 1, None))):
         return rows, ids
-    ordered = sorted(rows, key=_BY_ID)
-    return ordered, list(map(_BY_ID, ordered))
+    ordered = sorted(rows, key=ROW_ID)
+    return ordered, list(map(ROW_ID, ordered))
 
 
 def _rows_digest(capture: Capture, used_elements: Sequence[Element]) -> str:
@@ -196,7 +194,7 @@ def _rows_digest(capture: Capture, used_elements: Sequence[Element]) -> str:
     _pack(
         digest,
         snap_ids,
-        list(map(_BY_T, snaps)),
+        list(map(ROW_T, snaps)),
         # None is spelled out by hand: formatting None costs more than the rest of the row.
         _utf8(
             [
@@ -232,7 +230,7 @@ def _rows_digest(capture: Capture, used_elements: Sequence[Element]) -> str:
         [v for r in elements for v in (r.bounds or (_NAN, _NAN, _NAN, _NAN))],
         _utf8(f"{r.role}\x1e{r.name}" for r in elements),
     )
-    absences = sorted(capture.absences, key=_BY_ID)
+    absences = sorted(capture.absences, key=ROW_ID)
     _pack(
         digest,
         [r.id for r in absences],
@@ -279,13 +277,13 @@ def compile_window(
     seg = segment(capture.snapshots, capture.absences, params)
     frames = [s for s in seg.segments if start <= s.first_t < end]
     host: dict[int | None, int] = {}  # snapshot id -> frame index
-    row_ids = [list(map(_BY_ID, frame.rows)) for frame in frames]  # also each frame's evidence
+    row_ids = [list(map(ROW_ID, frame.rows)) for frame in frames]  # also each frame's evidence
     for index, frame in enumerate(frames):
         host.update(dict.fromkeys(row_ids[index], index))
         for interruption in frame.interruptions:
-            host.update(dict.fromkeys(map(_BY_ID, interruption.rows), index))
+            host.update(dict.fromkeys(map(ROW_ID, interruption.rows), index))
     attributed, used_elements = attribute(
-        capture.inputs, seg.by_monitor, capture.elements_for, capture.screen, seg.times
+        capture.inputs, seg.by_monitor, seg.times, capture.elements_for, capture.screen
     )
     per_frame: dict[int, list[Attributed]] = {}
     unattributed: list[Attributed] = []
@@ -308,7 +306,7 @@ def compile_window(
     frame_docs: list[dict[str, Any]] = []
     omitted_count, omitted_s = 0, 0.0
     for index, frame in enumerate(frames):
-        active_s = sum(frame.credits)
+        active_s = frame.active_s
         if active_s < floor_s:
             omitted_count += 1
             omitted_s += active_s
@@ -398,8 +396,7 @@ def _frame_doc(
             if include_text and event.text:
                 clipboard.append(event.text)
     rows = frame.rows
-    first_t = rows[0].t
-    end_t = rows[-1].t + frame.credits[-1]
+    first_t, end_t = frame.first_t, frame.end_t
     doc: dict[str, Any] = {
         "id": f"f-{rows[0].id}",
         "app": frame.app,
@@ -407,8 +404,8 @@ def _frame_doc(
         "monitor": frame.monitor,
         "start": compiled.local(first_t),
         "end": compiled.local(end_t),
-        "duration_min": round(active_s / 60.0, 2),
-        "wall_min": round((end_t - first_t) / 60.0, 2),
+        "duration_min": _minutes(active_s),
+        "wall_min": _minutes(end_t - first_t),
         "transit": len(rows) == 1,
         "windows": _top(titles, MAX_WINDOW_TITLES),
         "pages": [
@@ -438,7 +435,7 @@ def _frame_doc(
 
 def _times_within(rows: Sequence[Snapshot], start: float, end: float) -> list[float]:
     """The times of the rows in [start, end), in time order (rows are usually sorted)."""
-    times = list(map(_BY_T, rows))
+    times = list(map(ROW_T, rows))
     if all(map(le, times, islice(times, 1, None))):
         return times[bisect_left(times, start) : bisect_left(times, end)]
     return sorted(t for t in times if start <= t < end)

@@ -11,14 +11,11 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from operator import attrgetter
 
-from compiler.capture import BY_TIME, Element, InputEvent, Snapshot, in_time_order
+from compiler.capture import BY_TIME, ROW_ID, Element, InputEvent, Snapshot, in_time_order
 from compiler.params import CLICK_TOLERANCE_PX, STALE_INPUT_S
 
 TIERS = ("named", "exact", "tolerance", "zone", "unresolved")
-_T = attrgetter("t")
-_ID = attrgetter("id")
 
 # What a QWERTY-configured capture records when the person types on an AZERTY keyboard,
 # mapped back to what they typed. Operators may supply their own map.
@@ -100,23 +97,19 @@ def resolve_click(
 def attribute(
     inputs: Sequence[InputEvent],
     by_monitor: Mapping[str, Sequence[Snapshot]],
+    times: Mapping[str, Sequence[float]],
     elements_for: Callable[[Collection[int]], dict[int, list[Element]]],
     screen: tuple[int, int],
-    times: Mapping[str, Sequence[float]] | None = None,
 ) -> tuple[list[Attributed], list[Element]]:
     """Attribute every input to its nearest snapshot of the same monitor (ties: the earlier).
 
     ``by_monitor`` holds each monitor's snapshots in (t, id) order, as segmentation sorted
-    them, and ``times`` their times where segmentation has them. Returns the attributed
+    them, and ``times`` their times, as segmentation collected them. Returns the attributed
     inputs in time order and the element-tree rows that were consulted (only trees of
     snapshots with an unnamed click are loaded).
     """
     columns = {
-        monitor: (
-            times[monitor] if times is not None else list(map(_T, rows)),
-            list(map(_ID, rows)),
-        )
-        for monitor, rows in by_monitor.items()
+        monitor: (times[monitor], list(map(ROW_ID, rows))) for monitor, rows in by_monitor.items()
     }
     out: list[Attributed] = []
     keep = out.append

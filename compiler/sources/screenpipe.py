@@ -18,12 +18,13 @@ import sqlite3
 from collections.abc import Callable, Collection
 from datetime import UTC, datetime
 from itertools import repeat
-from operator import add, attrgetter
+from operator import add
 from pathlib import Path
 
 from compiler.capture import (
     BY_TIME,
     INPUT_TYPES,
+    ROW_ID,
     Capture,
     Element,
     InputEvent,
@@ -42,7 +43,6 @@ _INPUT_TYPES = frozenset(INPUT_TYPES)
 # (YYYY-MM-DD?HH:MM:SS), with either separator, then checked exactly after parsing.
 _SEPARATORS = ("T", " ")
 _LATEST = 253_402_300_799  # 9999-12-31T23:59:59Z, the last second strftime can write
-_ID = attrgetter("id")
 
 
 def connect(path: PathLike) -> sqlite3.Connection:
@@ -156,16 +156,19 @@ class CaptureDatabase:
             raise SourceError(f"{self.path}: the capture database was closed.")
         return self._connection
 
-    def columns(self, table: str) -> set[str]:
-        """The table's column names, lowercase (empty for a missing table)."""
+    def columns(self, *tables: str) -> list[set[str]]:
+        """Each table's column names, lowercase (empty for a missing table).
+
+        One ``PRAGMA schema_version`` a call says whether the cached names still hold.
+        """
         connection = self._open()
         (version,) = connection.execute("PRAGMA schema_version").fetchone()
         if version != self._schema:
             self._schema, self._tables = version, {}
-        found = self._tables.get(table)
-        if found is None:
-            found = self._tables[table] = _columns(connection, table)
-        return found
+        for table in tables:
+            if table not in self._tables:
+                self._tables[table] = _columns(connection, table)
+        return [self._tables[table] for table in tables]
 
     def time_span(self) -> tuple[float, float] | None:
         """The earliest and latest row times (frames and input events), None for an empty one.
@@ -218,14 +221,16 @@ class CaptureDatabase:
         connection = self._open()
         disclosures: list[str] = []
         tally = _Tally(start, end)
-        frame_columns = self.columns("frames")
+        frame_columns, input_columns, element_columns = self.columns(
+            "frames", "ui_events", "elements"
+        )
         if not {"id", "timestamp", "app_name"} <= frame_columns:
             raise SourceError(
                 f"{self.path}: not a screenpipe-style capture: it needs a frames table with id, "
                 "timestamp and app_name columns."
             )
         snapshots, refs = _snapshots(connection, start, end, tally, frame_columns, disclosures)
-        if snapshots and max(map(_ID, snapshots)) >= INPUT_ID_BASE:
+        if snapshots and max(map(ROW_ID, snapshots)) >= INPUT_ID_BASE:
             raise SourceError(
                 f"{self.path}: a frame id reaches {INPUT_ID_BASE:,}, where input ids begin; "
                 "this reader cannot keep the two apart."
@@ -236,11 +241,11 @@ class CaptureDatabase:
             end,
             tally,
             frame_columns,
-            self.columns("ui_events"),
+            input_columns,
             disclosures,
             context=input_context,
         )
-        loader = self._element_loader(snapshots, refs, disclosures)
+        loader = self._element_loader(element_columns, snapshots, refs, disclosures)
         if tally.naive:
             disclosures.append(
                 f"{plural(tally.naive, 'timestamp')} had no UTC offset and "
@@ -266,14 +271,17 @@ class CaptureDatabase:
         )
 
     def _element_loader(
-        self, snapshots: list[Snapshot], refs: dict[int, int], disclosures: list[str]
+        self,
+        columns: set[str],
+        snapshots: list[Snapshot],
+        refs: dict[int, int],
+        disclosures: list[str],
     ) -> Callable[[Collection[int]], list[Element]] | None:
         """A loader of element trees by snapshot id, or None when the database has none.
 
         The loader reads through this database while it is open, else through a connection
         of its own: a capture is often compiled after its reader was closed.
         """
-        columns = self.columns("elements")
         if not columns:
             disclosures.append(
                 "The database has no elements table (an older schema); no element trees were read."
@@ -288,13 +296,14 @@ class CaptureDatabase:
 
         def load(snapshot_ids: Collection[int]) -> list[Element]:
             if not by_id:
-                by_id.update(zip(map(_ID, snapshots), snapshots, strict=True))
+                by_id.update(zip(map(ROW_ID, snapshots), snapshots, strict=True))
             wanted = [by_id[i] for i in sorted(snapshot_ids) if i in by_id]
             if not wanted:
                 return []
             found: list[str] = []
             if self._connection is not None:
-                trees = _elements(self._connection, self.columns("elements"), wanted, refs, found)
+                (now,) = self.columns("elements")
+                trees = _elements(self._connection, now, wanted, refs, found)
             else:
                 again = connect(self.path)
                 try:
