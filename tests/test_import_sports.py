@@ -9,6 +9,7 @@ from collections import Counter
 from datetime import datetime
 from io import StringIO
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -56,6 +57,81 @@ def _fitbit(path: Path, *extra: str) -> dict:
 def _heartsteps(path: Path, *extra: str) -> dict:
     args = ("heartsteps", str(path), "--team", "acme", "--entity", "hs", "--json", *extra)
     return json.loads(_run(*args)[0])
+
+
+MINUTES_FOLDER = DATA / "fitbit-fitabase" / "minutes-2016-04-12"
+
+
+def test_real_wide_minute_files_give_one_event_per_person_hour_with_its_minutes(
+    team, sports_formats
+) -> None:
+    if not MINUTES_FOLDER.is_dir():
+        need_service("shared data fitbit-fitabase minutes", False)
+    with (MINUTES_FOLDER / "minuteStepsWide_merged.csv").open(newline="") as handle:
+        steps_rows = list(csv.reader(handle))
+    header, body = steps_rows[0], steps_rows[1:]
+    assert header[:3] == ["Id", "ActivityHour", "Steps00"] and header[-1] == "Steps59"
+
+    summary = _fitbit(MINUTES_FOLDER)
+
+    assert summary["read"] == 2 * len(body) == 2 * 21_645
+    assert summary["rejected"] == {} and summary["imported"] == summary["read"]
+    assert len(summary["entities"]) == 33
+    stored = Counter(Event.objects.values_list("payload__type", flat=True))
+    assert stored == {"steps_by_minute": 21_645, "intensity_by_minute": 21_645}
+    first_row = body[0]
+    event = Event.objects.get(source_key="fitbit:1503960366:minute_steps:2016-04-13T00:00")
+    # 4/13/2016 12:00:00 AM EDT is 04:00Z; the hour's minutes are complete at its end.
+    assert event.occurred_at == datetime.fromisoformat("2016-04-13T05:00:00Z")
+    assert event.payload["attributes"]["minutes"] == [int(c) for c in first_row[2:]]
+    assert event.payload["value"] == sum(int(c) for c in first_row[2:])
+    assert event.payload["attributes"]["hour"] == "2016-04-13T00:00"
+    levels = Event.objects.get(source_key="fitbit:1503960366:minute_intensity:2016-04-13T00:00")
+    assert set(levels.payload["attributes"]["minutes"]) <= {0, 1, 2, 3}
+    assert len(levels.payload["attributes"]["minutes"]) == 60
+    # Each hour's minutes add up to the hourly file's total (the SOURCE.md check, through us).
+    hourly = {}
+    with (FITABASE / "hourlySteps_merged.csv").open(newline="") as handle:
+        for row in list(csv.reader(handle))[1:]:
+            hourly[(row[0], parse_local(row[1]))] = int(row[2])
+    matched = 0
+    for row in body[:500]:
+        key = (row[0], parse_local(row[1]))
+        if key in hourly:
+            matched += 1
+            assert sum(int(c) for c in row[2:]) == hourly[key]
+    assert matched > 400
+
+
+def test_wide_minute_rows_with_a_bad_cell_are_reported_and_the_rest_imported(
+    team, sports_formats, tmp_path
+) -> None:
+    header = "Id,ActivityHour," + ",".join(f"Intensity{m:02d}" for m in range(60))
+    good = "7,4/13/2016 1:00:00 PM," + ",".join(["1"] * 60)
+    bad_level = "7,4/13/2016 2:00:00 PM," + ",".join(["4"] + ["0"] * 59)
+    short = "7,4/13/2016 3:00:00 PM,1,2"
+    path = tmp_path / "minuteIntensitiesWide_merged.csv"
+    path.write_text("\r\n".join([header, good, bad_level, short]) + "\r\n")
+
+    errors = [
+        (i.location, i.error)
+        for i in fitbit_format.FitabaseReader(path, ZoneInfo("America/New_York"))
+        if i.error
+    ]
+    assert errors == [
+        ("minuteIntensitiesWide_merged.csv:3", "Intensity00 is 4, not an intensity level 0-3"),
+        ("minuteIntensitiesWide_merged.csv:4", "has 4 fields; the header has 62"),
+    ]
+    summary = _fitbit(path)
+
+    assert summary["imported"] == 1 and summary["rejected"] == {"unreadable": 2}
+    event = Event.objects.get()
+    assert event.payload == {
+        "type": "intensity_by_minute",
+        "value": 60,
+        "unit": "level-min",
+        "attributes": {"resolution": "minute", "minutes": [1] * 60, "hour": "2016-04-13T13:00"},
+    }
 
 
 def _hourly(path: Path, rows: list[str]) -> Path:

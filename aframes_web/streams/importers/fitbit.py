@@ -23,7 +23,20 @@ sleepDay              ``sleep``: minutes asleep; minutes in bed and sleep record
                       include naps, so the total is final only then)
 weightLogInfo         ``weight`` (kg) at the log time, BMI, fat % and manual flag in
                       attributes (WeightPounds is the same measurement and is left out)
+minuteStepsWide       ``steps_by_minute``: the hour's 60 minute counts in
+                      ``attributes.minutes`` (``Steps00`` first), their sum as the value,
+                      end of the hour
+minuteIntensitiesWide ``intensity_by_minute``: the hour's 60 minute levels (0 sedentary,
+                      1 light, 2 fairly, 3 very active) in ``attributes.minutes``, their sum
+                      (``level-min``) as the value, end of the hour
 ====================  ======================================================================
+
+The wide minute files hold one row per person-hour with one column per minute (Fitabase's
+"wide" layout of ``minuteStepsNarrow``): one event per row keeps an hour's minutes together,
+stamped when the hour is over like the hourly files (a device syncs minutes in batches, so a
+causal replay sees them no earlier than that), at a sixtieth of the events a row per minute
+would cost. They are distinct types, not ``steps``: the hourly file states the same hour's
+total, and one hour must not count twice.
 
 Source keys are ``fitbit:<Id>:<kind>:<local time as written, ISO>`` (weight: the LogId), so a
 re-run or an extended file adds only new rows. A local hour written twice for one person on a
@@ -173,6 +186,37 @@ def _weight(row: Row) -> dict[str, Any]:
     }
 
 
+MINUTES = 60
+_MINUTE_COLUMNS = {
+    "steps": tuple(f"Steps{m:02d}" for m in range(MINUTES)),
+    "intensity": tuple(f"Intensity{m:02d}" for m in range(MINUTES)),
+}
+# Fitbit's minute intensity levels (Fitabase data dictionary): 0 sedentary ... 3 very active.
+INTENSITY_LEVELS = range(4)
+
+
+def _by_minute(kind: str, unit: str) -> Callable[[Row], dict[str, Any]]:
+    columns = _MINUTE_COLUMNS[kind]
+
+    def build(row: Row) -> dict[str, Any]:
+        minutes = []
+        for column in columns:
+            value = number(row[column], column)
+            if not isinstance(value, int) or value < 0:
+                raise RowError(f"{column} is {row[column]!r}, not a whole number of at least 0")
+            if kind == "intensity" and value not in INTENSITY_LEVELS:
+                raise RowError(f"{column} is {value}, not an intensity level 0-3")
+            minutes.append(value)
+        return {
+            "type": f"{kind}_by_minute",
+            "value": sum(minutes),
+            "unit": unit,
+            "attributes": {"resolution": "minute", "minutes": minutes},
+        }
+
+    return build
+
+
 #: The file kinds read, in the order a folder is read.
 KINDS = (
     Kind(
@@ -215,6 +259,22 @@ KINDS = (
         ("Calories",),
         "hour",
         _hourly("calories", "Calories", "kcal"),
+    ),
+    Kind(
+        "minuteStepsWide",
+        "minute_steps",
+        "ActivityHour",
+        _MINUTE_COLUMNS["steps"],
+        "hour",
+        _by_minute("steps", "count"),
+    ),
+    Kind(
+        "minuteIntensitiesWide",
+        "minute_intensity",
+        "ActivityHour",
+        _MINUTE_COLUMNS["intensity"],
+        "hour",
+        _by_minute("intensity", "level-min"),
     ),
 )
 
@@ -377,5 +437,8 @@ FORMAT = Format(
     scope="sports",
     needs_tz=True,
     multi_entity=True,
-    description="Fitabase Fitbit exports (*_merged.csv file or folder), one entity per Id",
+    description=(
+        "Fitabase Fitbit exports (*_merged.csv file or folder; hourly, daily and wide minute "
+        "files), one entity per Id"
+    ),
 )
