@@ -314,10 +314,11 @@ def test_llm_fails_closed(replies: tuple[str | Exception, ...], reason: str) -> 
 
 
 def test_registry() -> None:
-    assert set(POLICIES) == {"rules", "event_only"}
+    assert set(POLICIES) == {"rules", "event_only", "recent_memory"}
     assert {name: p.name for name, p in POLICIES.items()} == {
         "rules": "rules",
         "event_only": "event_only",
+        "recent_memory": "recent_memory",
     }
     complete, _ = fake()
     assert policy("llm", complete=complete).name == "llm"
@@ -340,7 +341,7 @@ def test_every_scope_has_services_with_distinct_intents() -> None:
 
 
 def test_services_apply_by_the_behavior_segment_kind() -> None:
-    [walk] = services("sports")
+    walk = services("sports")[0]
     assert walk.applies(WALK) and not walk.applies(SEDENTARY)
     by_intent = {s.intent: s for s in services("code")}
     review = Proposal(WALK.trigger, Predicate(("review", "type"), "pr_review"), WALK.window)
@@ -367,7 +368,7 @@ def test_code_actionable_on_open_objects_only() -> None:
 
 
 def test_malformed_payload_is_no_moment_to_act() -> None:
-    [walk] = services("sports")
+    walk = services("sports")[0]
     assert not walk.actionable(EngineEvent(1, at("10:00"), "observation", {"attributes": "x"}))
 
 
@@ -438,7 +439,7 @@ def test_desktop_and_sports_control_context() -> None:
 def test_a_review_is_on_its_pull_request_and_a_lock_screen_is_no_moment() -> None:
     review = obs(1, "10:00", "PullRequestReviewEvent", action="created", number=5, state="open")
     assert episode("code", review, at("10:00")) == "pull_request:5"
-    [resume] = services("desktop")
+    resume = services("desktop")[0]
     assert not resume.actionable(snapshot(1, "10:00", "loginwindow"))
     assert resume.actionable(snapshot(1, "10:00", " Code "))
     assert episode("desktop", snapshot(1, "10:00", " Code "), at("10:00")) == "2026-03-02/Code"

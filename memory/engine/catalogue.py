@@ -11,6 +11,13 @@ scope-specific readings of a payload live in this one module.
 Payloads are the stored ones (``aframes_web/streams/importers``): sports, home and code events are
 ``observation`` events ``{"type", "value", "attributes"}``, desktop events ``snapshot`` events
 ``{"app", "window", "url", "focused"}``. ``private`` is never read.
+
+The current "event" may also be a ProactiveStream decision point (kind ``decision_point``,
+``benchmark/streams``): its payload is the point's public fields, a home's segment
+(``home_segment``: rooms, devices, quiet minutes), a sports slot (``sports_slot``: steps,
+intensity, whether the tracker was worn) or a desktop frame boundary (``frame_end``: app,
+site, minutes); a code point is the native event itself. The services' intents are the ids of
+the shared catalogue ``benchmark/streams/catalogue.py`` (a test holds them equal).
 """
 
 from __future__ import annotations
@@ -26,12 +33,14 @@ from compiler.segment import is_lock_app, normalise_app
 from memory.engine.control import Proposed, Scope
 from memory.engine.extract.code import KINDS as CODE_KINDS
 from memory.engine.extract.home import CONTACT_TYPES, MOTION_TYPES, ROOM_KEYS
-from memory.engine.records import EngineEvent, Proposal
+from memory.engine.records import POINT_KIND, EngineEvent, Proposal
 
 # The segment kinds of the trajectory extractors (memory/engine/extract/): a behavior's segment
 # kind is what a service applies to.
 SPORTS_WALK_KINDS = frozenset({"step_bout"})
-HOME_ROUTINE_KINDS = frozenset({"room_presence", "door", "sensor_activity"})
+HOME_ROUTINE_KINDS = frozenset({"room_presence", "sensor_activity"})
+HOME_DEVICE_KINDS = frozenset({"door"})
+NO_KINDS: frozenset[str] = frozenset()  # a service no regularity leads to (other policies may)
 CODE_REVIEW_KINDS = frozenset({"review", "pull_request"})
 CODE_CI_KINDS = frozenset({"ci_run"})
 CODE_ISSUE_KINDS = frozenset({"issue"})
@@ -75,6 +84,9 @@ HOME_FAMILIES: tuple[tuple[str, str], ...] = (
 )
 HOME_DEFAULT_FAMILY = "presence"
 HOME_CONTACT_FAMILY = "outing"
+# Our choice: a home segment shows someone about when it had events, or its last event is at
+# most this many minutes old at its close.
+HOME_PRESENT_QUIET_MIN = 50
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,12 +175,9 @@ def activity_family(event: EngineEvent) -> str:
     a = attributes(event)
     for key in ROOM_KEYS:
         value = a.get(key)
-        if not isinstance(value, str):
-            continue
-        text = value.lower()
-        for word, family in HOME_FAMILIES:
-            if word in text:
-                return family
+        found = _family_of(value) if isinstance(value, str) else None
+        if found is not None:
+            return found
     if payload_type(event).lower() in CONTACT_TYPES:
         return HOME_CONTACT_FAMILY
     return HOME_DEFAULT_FAMILY
@@ -247,6 +256,78 @@ def desktop_site(event: EngineEvent) -> str | None:
     return site_of(url) if isinstance(url, str) else None
 
 
+# -- decision points ----------------------------------------------------------------------------
+
+
+def is_point(event: EngineEvent, point_type: str | None = None) -> bool:
+    """A ProactiveStream decision point (of ``point_type``, when given)."""
+    return event.kind == POINT_KIND and (point_type is None or payload_type(event) == point_type)
+
+
+def point_rooms(event: EngineEvent) -> dict[str, int]:
+    """A home segment's activations per room."""
+    rooms = event.payload.get("rooms")
+    if not isinstance(rooms, Mapping):
+        return {}
+    return {
+        str(k): int(v)
+        for k, v in rooms.items()
+        if isinstance(v, int | float) and not isinstance(v, bool)
+    }
+
+
+def home_present(event: EngineEvent) -> bool:
+    """A home segment in which someone was about (``HOME_PRESENT_QUIET_MIN``)."""
+    if not is_point(event, "home_segment"):
+        return False
+    events = event.payload.get("events")
+    quiet = event.payload.get("quiet_min")
+    if isinstance(events, int) and events > 0:
+        return True
+    return (
+        isinstance(quiet, int | float)
+        and not isinstance(quiet, bool)
+        and (quiet <= HOME_PRESENT_QUIET_MIN)
+    )
+
+
+def home_motion_moment(event: EngineEvent) -> bool:
+    """A raw motion event, or a home segment with someone about: a check-in can be answered."""
+    return is_motion(event) or home_present(event)
+
+
+def home_point(event: EngineEvent) -> bool:
+    """Any home segment: a reminder about a door or a still home reaches a resident who is out."""
+    return is_point(event, "home_segment")
+
+
+def sports_reachable(event: EngineEvent) -> bool:
+    """A sports slot at which the person can be reached: HeartSteps' own availability rules
+    where the point has them, otherwise a tracker that recorded steps or intensity in the hour
+    before (a silent tracker was off, or its wearer asleep)."""
+    if not is_point(event, "sports_slot"):
+        return False
+    p = event.payload
+    if "available" in p and p.get("available") is not None:
+        return truthy(p.get("available")) and not (
+            truthy(p.get("in_transit")) or truthy(p.get("snoozed"))
+        )
+    return p.get("worn_last_60") is True
+
+
+def walk_or_slot(event: EngineEvent) -> bool:
+    return walk_moment(event) or sports_reachable(event)
+
+
+def desktop_point(event: EngineEvent) -> bool:
+    """A frame boundary: the person is at the computer."""
+    return is_point(event, "frame_end")
+
+
+def focus_moment(event: EngineEvent) -> bool:
+    return focused_snapshot(event) or desktop_point(event)
+
+
 # -- the catalogue ------------------------------------------------------------------------------
 
 CATALOGUE: Mapping[Scope, tuple[Service, ...]] = MappingProxyType(
@@ -255,16 +336,42 @@ CATALOGUE: Mapping[Scope, tuple[Service, ...]] = MappingProxyType(
             Service(
                 "suggest_walk",
                 SPORTS_WALK_KINDS,
-                walk_moment,
+                walk_or_slot,
                 "You usually take a walk around now; a short one fits in.",
+            ),
+            Service(
+                "step_goal_nudge",
+                NO_KINDS,
+                sports_reachable,
+                "You are behind your usual step count for this time of day; a walk would help "
+                "you catch up.",
+            ),
+            Service(
+                "stand_break",
+                NO_KINDS,
+                sports_reachable,
+                "You have been sitting for most of the last hour; stand up and move for a few "
+                "minutes.",
             ),
         ),
         "home": (
             Service(
                 "check_in_routine",
                 HOME_ROUTINE_KINDS,
-                is_motion,
+                home_motion_moment,
                 "Your usual routine has not happened yet today; is everything all right?",
+            ),
+            Service(
+                "check_device",
+                HOME_DEVICE_KINDS,
+                home_point,
+                "A door or appliance has been left open or on longer than usual; please check it.",
+            ),
+            Service(
+                "wellbeing_check",
+                NO_KINDS,
+                home_point,
+                "The home has been still for longer than usual; is everything all right?",
             ),
         ),
         "code": (
@@ -293,8 +400,22 @@ CATALOGUE: Mapping[Scope, tuple[Service, ...]] = MappingProxyType(
             Service(
                 "resume_focus",
                 DESKTOP_FOCUS_KINDS,
-                focused_snapshot,
+                focus_moment,
                 "You usually work on this around now; pick up where you left off?",
+            ),
+            Service(
+                "take_break",
+                NO_KINDS,
+                desktop_point,
+                "You have been working for a long stretch without a break; take a few minutes "
+                "away from the screen.",
+            ),
+            Service(
+                "refocus",
+                NO_KINDS,
+                desktop_point,
+                "You have switched between many apps in the last half hour; close what you do "
+                "not need and pick one task.",
             ),
         ),
     }
@@ -334,13 +455,30 @@ def episode(scope: Scope, current: EngineEvent, now_local: datetime) -> str:
     if scope == "sports":
         return day
     if scope == "home":
-        return f"{day}/{activity_family(current)}"
+        return f"{day}/{home_family(current)}"
     if scope == "code":
         kind, number = code_object(current)
         return f"{kind}:{number}" if number is not None else f"{kind}@{day}"
     if scope == "desktop":
         return f"{day}/{desktop_app(current)}"
     raise ValueError(f"unknown scope {scope!r}; use one of sports, home, code, desktop")
+
+
+def home_family(event: EngineEvent) -> str:
+    """The activity family of a sensor event, or of a home segment's most active room (ties:
+    the room first in name order); a segment without activations is ``presence``."""
+    if not is_point(event):
+        return activity_family(event)
+    rooms = point_rooms(event)
+    if not rooms:
+        return HOME_DEFAULT_FAMILY
+    room = min(rooms, key=lambda r: (-rooms[r], r))
+    return _family_of(room) or HOME_DEFAULT_FAMILY
+
+
+def _family_of(text: str) -> str | None:
+    lowered = text.lower()
+    return next((family for word, family in HOME_FAMILIES if word in lowered), None)
 
 
 def control_context(
@@ -385,10 +523,18 @@ def control_context(
         }
         return context, ()
     if scope == "desktop":
+        if is_point(current):
+            site = current.payload.get("site")
+            return {
+                "app": desktop_app(current),
+                "site": site if isinstance(site, str) else None,
+            }, ()
         return {"app": desktop_app(current), "site": desktop_site(current)}, ()
     raise ValueError(f"unknown scope {scope!r}; use one of sports, home, code, desktop")
 
 
 def _home_context(event: EngineEvent) -> Mapping[str, Any]:
+    if is_point(event):
+        return {"activity_family": home_family(event), "rooms": sorted(point_rooms(event))}
     room = home_room(event)
     return {"activity_family": activity_family(event), "rooms": [] if room is None else [room]}

@@ -91,6 +91,17 @@ class ClosedDay:
         return tuple(c for c in self.segments if not c.verdict.accepted)
 
 
+def segment_keys(segments: Sequence[Segment]) -> list[str]:
+    """Each segment's key (``CheckedSegment.key``), in the order given."""
+    seen: dict[str, int] = {}
+    keys = []
+    for s in segments:
+        base = f"{s.kind}@{min(s.citations)}" if s.citations else f"{s.kind}@none"
+        seen[base] = seen.get(base, 0) + 1
+        keys.append(base if seen[base] == 1 else f"{base}~{seen[base]}")
+    return keys
+
+
 def check_segments(
     segments: Sequence[Segment],
     events_by_id: Mapping[int, EngineEvent],
@@ -101,12 +112,8 @@ def check_segments(
     verdicts: dict[Segment, Verdict] | None = None,
 ) -> tuple[CheckedSegment, ...]:
     """Validate each segment on its own; one bad segment never takes another down."""
-    seen: dict[str, int] = {}
     checked = []
-    for i, s in enumerate(segments):
-        base = f"{s.kind}@{min(s.citations)}" if s.citations else f"{s.kind}@none"
-        seen[base] = seen.get(base, 0) + 1
-        key = base if seen[base] == 1 else f"{base}~{seen[base]}"
+    for i, (s, key) in enumerate(zip(segments, segment_keys(segments), strict=True)):
         verdict = verdicts.get(s) if verdicts is not None else None
         if verdict is None:
             verdict = validate_segment(s, events_by_id, day, zone, index_cache=index_cache)
@@ -114,6 +121,15 @@ def check_segments(
                 verdicts[s] = verdict
         checked.append(CheckedSegment(i, s, verdict, key))
     return tuple(checked)
+
+
+def unchecked_segments(segments: Sequence[Segment]) -> tuple[CheckedSegment, ...]:
+    """Every segment accepted without validation (the no-validation ablation), keyed as
+    :func:`check_segments` keys them."""
+    return tuple(
+        CheckedSegment(i, s, Verdict(True), key)
+        for i, (s, key) in enumerate(zip(segments, segment_keys(segments), strict=True))
+    )
 
 
 def day_record(day: date, zone: ZoneInfo, checked: Sequence[CheckedSegment]) -> DayRecord:
@@ -142,12 +158,14 @@ def close_day(
     frames: Sequence[Mapping[str, Any]] = (),
     extractor: Extractor | None = None,
     cache: DayCache | None = None,
+    validate: bool = True,
 ) -> ClosedDay:
     """Extract the day's segments, validate them against the day's events, build its record.
 
     ``events`` are the entity's events of ``day`` (local, in ``zone``); ``frames`` the compiled
     desktop frames of that day. ``extractor`` replaces the deterministic one (an LLM extractor
-    proposes segments the same way and is validated the same way).
+    proposes segments the same way and is validated the same way). ``validate=False`` is
+    ProactMem's no-validation ablation (§5): every segment is accepted unchecked.
     """
     from memory.engine.extract import extract_day, grounding_view
 
@@ -163,7 +181,10 @@ def close_day(
         by_id = views
     indexes = cache.indexes if cache is not None else None
     verdicts = cache.verdicts if cache is not None else None
-    checked = check_segments(segments, by_id, day, zone, index_cache=indexes, verdicts=verdicts)
+    if validate:
+        checked = check_segments(segments, by_id, day, zone, index_cache=indexes, verdicts=verdicts)
+    else:
+        checked = unchecked_segments(segments)
     return ClosedDay(day, checked, day_record(day, zone, checked))
 
 

@@ -2,11 +2,16 @@
 
 A policy reads a :class:`DecisionContext` (the current event, the recent events, today's
 observations so far, recent completed days and the at most three retrieved regularities) and
-returns a :class:`control.Proposed`; intervention control runs after it. Three policies:
+returns a :class:`control.Proposed`; intervention control runs after it. Four policies:
 
 * ``rules`` (:class:`RulesPolicy`, the deterministic default) acts on memory;
 * ``event_only`` (:class:`EventOnlyPolicy`, the baseline) sees the recent events only;
+* ``recent_memory`` (:class:`RecentMemoryPolicy`, a baseline) sees recent events and the
+  trajectories of the last days, but no regularities;
 * ``llm`` (:class:`LlmPolicy`) asks a model and fails closed on any reply it cannot check.
+
+The current "event" may be a ProactiveStream decision point (``catalogue.py``); a decision
+then cites it as ``point:N``, and its recent events are the stream's earlier points.
 
 An abstention has the intent ``ABSTAIN`` ("") and says why in its message.
 """
@@ -20,18 +25,22 @@ from datetime import datetime, time, timedelta
 from types import MappingProxyType
 from typing import Any, Protocol
 
+from memory.engine.canonical import Canonical, canonical
 from memory.engine.catalogue import (
+    Service,
     code_object,
     desktop_app,
     episode,
     intents,
     is_motion,
+    is_point,
     is_steps,
+    point_rooms,
     services,
 )
 from memory.engine.control import Proposed, Scope
-from memory.engine.records import DayRecord, EngineEvent, Predicate
-from memory.engine.refs import event_ref, regularity_id
+from memory.engine.records import DayRecord, EngineEvent, Path, Predicate
+from memory.engine.refs import current_ref, regularity_id
 from memory.engine.retrieve import Retrieved
 
 ABSTAIN = ""  # the intent of an abstention
@@ -67,11 +76,27 @@ class DecisionContext:
         return Proposed("abstain", ABSTAIN, self.episode, message=reason)
 
 
+# What a policy reads besides the current and recent events: today's observations, and the
+# closed days' trajectories. The callers skip what a policy does not read (an extraction of the
+# open day costs more than most decisions), so a policy names what it needs.
+TODAY = "today"
+TRAJECTORIES = "trajectories"
+
+
 class Policy(Protocol):
     @property
     def name(self) -> str: ...
 
+    @property
+    def reads(self) -> frozenset[str]: ...
+
     def decide(self, ctx: DecisionContext) -> Proposed: ...
+
+
+def reads(policy: Any) -> frozenset[str]:
+    """What ``policy`` reads beyond recent events (``TODAY``, ``TRAJECTORIES``)."""
+    found: object = getattr(policy, "reads", frozenset())
+    return frozenset(str(x) for x in found) if isinstance(found, frozenset) else frozenset()
 
 
 # -- rules --------------------------------------------------------------------------------------
@@ -89,6 +114,8 @@ class RulesPolicy:
     """
 
     name: str = "rules"
+    # Today's observations only when a regularity is in reach (the callers know that).
+    reads: frozenset[str] = frozenset()
 
     def decide(self, ctx: DecisionContext) -> Proposed:
         if not ctx.regularities:
@@ -116,7 +143,7 @@ class RulesPolicy:
                 ctx.episode,
                 regularity_ids=(rid,),
                 message=f"{chosen.message} ({_describe(r)})",
-                evidence_ids=(event_ref(ctx.current.id), *r.fact_ids, rid),
+                evidence_ids=(current_ref(ctx.current), *r.fact_ids, rid),
             )
         return ctx.abstain("; ".join(reasons))
 
@@ -145,8 +172,8 @@ def _clock(t: time) -> str:
 class EventOnlyPolicy:
     """The baseline: a service actionable at the current event, and a rule on recent events.
 
-    Trajectories and regularities are ignored even when given. With ``prior`` the recent events
-    before the current one within ``EVENT_ONLY_LOOKBACK``:
+    Trajectories and regularities are ignored even when given. At a raw event, with ``prior``
+    the recent events before it within ``EVENT_ONLY_LOOKBACK``:
 
     * sports (``suggest_walk``): no step count above zero in ``prior``;
     * home (``check_in_routine``): no motion event in ``prior`` (someone reappears after an
@@ -156,19 +183,23 @@ class EventOnlyPolicy:
     * desktop (``resume_focus``): no snapshot of the same app in ``prior`` (a return to it).
 
     The first service (in catalogue order) actionable at the current event is proposed; it
-    cites the current event only.
+    cites the current event only. At a decision point, the rule of :func:`_point_rule` for
+    its scope reads the point and the earlier points of the last 72 hours (the recent events
+    of a point are points).
     """
 
     name: str = "event_only"
+    reads: frozenset[str] = frozenset()
 
     def decide(self, ctx: DecisionContext) -> Proposed:
+        prior = [e for e in ctx.recent if e.id != ctx.current.id or e.kind != ctx.current.kind]
+        if is_point(ctx.current):
+            return _point_rule(ctx, prior)
         chosen = next((s for s in services(ctx.scope) if s.actionable(ctx.current)), None)
         if chosen is None:
             return ctx.abstain("no service is actionable at this event")
         since = ctx.current.at - EVENT_ONLY_LOOKBACK
-        prior = [
-            e for e in ctx.recent if e.id != ctx.current.id and since <= e.at <= ctx.current.at
-        ]
+        prior = [e for e in prior if since <= e.at <= ctx.current.at]
         blocker = _recent_blocker(ctx.scope, ctx.current, prior)
         if blocker is not None:
             return ctx.abstain(f"event_only: {blocker} in the last hour")
@@ -177,7 +208,7 @@ class EventOnlyPolicy:
             chosen.intent,
             ctx.episode,
             message=chosen.message,
-            evidence_ids=(event_ref(ctx.current.id),),
+            evidence_ids=(current_ref(ctx.current),),
         )
 
 
@@ -197,6 +228,210 @@ def _recent_blocker(scope: Scope, current: EngineEvent, prior: Sequence[EngineEv
         if any(e.kind == "snapshot" and desktop_app(e) == app for e in prior):
             return f"{app} was in use"
     return None
+
+
+# Our choices for the event-only rules at decision points: plain thresholds on what a point
+# and the last days' points show, no memory beyond them.
+DEVICE_OPEN_MIN = 30  # home: a door or appliance on for this long
+STILL_MIN = 180  # home: minutes without an event, in the daytime hours below
+DAYTIME = (time(8), time(22))
+SEDENTARY_STEPS = 250  # sports: steps in the hour below which it was sedentary
+ACTIVE_STEPS = 1000  # sports: steps in the hour above which it was active
+SITTING_MIN = 50  # sports: sedentary minutes of the hour
+PACE_SHARE = 0.5  # sports: steps so far below this share of yesterday's at the slot
+PACE_SLOTS = frozenset({1, 2, 3})
+WORK_SPAN = timedelta(minutes=90)  # desktop: frames covering this long without a break
+BREAK = timedelta(minutes=5)
+SWITCHES = 12  # desktop: frame starts in the last 30 minutes
+
+
+def _point_rule(ctx: DecisionContext, prior: Sequence[EngineEvent]) -> Proposed:
+    """The event-only rule at a decision point: the first service (catalogue order) whose
+    rule holds on the point and the earlier points, and which is actionable now."""
+    rule = _POINT_RULES.get(ctx.scope)
+    reasons = rule(ctx, prior) if rule is not None else {}
+    for service in services(ctx.scope):
+        reason = reasons.get(service.intent)
+        if reason is None or not service.actionable(ctx.current):
+            continue
+        return Proposed(
+            "intervene",
+            service.intent,
+            ctx.episode,
+            message=f"{service.message} ({reason})",
+            evidence_ids=(current_ref(ctx.current),),
+        )
+    return ctx.abstain("event_only: no rule holds at this point")
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+        return None
+    return float(value)
+
+
+def _same_slot_yesterday(
+    ctx: DecisionContext, prior: Sequence[EngineEvent], field_name: str, back: int = 1
+) -> EngineEvent | None:
+    day = (ctx.now.date() - timedelta(days=back)).isoformat()
+    return next(
+        (
+            e
+            for e in reversed(prior)
+            if e.payload.get("day") == day
+            and e.payload.get(field_name) == ctx.current.payload.get(field_name)
+        ),
+        None,
+    )
+
+
+def _home_rules(ctx: DecisionContext, prior: Sequence[EngineEvent]) -> dict[str, str]:
+    p = ctx.current.payload
+    found: dict[str, str] = {}
+    before = [_same_slot_yesterday(ctx, prior, "segment", back) for back in (1, 2)]
+    if all(b is not None for b in before):
+        usual = set.intersection(*(set(point_rooms(b)) for b in before if b is not None))
+        missing = sorted(usual - set(point_rooms(ctx.current)))
+        if missing:
+            found["check_in_routine"] = f"{missing[0]} was active at this time on the last two days"
+    for item in p.get("on_at_close") or ():
+        since = item.get("since") if isinstance(item, Mapping) else None
+        if isinstance(since, str):
+            opened = datetime.fromisoformat(since)
+            if ctx.now - opened >= timedelta(minutes=DEVICE_OPEN_MIN):
+                found["check_device"] = f"{item.get('device')} on since {opened.strftime('%H:%M')}"
+                break
+    quiet = _number(p.get("quiet_min"))
+    if quiet is not None and quiet >= STILL_MIN and DAYTIME[0] <= ctx.now.time() < DAYTIME[1]:
+        found["wellbeing_check"] = f"no sensor event for {int(quiet)} minutes"
+    return found
+
+
+def _sports_rules(ctx: DecisionContext, prior: Sequence[EngineEvent]) -> dict[str, str]:
+    p = ctx.current.payload
+    found: dict[str, str] = {}
+    steps = _number(p.get("steps_last_60"))
+    yesterday = _same_slot_yesterday(ctx, prior, "slot")
+    if steps is not None and steps < SEDENTARY_STEPS and yesterday is not None:
+        before = _number(yesterday.payload.get("steps_last_60"))
+        if before is not None and before >= ACTIVE_STEPS:
+            found["suggest_walk"] = f"{int(steps)} steps in the last hour, {int(before)} yesterday"
+    today = _number(p.get("steps_today"))
+    if p.get("slot") in PACE_SLOTS and today is not None and yesterday is not None:
+        before = _number(yesterday.payload.get("steps_today"))
+        if before is not None and before >= ACTIVE_STEPS and today < PACE_SHARE * before:
+            found["step_goal_nudge"] = f"{int(today)} steps so far, {int(before)} by now yesterday"
+    sitting = _number(p.get("sedentary_min_last_60"))
+    if (
+        sitting is not None
+        and sitting >= SITTING_MIN
+        and steps is not None
+        and steps < SEDENTARY_STEPS
+    ):
+        found["stand_break"] = f"{int(sitting)} sedentary minutes in the last hour"
+    return found
+
+
+def _desktop_rules(ctx: DecisionContext, prior: Sequence[EngineEvent]) -> dict[str, str]:
+    p = ctx.current.payload
+    found: dict[str, str] = {}
+    today = [e for e in (*prior, ctx.current) if e.payload.get("day") == p.get("day")]
+    spans = sorted(
+        (_clock_on(ctx, e.payload.get("start")), _clock_on(ctx, e.payload.get("end")))
+        for e in today
+    )
+    reach = None
+    for start, end in spans:
+        if reach is None or start - reach[1] >= BREAK:
+            reach = (start, end)
+        else:
+            reach = (reach[0], max(reach[1], end))
+    if reach is not None and reach[1] - reach[0] >= WORK_SPAN:
+        found["take_break"] = f"frames without a break since {reach[0].strftime('%H:%M')}"
+    switches = _number(p.get("switches_30"))
+    if switches is not None and switches >= SWITCHES:
+        found["refocus"] = f"{int(switches)} frames started in the last 30 minutes"
+    return found
+
+
+def _clock_on(ctx: DecisionContext, clock: Any) -> datetime:
+    text = clock if isinstance(clock, str) and len(clock) == 5 else "00:00"
+    return datetime.combine(ctx.now.date(), time.fromisoformat(text))
+
+
+_POINT_RULES: Mapping[str, Callable[[DecisionContext, Sequence[EngineEvent]], dict[str, str]]] = (
+    MappingProxyType({"home": _home_rules, "sports": _sports_rules, "desktop": _desktop_rules})
+)
+
+
+# -- recent memory ------------------------------------------------------------------------------
+
+RECENT_MEMORY_DAYS = 3  # ProactMem's recent-memory baseline reads the last days' trajectories
+
+
+@dataclass(frozen=True, slots=True)
+class RecentMemoryPolicy:
+    """A baseline with trajectories but no regularities: what happened by this time of day on
+    each of the last ``RECENT_MEMORY_DAYS`` closed days and has not happened yet today.
+
+    Every (path, value) observed on each of those days at or before the current local clock
+    time, and not observed today, is a candidate; the first (in path and value order) for which
+    a service of the scope applies to its segment kind and is actionable now is proposed,
+    citing the current moment and the latest of those days' facts. No replay, no lift: a habit
+    of three days is enough, which is what regularities gate.
+    """
+
+    name: str = "recent_memory"
+    reads: frozenset[str] = frozenset({TODAY, TRAJECTORIES})
+
+    def decide(self, ctx: DecisionContext) -> Proposed:
+        days = ctx.trajectories[-RECENT_MEMORY_DAYS:]
+        if len(days) < RECENT_MEMORY_DAYS:
+            return ctx.abstain(f"fewer than {RECENT_MEMORY_DAYS} closed days in memory")
+        clock = ctx.now.time().replace(tzinfo=None)
+        habitual: set[tuple[Path, Canonical]] | None = None
+        latest: dict[tuple[Path, Canonical], str] = {}
+        for record in days:
+            seen = set()
+            for o in record.observations:
+                key = canonical(o.value)
+                if key is None or o.at.time().replace(tzinfo=None) > clock:
+                    continue
+                seen.add((o.path, key))
+                latest[(o.path, key)] = o.fact_id
+            habitual = seen if habitual is None else habitual & seen
+        done = {
+            (o.path, k)
+            for o in ctx.today.observations
+            if o.at <= ctx.now and (k := canonical(o.value)) is not None
+        }
+        for path, key in sorted((habitual or set()) - done, key=repr):
+            service = _applying(ctx, path)
+            if service is None:
+                continue
+            return Proposed(
+                "intervene",
+                service.intent,
+                ctx.episode,
+                message=(
+                    f"{service.message} ({'/'.join(path)} happened by "
+                    f"{clock.strftime('%H:%M')} on each of the last {RECENT_MEMORY_DAYS} days, "
+                    "not yet today)"
+                ),
+                evidence_ids=(current_ref(ctx.current), latest[(path, key)]),
+            )
+        return ctx.abstain("recent_memory: nothing usual by now is missing today")
+
+
+def _applying(ctx: DecisionContext, path: Path) -> Service | None:
+    return next(
+        (
+            s
+            for s in services(ctx.scope)
+            if path and path[0] in s.behavior_kinds and s.actionable(ctx.current)
+        ),
+        None,
+    )
 
 
 def _positive(value: Any) -> bool:
@@ -234,6 +469,7 @@ class LlmPolicy:
 
     complete: Callable[[str], str]
     name: str = field(default="llm")
+    reads: frozenset[str] = field(default=frozenset({TODAY, TRAJECTORIES}))
 
     def decide(self, ctx: DecisionContext) -> Proposed:
         context = prompt_context(ctx)
@@ -322,7 +558,7 @@ def prompt_context(ctx: DecisionContext) -> dict[str, Any]:
         }
         for r in ctx.regularities
     ]
-    citable = [event_ref(e.id) for e in (*recent, ctx.current)]
+    citable = [current_ref(e) for e in (*recent, ctx.current)]
     citable += [o.fact_id for o in today]
     for r in ctx.regularities:
         citable += [*r.fact_ids, regularity_id(r.proposal)]
@@ -343,13 +579,17 @@ def prompt_context(ctx: DecisionContext) -> dict[str, Any]:
 
 def _event_json(e: EngineEvent) -> dict[str, Any]:
     payload = {k: v for k, v in e.payload.items() if k != "private"}  # private never leaves
-    return {"id": event_ref(e.id), "at": e.at.isoformat(), "kind": e.kind, "payload": payload}
+    return {"id": current_ref(e), "at": e.at.isoformat(), "kind": e.kind, "payload": payload}
 
 
 # -- registry -----------------------------------------------------------------------------------
 
 POLICIES: Mapping[str, Policy] = MappingProxyType(
-    {"rules": RulesPolicy(), "event_only": EventOnlyPolicy()}
+    {
+        "rules": RulesPolicy(),
+        "event_only": EventOnlyPolicy(),
+        "recent_memory": RecentMemoryPolicy(),
+    }
 )
 
 

@@ -18,6 +18,10 @@ Scalar = str | int | float | bool | None
 Path = tuple[str, ...]
 
 FACT_TYPES = ("observed", "context_before", "outcome")  # ProactMem: the typed facts of a segment
+# The kind of a ProactiveStream decision point handed to the engine as the current "event": a
+# moment to decide at (a home's segment close, a sports slot, a desktop frame boundary) whose
+# payload is the point's public fields. It is never committed to memory (benchmark/streams).
+POINT_KIND = "decision_point"
 FactType = Literal["observed", "context_before", "outcome"]
 
 

@@ -108,6 +108,12 @@ def _occurrence(
     return ("pending" if _wall(now) < end else "deviated"), (first.fact_id,)
 
 
+def _by_clock(wall_now: datetime, start: datetime, end: datetime) -> Occurrence:
+    if wall_now < start:
+        return "upcoming"
+    return "pending" if wall_now < end else "deviated"
+
+
 def _wall(t: datetime) -> datetime:
     # Windows are local wall-clock ranges; comparing wall clocks keeps a DST day's windows where
     # the clock on the wall says they are.
@@ -153,6 +159,9 @@ def retrieve(
     states_with_proposals: Iterable[tuple[Proposal, RegularityState]],
     now: datetime,
     today: DayRecord,
+    *,
+    gate: bool = True,
+    blind: bool = False,
 ) -> list[Retrieved]:
     """The top three active or weakening regularities for ``now`` (local, aware).
 
@@ -161,6 +170,12 @@ def retrieve(
     near midnight is not looked for on the neighbouring day). Ranked by occurrence (deviated,
     pending, upcoming), then lifecycle state (active before weakening), then confidence (higher
     first), then distance from now to the window (closer first), then proposal key.
+
+    Two ProactMem ablations (§5) switch a layer off: ``gate=False`` retrieves every replayable
+    regularity whatever its lifecycle state (no replay gate: a candidate or a dormant one counts
+    as active); ``blind=True`` reads no trajectory of today, so an occurrence is judged by the
+    clock alone (upcoming before the window, pending inside it, deviated after it) and cites no
+    fact.
     """
     if now.tzinfo is None or now.utcoffset() is None:
         raise ValueError("retrieve: `now` must be an aware local datetime (the entity's time zone)")
@@ -177,7 +192,7 @@ def retrieve(
     ranked: list[tuple[tuple[Any, ...], Proposal, RegularityState, Occurrence, tuple[str, ...]]]
     ranked = []
     for proposal, st in states_with_proposals:
-        if st.state not in LIFECYCLE_RANK:
+        if gate and st.state not in LIFECYCLE_RANK:
             continue
         if proposal.weekdays is not None and weekday not in proposal.weekdays:
             continue
@@ -187,7 +202,11 @@ def retrieve(
         end = datetime.combine(today.day, proposal.window[1])
         if not (start - RETRIEVAL_LEAD <= wall_now < end + RETRIEVAL_GRACE):
             continue
-        occ, fact_ids = _occurrence(proposal, now, today.day, seen)
+        fact_ids: tuple[str, ...]
+        if blind:
+            occ, fact_ids = _by_clock(wall_now, start, end), ()
+        else:
+            occ, fact_ids = _occurrence(proposal, now, today.day, seen)
         if occ not in RETRIEVED:
             continue
         if wall_now < start:
@@ -204,7 +223,7 @@ def retrieve(
         )
         rank = (
             RETRIEVED.index(occ),
-            LIFECYCLE_RANK[st.state],
+            LIFECYCLE_RANK.get(st.state, 0),
             -confidence,
             distance,
             _key(proposal),
@@ -215,7 +234,7 @@ def retrieve(
         Retrieved(
             key=rank[4],
             proposal=proposal,
-            state="active" if st.state == "active" else "weakening",
+            state="weakening" if st.state == "weakening" else "active",
             confidence=-rank[2],
             occurrence=occ,
             distance=rank[3],

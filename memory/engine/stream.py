@@ -16,6 +16,12 @@ The Django services run the same steps through the same pure functions (``day.py
 ``decide.py``, ``control.py``), so a benchmark on this class measures what the service decides.
 The order is observable: :attr:`MemoryStream.log` records each step, and tests hold it.
 
+A ProactiveStream decision point (``benchmark/streams``; kind ``decision_point``) is decided on
+with :meth:`MemoryStream.decide_point`: steps 1–5 only. A point is never committed to memory
+(its events are), and it runs no maintenance (the next event does); its recent events are the
+stream's earlier points, as a point's stream is its points. :func:`decide_on` is steps 2–4 on a
+:class:`MemoryView`, so several policies (the benchmark's methods) can decide on one memory.
+
 A day closes when the stream shows a later local day (or :meth:`close_through` is called, as the
 service's beat does at local midnight). An event for a day already closed cannot be decided on:
 memory has moved past it, and deciding would read that day's outcome (a causal leak);
@@ -42,7 +48,8 @@ from memory.engine.day import (
     close_day,
 )
 from memory.engine.recent import RECENT_MAX_PRIOR, recent_events
-from memory.engine.records import DayRecord, EngineEvent
+from memory.engine.records import POINT_KIND, DayRecord, EngineEvent, Proposal
+from memory.engine.regularities import RegularityState
 from memory.engine.retrieve import Retrieved, in_reach, retrieve
 
 TRAJECTORY_DAYS = 3  # our choice: a decision's context shows the last three closed days
@@ -78,6 +85,82 @@ class Outcome:
         return self.controlled.suppressed
 
 
+@dataclass(frozen=True)
+class MemoryView:
+    """Memory as it stands for one decision: what every policy may read at ``current``."""
+
+    scope: Scope
+    current: EngineEvent
+    now: datetime  # local, aware
+    recent: tuple[EngineEvent, ...]  # oldest first, the current one last
+    tracked: Mapping[str, Tracked]
+    closed: Mapping[date, ClosedDay]
+    today_of: Callable[[], DayRecord]
+
+    @property
+    def day(self) -> date:
+        return self.now.date()
+
+    def trajectories(self) -> tuple[DayRecord, ...]:
+        """The last ``TRAJECTORY_DAYS`` closed days, oldest first (all before this one)."""
+        return tuple(self.closed[d].record for d in sorted(self.closed)[-TRAJECTORY_DAYS:])
+
+    def reachable(self, *, gate: bool = True) -> list[tuple[Proposal, RegularityState]]:
+        """Regularities retrieval may pick now: active or weakening ones (every replayable one
+        without the replay gate) whose window, widened, contains now."""
+        return [
+            (t.proposal, t.state)
+            for t in self.tracked.values()
+            if (t.state.state in ("active", "weakening") if gate else t.state.rejected is None)
+            and in_reach(t.proposal, self.now)
+        ]
+
+
+def decide_on(
+    view: MemoryView,
+    policy: Any,
+    state: ControlState,
+    *,
+    gate: bool = True,
+    blind: bool = False,
+) -> tuple[Outcome, ControlState]:
+    """Steps 2–4 of the causal loop on ``view``: decide with ``policy``, then control.
+
+    ``gate`` and ``blind`` are ProactMem's ablation switches (``retrieve.retrieve``): without
+    the replay gate every replayable regularity is retrievable; blind, no trajectory of today
+    is read (occurrences by the clock alone, and no today's facts for the policy).
+    """
+    from memory.engine.catalogue import control_context
+    from memory.engine.decide import TODAY, TRAJECTORIES, DecisionContext, reads
+
+    needs = reads(policy)
+    reachable = view.reachable(gate=gate)
+    # Today's observations cost an extraction: made when a retrievable regularity needs its
+    # occurrence, or a policy reads them (as the service does).
+    wants_today = not blind and (bool(reachable) or TODAY in needs)
+    today = view.today_of() if wants_today else DayRecord(view.day)
+    retrieved = (
+        tuple(retrieve(reachable, view.now, today, gate=gate, blind=blind)) if reachable else ()
+    )
+    ctx = DecisionContext(
+        scope=view.scope,
+        current=view.current,
+        recent=view.recent,
+        now=view.now,
+        trajectories=view.trajectories() if TRAJECTORIES in needs else (),
+        today=today,
+        regularities=retrieved,
+    )
+    proposed = policy.decide(ctx)
+    context, prior = control_context(view.scope, view.current, view.recent[:-1], proposed)
+    sig = signature(view.scope, context, prior)
+    controlled, new_state = control(proposed, sig, view.day, state)
+    outcome = Outcome(
+        view.current.id, view.current.at, view.day, policy.name, controlled, sig, retrieved
+    )
+    return outcome, new_state
+
+
 @dataclass
 class MemoryStream:
     """One entity's memory and decisions, advanced one event at a time (module docstring)."""
@@ -86,12 +169,16 @@ class MemoryStream:
     zone: ZoneInfo
     policy: Any  # decide.Policy: typed loosely so this module does not import the policies
     frame_source: FrameSource | None = None
+    validate: bool = True  # False: ProactMem's no-validation ablation (day.close_day)
     log: list[tuple[str, int]] = field(default_factory=list)
     decisions: list[Outcome] = field(default_factory=list)
     closed: dict[date, ClosedDay] = field(default_factory=dict)
     tracked: dict[str, Tracked] = field(default_factory=dict)
     control_state: ControlState = field(default_factory=ControlState)
     _recent: deque[EngineEvent] = field(default_factory=lambda: deque(maxlen=RECENT_MAX_PRIOR))
+    _recent_points: deque[EngineEvent] = field(
+        default_factory=lambda: deque(maxlen=RECENT_MAX_PRIOR)
+    )
     _open: dict[date, list[EngineEvent]] = field(default_factory=dict)
     _today_cache: tuple[date, int, DayRecord] | None = None
     _cache_day: date | None = None
@@ -102,53 +189,14 @@ class MemoryStream:
 
     def process(self, event: EngineEvent) -> Outcome:
         """Decide on ``event`` from memory as it stood before it, then commit it (steps 1–7)."""
-        from memory.engine.catalogue import control_context
-        from memory.engine.decide import DecisionContext
-
-        if event.at.tzinfo is None or event.at.utcoffset() is None:
-            raise ValueError(f"event {event.id}: its time must be aware")
-        now = event.at.astimezone(self.zone)
-        day = now.date()
-        if day in self.closed or any(d > day for d in self.closed):
-            raise LateEvent(f"event {event.id}: {day.isoformat()} is closed in memory")
-
+        day = self._check(event)
         self.log.append(("read", event.id))
-        recent = recent_events(event, self._recent)
-        reachable = [
-            (t.proposal, t.state)
-            for t in self.tracked.values()
-            if t.state.state in ("active", "weakening") and in_reach(t.proposal, now)
-        ]
-        # Today's observations cost an extraction: made when a retrievable regularity needs
-        # its occurrence, or for the llm policy, whose prompt shows them (as the service does).
-        wants_today = bool(reachable) or self.policy.name == "llm"
-        today = self.today_record(day, now) if wants_today else DayRecord(day)
-        retrieved = tuple(retrieve(reachable, now, today)) if reachable else ()
-
+        view = self.view(event)
         self.log.append(("stage", event.id))
-        ctx = DecisionContext(
-            scope=self.scope,
-            current=event,
-            recent=recent,
-            now=now,
-            # Every closed day is before this one (a later or equal one raised LateEvent).
-            trajectories=tuple(
-                self.closed[d].record for d in sorted(self.closed)[-TRAJECTORY_DAYS:]
-            ),
-            today=today,
-            regularities=retrieved,
-        )
-
         self.log.append(("decide", event.id))
-        proposed = self.policy.decide(ctx)
-
+        outcome, self.control_state = decide_on(view, self.policy, self.control_state)
         self.log.append(("control", event.id))
-        context, prior = control_context(self.scope, event, recent[:-1], proposed)
-        sig = signature(self.scope, context, prior)
-        controlled, self.control_state = control(proposed, sig, day, self.control_state)
-
         self.log.append(("store", event.id))
-        outcome = Outcome(event.id, event.at, day, self.policy.name, controlled, sig, retrieved)
         self.decisions.append(outcome)
 
         self.log.append(("commit", event.id))
@@ -158,15 +206,57 @@ class MemoryStream:
         self.close_through(day)
         return outcome
 
+    def decide_point(self, point: EngineEvent) -> Outcome:
+        """Decide at a decision point from memory as it stands (steps 1–5); nothing is
+        committed and no day closes (module docstring)."""
+        if point.kind != POINT_KIND:
+            raise ValueError(f"{point.id}: a decision point has kind {POINT_KIND!r}")
+        self._check(point)
+        self.log.append(("read", point.id))
+        view = self.view(point)
+        self.log.append(("decide", point.id))
+        outcome, self.control_state = decide_on(view, self.policy, self.control_state)
+        self.log.append(("store", point.id))
+        self.decisions.append(outcome)
+        self.note_point(point)
+        return outcome
+
+    def view(self, current: EngineEvent) -> MemoryView:
+        """Memory as it stands for a decision at ``current`` (an event not yet committed, or a
+        decision point), for any number of policies to decide on."""
+        if current.at.tzinfo is None or current.at.utcoffset() is None:
+            raise ValueError(f"event {current.id}: its time must be aware")
+        now = current.at.astimezone(self.zone)
+        prior = self._recent_points if current.kind == POINT_KIND else self._recent
+        return MemoryView(
+            scope=self.scope,
+            current=current,
+            now=now,
+            recent=recent_events(current, prior),
+            tracked=self.tracked,
+            closed=self.closed,
+            today_of=lambda: self.today_record(now.date(), now),
+        )
+
+    def note_point(self, point: EngineEvent) -> None:
+        """Remember a decided point as a recent event of later points."""
+        self._recent_points.append(point)
+
+    def _check(self, event: EngineEvent) -> date:
+        if event.at.tzinfo is None or event.at.utcoffset() is None:
+            raise ValueError(f"event {event.id}: its time must be aware")
+        day = event.at.astimezone(self.zone).date()
+        if day in self.closed or any(d > day for d in self.closed):
+            raise LateEvent(f"event {event.id}: {day.isoformat()} is closed in memory")
+        return day
+
     def ingest(self, event: EngineEvent) -> None:
         """Take ``event`` into memory without a decision: commit, then due maintenance.
 
         What plain ingestion does in the service; replaying a stream this way builds the same
         memory as :meth:`process` does (decisions never change memory).
         """
-        day = event.at.astimezone(self.zone).date()
-        if day in self.closed or any(d > day for d in self.closed):
-            raise LateEvent(f"event {event.id}: {day.isoformat()} is closed in memory")
+        day = self._check(event)
         self._commit(event, day)
         self.close_through(day)
 
@@ -219,20 +309,23 @@ class MemoryStream:
                 if cache is not None
                 else self.frame_source(events, day, self.zone)
             )
-        return close_day(self.scope, events, day, self.zone, frames=frames, cache=cache)
+        return close_day(
+            self.scope, events, day, self.zone, frames=frames, cache=cache, validate=self.validate
+        )
 
     def fork(self) -> MemoryStream:
         """An independent copy to go on from: the records are immutable, the containers copied.
 
         What a restart from saved state reads back; the resume property is tested on it.
         """
-        copy = MemoryStream(self.scope, self.zone, self.policy, self.frame_source)
+        copy = MemoryStream(self.scope, self.zone, self.policy, self.frame_source, self.validate)
         copy.log = list(self.log)
         copy.decisions = list(self.decisions)
         copy.closed = dict(self.closed)
         copy.tracked = dict(self.tracked)
         copy.control_state = self.control_state
         copy._recent = deque(self._recent, maxlen=RECENT_MAX_PRIOR)
+        copy._recent_points = deque(self._recent_points, maxlen=RECENT_MAX_PRIOR)
         copy._open = {day: list(events) for day, events in self._open.items()}
         copy._today_cache = self._today_cache
         copy._cache_day = self._cache_day
