@@ -10,6 +10,7 @@ import math
 import re
 import unicodedata
 from datetime import UTC, datetime
+from functools import lru_cache
 
 from memory.engine.records import Scalar
 
@@ -42,6 +43,13 @@ def canonical(value: Scalar) -> Canonical | None:
         return ("num", int(value) if value.is_integer() else value)
     if not isinstance(value, str):
         return None  # not a scalar: equals nothing (callers are typed, data may not be)
+    return _text(value)
+
+
+@lru_cache(maxsize=65536)
+def _text(value: str) -> Canonical:
+    # A stream repeats a few thousand distinct strings (rooms, sensors, apps, event types)
+    # millions of times; normalising each once is what replay throughput hinges on.
     text = unicodedata.normalize("NFC", value).strip()
     instant = _time(text)
     if instant is not None:

@@ -81,6 +81,7 @@ class DecisionContext:
 # open day costs more than most decisions), so a policy names what it needs.
 TODAY = "today"
 TRAJECTORIES = "trajectories"
+REGULARITIES = "regularities"  # retrieved regularities (retrieval costs a ranking of all in reach)
 
 
 class Policy(Protocol):
@@ -94,8 +95,10 @@ class Policy(Protocol):
 
 
 def reads(policy: Any) -> frozenset[str]:
-    """What ``policy`` reads beyond recent events (``TODAY``, ``TRAJECTORIES``)."""
-    found: object = getattr(policy, "reads", frozenset())
+    """What ``policy`` reads beyond recent events (``TODAY``, ``TRAJECTORIES``,
+    ``REGULARITIES``)."""
+    # A policy that does not say is handed regularities, as the rules policy is.
+    found: object = getattr(policy, "reads", frozenset({REGULARITIES}))
     return frozenset(str(x) for x in found) if isinstance(found, frozenset) else frozenset()
 
 
@@ -115,7 +118,7 @@ class RulesPolicy:
 
     name: str = "rules"
     # Today's observations only when a regularity is in reach (the callers know that).
-    reads: frozenset[str] = frozenset()
+    reads: frozenset[str] = frozenset({REGULARITIES})
 
     def decide(self, ctx: DecisionContext) -> Proposed:
         if not ctx.regularities:
@@ -389,23 +392,12 @@ class RecentMemoryPolicy:
         if len(days) < RECENT_MEMORY_DAYS:
             return ctx.abstain(f"fewer than {RECENT_MEMORY_DAYS} closed days in memory")
         clock = ctx.now.time().replace(tzinfo=None)
-        habitual: set[tuple[Path, Canonical]] | None = None
-        latest: dict[tuple[Path, Canonical], str] = {}
-        for record in days:
-            seen = set()
-            for o in record.observations:
-                key = canonical(o.value)
-                if key is None or o.at.time().replace(tzinfo=None) > clock:
-                    continue
-                seen.add((o.path, key))
-                latest[(o.path, key)] = o.fact_id
-            habitual = seen if habitual is None else habitual & seen
-        done = {
-            (o.path, k)
-            for o in ctx.today.observations
-            if o.at <= ctx.now and (k := canonical(o.value)) is not None
-        }
-        for path, key in sorted((habitual or set()) - done, key=repr):
+        firsts = [_firsts(record) for record in days]
+        habitual = set.intersection(
+            *({key for key, (at, _) in found.items() if at <= clock} for found in firsts)
+        )
+        done = {key for key, (at, _) in _firsts(ctx.today).items() if at <= clock}
+        for path, key in sorted(habitual - done, key=repr):
             service = _applying(ctx, path)
             if service is None:
                 continue
@@ -418,9 +410,32 @@ class RecentMemoryPolicy:
                     f"{clock.strftime('%H:%M')} on each of the last {RECENT_MEMORY_DAYS} days, "
                     "not yet today)"
                 ),
-                evidence_ids=(current_ref(ctx.current), latest[(path, key)]),
+                evidence_ids=(current_ref(ctx.current), firsts[-1][(path, key)][1]),
             )
         return ctx.abstain("recent_memory: nothing usual by now is missing today")
+
+
+# Per day record: the earliest local time of day of each (path, canonical value), with its
+# fact id. Records are immutable; the cache holds the record to tell a reused id apart.
+_FIRSTS: dict[int, tuple[DayRecord, dict[tuple[Path, Canonical], tuple[time, str]]]] = {}
+
+
+def _firsts(record: DayRecord) -> dict[tuple[Path, Canonical], tuple[time, str]]:
+    held = _FIRSTS.get(id(record))
+    if held is not None and held[0] is record:
+        return held[1]
+    found: dict[tuple[Path, Canonical], tuple[time, str]] = {}
+    for o in record.observations:
+        key = canonical(o.value)
+        if key is None:
+            continue
+        seen = (o.at.time().replace(tzinfo=None), o.fact_id)
+        if (o.path, key) not in found or seen < found[(o.path, key)]:
+            found[(o.path, key)] = seen
+    if len(_FIRSTS) >= 256:
+        _FIRSTS.clear()
+    _FIRSTS[id(record)] = (record, found)
+    return found
 
 
 def _applying(ctx: DecisionContext, path: Path) -> Service | None:
@@ -469,7 +484,7 @@ class LlmPolicy:
 
     complete: Callable[[str], str]
     name: str = field(default="llm")
-    reads: frozenset[str] = field(default=frozenset({TODAY, TRAJECTORIES}))
+    reads: frozenset[str] = field(default=frozenset({TODAY, TRAJECTORIES, REGULARITIES}))
 
     def decide(self, ctx: DecisionContext) -> Proposed:
         context = prompt_context(ctx)

@@ -148,10 +148,37 @@ def in_window(p: Proposal, day: date, obs: Observation) -> bool:
     return obs.at.date() == day and start <= obs.at.time() < end
 
 
-def _first(pred: Predicate, observations: Iterable[Observation]) -> Observation | None:
-    # Earliest by time, then fact id, so the result does not depend on the order given.
-    found = [o for o in observations if matches(pred, o)]
-    return min(found, key=lambda o: (o.at, o.fact_id)) if found else None
+# A closed day's observations by (path, canonical value), each list in (time, fact id) order:
+# every regularity assessed on the day looks its trigger and behavior up instead of scanning
+# the day. Records are immutable; the cache holds the record itself to tell a reused id apart.
+DayIndex = dict[tuple[tuple[str, ...], object], list[Observation]]
+_INDEXES: dict[int, tuple[DayRecord, DayIndex]] = {}
+_INDEXES_MAX = 512
+
+
+def day_index(record: DayRecord) -> DayIndex:
+    """The record's observations of its own date by (path, canonical value), time-ordered."""
+    held = _INDEXES.get(id(record))
+    if held is not None and held[0] is record:
+        return held[1]
+    index: DayIndex = {}
+    for o in record.observations:
+        if o.at.date() != record.day:
+            continue  # outside every window of the day (in_window)
+        key = canonical(o.value)
+        if key is not None:
+            index.setdefault((o.path, key), []).append(o)
+    for found in index.values():
+        found.sort(key=lambda o: (o.at, o.fact_id))
+    if len(_INDEXES) >= _INDEXES_MAX:
+        _INDEXES.clear()
+    _INDEXES[id(record)] = (record, index)
+    return index
+
+
+def _matching(index: DayIndex, pred: Predicate) -> list[Observation]:
+    key = canonical(pred.value)
+    return [] if key is None else index.get((pred.path, key), [])
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,12 +210,19 @@ def assess_day(proposal: Proposal, record: DayRecord) -> Assessment:
         return Assessment(day, "inapplicable")
     if not record.observations:
         return Assessment(day, "censored")
-    window = [o for o in record.observations if in_window(proposal, day, o)]
-    behavior_in_window = any(matches(proposal.behavior, o) for o in window)
-    trigger = _first(proposal.trigger, window)
+    index = day_index(record)
+    start, end = proposal.window
+
+    def inside(o: Observation) -> bool:
+        return start <= o.at.time() < end
+
+    behaviors = [o for o in _matching(index, proposal.behavior) if inside(o)]
+    behavior_in_window = bool(behaviors)
+    # Each list is in (time, fact id) order: the first inside the window is the earliest.
+    trigger = next((o for o in _matching(index, proposal.trigger) if inside(o)), None)
     if trigger is None:
         return Assessment(day, "not_triggered", (), behavior_in_window)
-    behavior = _first(proposal.behavior, (o for o in window if o.at >= trigger.at))
+    behavior = next((o for o in behaviors if o.at >= trigger.at), None)
     if behavior is None:
         return Assessment(day, "violated", (trigger.fact_id,), behavior_in_window)
     return Assessment(day, "fulfilled", (trigger.fact_id, behavior.fact_id), behavior_in_window)

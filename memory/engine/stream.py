@@ -131,10 +131,10 @@ def decide_on(
     is read (occurrences by the clock alone, and no today's facts for the policy).
     """
     from memory.engine.catalogue import control_context
-    from memory.engine.decide import TODAY, TRAJECTORIES, DecisionContext, reads
+    from memory.engine.decide import REGULARITIES, TODAY, TRAJECTORIES, DecisionContext, reads
 
     needs = reads(policy)
-    reachable = view.reachable(gate=gate)
+    reachable = view.reachable(gate=gate) if REGULARITIES in needs else []
     # Today's observations cost an extraction: made when a retrievable regularity needs its
     # occurrence, or a policy reads them (as the service does).
     wants_today = not blind and (bool(reachable) or TODAY in needs)
@@ -272,7 +272,12 @@ class MemoryStream:
         Only the regularities' occurrence reads it; it is recomputed when the day gained
         events since the last call (events only ever join the day, so the count says so).
         """
-        events = [e for e in self._open.get(day, ()) if e.at <= now]
+        committed = self._open.get(day, [])
+        # Events are committed in time order, so usually all of them are at or before now.
+        if committed and committed[-1].at <= now:
+            events = committed
+        else:
+            events = [e for e in committed if e.at <= now]
         cached = self._today_cache
         if cached is not None and cached[0] == day and cached[1] == len(events):
             return cached[2]
@@ -369,6 +374,19 @@ class MemoryStream:
     def run(self, events: Iterable[EngineEvent]) -> list[Outcome]:
         """Process ``events`` in the order given; return their decisions."""
         return [self.process(e) for e in events]
+
+
+def stored_frames(frames_by_day: Mapping[date, Sequence[Mapping[str, Any]]]) -> FrameSource:
+    """A frame source over documents already compiled (the service's stored day documents):
+    the day's frames, of which a decision on an open day keeps those resting wholly on the
+    events it has seen (``MemoryStream._open_frames``), as the service does."""
+
+    def source(
+        events: Sequence[EngineEvent], day: date, zone: ZoneInfo
+    ) -> Sequence[Mapping[str, Any]]:
+        return frames_by_day.get(day, ())
+
+    return source
 
 
 def compiled_frames(
