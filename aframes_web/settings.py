@@ -53,6 +53,7 @@ INSTALLED_APPS = [
     "aframes_web.streams",
     "aframes_web.activity",
     "memory",
+    "aframes_web.proactivestream",
     "aframes_web.api",
     "aframes_web.dashboard",
 ]
@@ -226,6 +227,9 @@ AFRAMES_COMPILE_INTERVAL_MS = env_int("AFRAMES_COMPILE_INTERVAL_MS", 1000, minim
 AFRAMES_MEMORY_CLOSE_GRACE_MIN = env_int("AFRAMES_MEMORY_CLOSE_GRACE_MIN", 60, minimum=0)
 # At day close, let the configured LLM propose extra trajectory segments (validated like all).
 AFRAMES_MEMORY_LLM_EXTRACTOR = env_bool("AFRAMES_MEMORY_LLM_EXTRACTOR", False)
+# A ProactiveStream run started from the dashboard may take this long on the worker (a run
+# replays every stream of a team through every method; the other tasks keep their limits).
+AFRAMES_BENCHMARK_TIME_LIMIT = env_int("AFRAMES_BENCHMARK_TIME_LIMIT", 3600, minimum=60)
 
 LLM_BASE_URL = env_str("LLM_BASE_URL")
 LLM_MODEL = env_str("LLM_MODEL")

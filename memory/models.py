@@ -209,7 +209,18 @@ class Decision(models.Model):
         ABSTAIN = "abstain"
 
     entity = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="decisions")
-    event = models.OneToOneField(Event, on_delete=models.CASCADE, related_name="decision")
+    # What was decided on: an event (decided before it was committed), or a ProactiveStream
+    # decision point (a segment close, a sports slot, a frame boundary); exactly one of them.
+    event = models.OneToOneField(
+        Event, null=True, blank=True, on_delete=models.CASCADE, related_name="decision"
+    )
+    point = models.OneToOneField(
+        "proactivestream.DecisionPoint",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="decision",
+    )
     occurred_at = models.DateTimeField()
     day = models.DateField()
     policy = models.CharField(max_length=32)
@@ -240,10 +251,20 @@ class Decision(models.Model):
                 fields=["entity", "identity_key", "action"], name="decision_entity_identity"
             ),
         ]
+        constraints = [
+            models.CheckConstraint(
+                condition=(
+                    models.Q(event__isnull=False, point__isnull=True)
+                    | models.Q(event__isnull=True, point__isnull=False)
+                ),
+                name="decision_on_event_or_point",
+            ),
+        ]
         ordering = ["occurred_at", "id"]
 
     def __str__(self) -> str:
-        return f"{self.action} on event {self.event_id} ({self.policy})"
+        on = f"event {self.event_id}" if self.event_id else f"point {self.point_id}"
+        return f"{self.action} on {on} ({self.policy})"
 
 
 class LlmCall(models.Model):

@@ -11,6 +11,7 @@ def decision_record(d: Decision) -> dict[str, Any]:
     return {
         "id": d.pk,
         "event_id": d.event_id,
+        "point_id": d.point_id,
         "occurred_at": d.occurred_at.isoformat(),
         "day": d.day.isoformat(),
         "policy": d.policy,

@@ -389,6 +389,103 @@ def _moved_past(
     return None
 
 
+@dataclass(frozen=True)
+class _Memory:
+    """Memory as a decision reads it (step 1), before anything is staged."""
+
+    today: DayRecord
+    retrieved: tuple[Retrieved, ...]
+    trajectories: tuple[DayRecord, ...]
+
+
+def _read_memory(
+    entity: Entity, chosen: Any, live: Sequence[Tracked], now: datetime, at: datetime
+) -> _Memory:
+    from memory.engine.decide import REGULARITIES, TODAY, TRAJECTORIES, reads
+
+    day = now.date()
+    needs = reads(chosen)
+    reachable = [t for t in live if in_reach(t.proposal, now)] if REGULARITIES in needs else []
+    # Today's observations so far cost an extraction: made when a retrievable regularity
+    # needs its occurrence, or the policy reads them (the llm policy's prompt shows them).
+    wants_today = bool(reachable) or TODAY in needs
+    today = _today(entity, day, at) if wants_today else DayRecord(day)
+    retrieved = tuple(retrieve([(t.proposal, t.state) for t in reachable], now, today))
+    # Closed days: only a policy that reads them pays for loading them.
+    trajectories: tuple[DayRecord, ...] = ()
+    if TRAJECTORIES in needs:
+        closed = sorted(d for d in selectors.closed_days(entity) if d < day)
+        trajectories = tuple(selectors.day_records(entity, closed[-TRAJECTORY_DAYS:]))
+    return _Memory(today, retrieved, trajectories)
+
+
+def _decide_and_store(
+    entity: Entity,
+    chosen: Any,
+    current: EngineEvent,
+    recent: tuple[EngineEvent, ...],
+    now: datetime,
+    memory: _Memory,
+    began: float,
+    step: Callable[[str], None],
+    **target: Any,
+) -> Decision:
+    """Steps 3–5: decide, control, store the decision (on ``event=`` or ``point=``)."""
+    from memory.engine.catalogue import control_context
+    from memory.engine.control import signature
+    from memory.engine.decide import DecisionContext
+
+    day = now.date()
+    step("decide")
+    ctx = DecisionContext(
+        scope=entity.scope,
+        current=current,
+        recent=recent,
+        now=now,
+        trajectories=memory.trajectories,
+        today=memory.today,
+        regularities=memory.retrieved,
+    )
+    proposed = chosen.decide(ctx)
+
+    step("control")
+    context, history = control_context(entity.scope, current, recent[:-1], proposed)
+    sig = signature(entity.scope, context, history)
+    controlled: Controlled
+    # Control acts only on a proposed intervention: an abstention needs no state read.
+    state = (
+        _allowed(entity, identity(proposed)) if proposed.action == "intervene" else ControlState()
+    )
+    controlled, _ = control(proposed, sig, day, state)
+
+    step("store")
+    return Decision.objects.create(
+        entity=entity,
+        occurred_at=current.at,
+        day=day,
+        policy=chosen.name,
+        action=controlled.action,
+        proposed_action=proposed.action,
+        intent=proposed.intent,
+        message=proposed.message,
+        evidence=list(proposed.evidence_ids),
+        regularity_ids=sorted(set(proposed.regularity_ids)),
+        retrieved=_retrieved_json(memory.retrieved),
+        facts_seen=_facts_seen(memory.today, proposed.evidence_ids, memory.retrieved),
+        episode=proposed.episode,
+        identity_key=_identity_key(controlled.identity),
+        identity=identity_to_json(controlled.identity),
+        signature=signature_to_json(sig),
+        control_reason=controlled.reason,
+        suppressed=controlled.suppressed,
+        suppressed_by=(
+            identity_to_json(controlled.suppressed_by) if controlled.suppressed_by else None
+        ),
+        latency_ms=round((time.perf_counter() - began) * 1000, 3),
+        **target,
+    )
+
+
 def _decide(
     entity: Entity, record: EventRecord, chosen: Any, step: Callable[[str], None]
 ) -> DecideResult:
@@ -424,18 +521,7 @@ def _decide(
         # 1. Read memory as it stood before the event.
         step("read")
         prior = _prior(entity, at, newest)
-        reachable = [t for t in live if in_reach(t.proposal, now)]
-        # Today's observations so far cost an extraction: made when a retrievable regularity
-        # needs its occurrence, or for the llm policy, whose prompt shows them.
-        wants_today = bool(reachable) or chosen.name == "llm"
-        today = _today(entity, day, at) if wants_today else DayRecord(day)
-        retrieved = tuple(retrieve([(t.proposal, t.state) for t in reachable], now, today))
-        # Closed days: the rules and event-only policies never read them, so only the llm
-        # policy pays for loading them.
-        trajectories: tuple[DayRecord, ...] = ()
-        if chosen.name == "llm":
-            closed = sorted(d for d in selectors.closed_days(entity) if d < day)
-            trajectories = tuple(selectors.day_records(entity, closed[-TRAJECTORY_DAYS:]))
+        memory = _read_memory(entity, chosen, live, now, at)
 
         # 2. Stage the event: inserted, invisible to everyone else until commit.
         step("stage")
@@ -451,65 +537,64 @@ def _decide(
         current = selectors.engine_event(row)
         recent = recent_events(current, prior)
 
-        # 3. Decide.
-        step("decide")
-        from memory.engine.catalogue import control_context
-        from memory.engine.decide import DecisionContext
-
-        ctx = DecisionContext(
-            scope=entity.scope,
-            current=current,
-            recent=recent,
-            now=now,
-            trajectories=trajectories,
-            today=today,
-            regularities=retrieved,
-        )
-        proposed = chosen.decide(ctx)
-
-        # 4. Control.
-        step("control")
-        from memory.engine.control import signature
-
-        context, history = control_context(entity.scope, current, recent[:-1], proposed)
-        sig = signature(entity.scope, context, history)
-        controlled: Controlled
-        # Control acts only on a proposed intervention: an abstention needs no state read.
-        state = (
-            _allowed(entity, identity(proposed))
-            if proposed.action == "intervene"
-            else ControlState()
-        )
-        controlled, _ = control(proposed, sig, day, state)
-
-        # 5. Store the decision.
-        step("store")
-        decision = Decision.objects.create(
-            entity=entity,
-            event=row,
-            occurred_at=at,
-            day=day,
-            policy=chosen.name,
-            action=controlled.action,
-            proposed_action=proposed.action,
-            intent=proposed.intent,
-            message=proposed.message,
-            evidence=list(proposed.evidence_ids),
-            regularity_ids=sorted(set(proposed.regularity_ids)),
-            retrieved=_retrieved_json(retrieved),
-            facts_seen=_facts_seen(today, proposed.evidence_ids, retrieved),
-            episode=proposed.episode,
-            identity_key=_identity_key(controlled.identity),
-            identity=identity_to_json(controlled.identity),
-            signature=signature_to_json(sig),
-            control_reason=controlled.reason,
-            suppressed=controlled.suppressed,
-            suppressed_by=(
-                identity_to_json(controlled.suppressed_by) if controlled.suppressed_by else None
-            ),
-            latency_ms=round((time.perf_counter() - began) * 1000, 3),
+        # 3.-5. Decide, control, store the decision.
+        decision = _decide_and_store(
+            entity, chosen, current, recent, now, memory, began, step, event=row
         )
         # 6. Commit: the event and its decision become visible together.
+        step("commit")
+    return DecideResult(decision, created=True)
+
+
+def memory_decide_point(
+    *,
+    entity: Entity,
+    point: Any,
+    policy: str = "rules",
+    trace: Callable[[str], None] | None = None,
+) -> DecideResult:
+    """Decide at a stored ProactiveStream decision point from memory as it stands at its time,
+    exactly as the in-memory replay does (``MemoryStream.decide_point``): its recent events
+    are the entity's earlier points of the last 72 hours, today's observations are the events
+    up to the point, nothing is committed but the decision. A point decided before returns its
+    decision with ``created=False``. A code point is its own event: it is decided on when the
+    event is ingested (:func:`memory_decide`), never afterwards.
+    """
+    from memory.engine.records import POINT_KIND
+
+    chosen = policy_named(policy, entity)
+    step = trace or (lambda _name: None)
+    if point.entity_id != entity.pk:
+        raise _rejected("point", f"decision point {point.key} is not one of {entity.key}'s")
+    if point.event_id is not None:
+        raise _rejected(
+            "point",
+            f"{point.key} is the native event {point.event_id}: decide on it as it is ingested "
+            "(decide=true), memory has taken it in since.",
+        )
+    zone = ZoneInfo(entity.timezone)
+    began = time.perf_counter()
+    with transaction.atomic(durable=True):
+        _lock(entity.pk)
+        existing = Decision.objects.filter(point=point).first()
+        if existing is not None:
+            return DecideResult(existing, created=False)
+        now = point.at.astimezone(zone)
+        day = now.date()
+        closed_through, live = selectors.live_regularities(entity)
+        if closed_through is not None and closed_through >= day:
+            raise _rejected(
+                "point",
+                f"{day.isoformat()} is closed in memory, so a decision at {point.key} could not "
+                "be made on memory as it stood then.",
+            )
+        step("read")
+        current = EngineEvent(point.pk, point.at, POINT_KIND, point.public)
+        recent = recent_events(current, selectors.prior_points(entity, point.at, point.pk))
+        memory = _read_memory(entity, chosen, live, now, point.at)
+        decision = _decide_and_store(
+            entity, chosen, current, recent, now, memory, began, step, point=point
+        )
         step("commit")
     return DecideResult(decision, created=True)
 

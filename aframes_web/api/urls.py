@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from aframes_web.api import memory_views, views
+from aframes_web.api import benchmark_views, memory_views, views
 
 app_name = "api"
 urlpatterns = [
@@ -44,5 +44,9 @@ urlpatterns = [
         "entities/<str:key>/decisions/<int:pk>",
         memory_views.EntityDecisionView.as_view(),
         name="decision",
+    ),
+    path("benchmark/runs", benchmark_views.BenchmarkRunsView.as_view(), name="benchmark_runs"),
+    path(
+        "benchmark/runs/<int:pk>", benchmark_views.BenchmarkRunView.as_view(), name="benchmark_run"
     ),
 ]

@@ -104,3 +104,47 @@ class VersionsForm(forms.Form):
         choices = [(v, f"v{v}") for v in versions]
         self.fields["a"].choices = choices
         self.fields["b"].choices = choices
+
+
+class BenchmarkRunForm(forms.Form):
+    """Start a ProactiveStream run on the team's streams."""
+
+    scope = forms.ChoiceField(
+        choices=[("all", "all scopes")] + [(s, s) for s in SCOPES], initial="all"
+    )
+    methods = forms.MultipleChoiceField(widget=forms.CheckboxSelectMultiple)
+    control = forms.BooleanField(
+        required=False,
+        initial=True,
+        label="Intervention control",
+        help_text="Untick to see what the methods would do without suppressing repeats.",
+    )
+
+    def __init__(self, *args: Any, llm_configured: bool = False, **kwargs: Any) -> None:
+        from benchmark.methods.registry import DEFAULT_METHODS, METHODS
+
+        super().__init__(*args, **kwargs)
+        field = self.fields["methods"]
+        assert isinstance(field, forms.MultipleChoiceField)
+        field.choices = [
+            (name, f"{name}: {spec.description}")
+            for name, spec in METHODS.items()
+            if llm_configured or not spec.needs_llm
+        ]
+        field.initial = list(DEFAULT_METHODS)
+
+
+class OutcomeFilterForm(forms.Form):
+    method = forms.CharField(required=False, max_length=32)
+    outcome = forms.ChoiceField(
+        required=False,
+        choices=[
+            ("", "any"),
+            ("FP", "false positives"),
+            ("FN", "false negatives"),
+            ("TP", "true positives"),
+        ],
+    )
+    scope = forms.ChoiceField(required=False, choices=[("", "any")] + [(s, s) for s in SCOPES])
+    entity = forms.CharField(required=False, max_length=100)
+    page = forms.IntegerField(required=False, min_value=1)

@@ -15,7 +15,9 @@ from django.urls import reverse
 
 from aframes_web.activity.selectors import evidence_events
 from aframes_web.dashboard.views import _entity, _render_local
+from aframes_web.proactivestream.models import DecisionPoint
 from aframes_web.streams.models import Entity, Event
+from benchmark.streams.words import describe
 from memory.engine.llm_extract import LLM_SOURCE
 from memory.engine.refs import parse_ref
 from memory.models import Assessment, Fact, Regularity
@@ -363,6 +365,10 @@ def memory_decision(request: HttpRequest, slug: str, key: str, pk: int) -> HttpR
         for f in decision.facts_seen
         if isinstance(f, dict) and "ref" in f
     }
+    point_ids = [
+        int(r[6:]) for r in decision.evidence if r.startswith("point:") and r[6:].isdigit()
+    ]
+    points = {p.pk: p for p in DecisionPoint.objects.filter(entity=entity, pk__in=point_ids)}
     evidence = []
     for ref in decision.evidence:
         kind, rest = _kind(ref)
@@ -375,13 +381,19 @@ def memory_decision(request: HttpRequest, slug: str, key: str, pk: int) -> HttpR
             item["seen"] = seen.get(ref)
         elif kind == "reg":
             item.update(_reg_link(slug, key, ref, regs))
+        elif kind == "point":
+            found_point = points.get(int(rest)) if rest.isdigit() else None
+            item["point"] = found_point
+            item["words"] = describe(found_point.public) if found_point is not None else ""
         evidence.append(item)
     signature = decision.signature or {}
     context = {
         "team": membership.team,
         "entity": entity,
         "decision": decision,
-        "event": [event_row(decision.event)],
+        "event": [event_row(decision.event)] if decision.event is not None else [],
+        "point": decision.point,
+        "point_words": describe(decision.point.public) if decision.point is not None else "",
         "evidence": evidence,
         "retrieved": [
             {

@@ -4,7 +4,7 @@ from datetime import date
 
 from django.urls import path, register_converter
 
-from aframes_web.dashboard import memory_views, views
+from aframes_web.dashboard import benchmark_views, memory_views, views
 
 
 class DayConverter:
@@ -51,5 +51,22 @@ urlpatterns = [
         "t/<slug:slug>/e/<str:key>/memory/decision/<int:pk>/",
         memory_views.memory_decision,
         name="memory_decision",
+    ),
+    path("t/<slug:slug>/benchmark/", benchmark_views.benchmark_runs, name="benchmark_runs"),
+    path("t/<slug:slug>/benchmark/<int:pk>/", benchmark_views.benchmark_run, name="benchmark_run"),
+    path(
+        "t/<slug:slug>/benchmark/<int:pk>/outcomes/",
+        benchmark_views.benchmark_outcomes,
+        name="benchmark_outcomes",
+    ),
+    path(
+        "t/<slug:slug>/benchmark/<int:pk>/outcomes/<int:oid>/",
+        benchmark_views.benchmark_outcome,
+        name="benchmark_outcome",
+    ),
+    path(
+        "t/<slug:slug>/benchmark/<int:pk>/files/<str:name>",
+        benchmark_views.benchmark_file,
+        name="benchmark_file",
     ),
 ]

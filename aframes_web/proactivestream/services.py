@@ -1,0 +1,343 @@
+"""Writes of ProactiveStream: build an entity's decision points, create and execute runs.
+
+Thin around the pure ``benchmark`` package: load rows, call the builders, the replay and the
+report, store what they return (ARCHITECTURE: pure cores, thin shells).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from aframes_web.proactivestream import selectors
+from aframes_web.proactivestream.models import BenchmarkRun, DecisionPoint, RunArtefact, RunOutcome
+from aframes_web.streams.models import Entity
+from aframes_web.teams.models import Team
+from benchmark.labelers.registry import reference_labeler
+from benchmark.methods.registry import methods_named
+from benchmark.reference import read_labels
+from benchmark.streams.build import build_points
+from benchmark.streams.records import SCOPES
+
+BUILDER = "streams/1"  # bump when a builder changes what a point holds
+LABELS_LABELER = "labeler"
+PROGRESS_EVERY_S = 1.0  # a run writes its progress at most this often
+
+
+class RunConfigError(ValueError):
+    """A run asked for something that cannot be done; the message says what and how to fix it."""
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    entity: str
+    created: int
+    updated: int
+    unchanged: int
+
+    @property
+    def total(self) -> int:
+        return self.created + self.updated + self.unchanged
+
+
+def points_build(*, entity: Entity) -> BuildResult:
+    """Build the entity's decision points from its stored events and store them; idempotent.
+
+    A point is keyed by its stable key: building again changes nothing unless the events
+    changed (late events update the points they fall into). Desktop points come from the
+    current compiled day documents, so a day must be compiled first.
+    """
+    from zoneinfo import ZoneInfo
+
+    events = selectors.stream_events(entity)
+    frames = selectors.desktop_frames(entity) if entity.scope == "desktop" else None
+    built = build_points(entity.scope, events, ZoneInfo(entity.timezone), frames)
+    with transaction.atomic(durable=True):
+        stored = {p.key: p for p in DecisionPoint.objects.filter(entity=entity)}
+        new: list[DecisionPoint] = []
+        changed: list[DecisionPoint] = []
+        for point in built:
+            fields = {
+                "at": point.at,
+                "public": _plain(point.public),
+                "private": _plain(point.private),
+                "cites": list(point.cites),
+                "event_id": point.event_id,
+                "builder": BUILDER,
+            }
+            row = stored.get(point.key)
+            if row is None:
+                new.append(DecisionPoint(entity=entity, key=point.key, **fields))
+            elif any(getattr(row, k) != v for k, v in fields.items()):
+                for k, v in fields.items():
+                    setattr(row, k, v)
+                changed.append(row)
+        DecisionPoint.objects.bulk_create(new, batch_size=2000)
+        if changed:
+            DecisionPoint.objects.bulk_update(
+                changed,
+                ["at", "public", "private", "cites", "event_id", "builder"],
+                batch_size=2000,
+            )
+    return BuildResult(entity.key, len(new), len(changed), len(built) - len(new) - len(changed))
+
+
+def _plain(value: Any) -> Any:
+    """JSON-ready copy: mappings as dicts, tuples as lists (what a JSONField gives back)."""
+    if isinstance(value, dict) or hasattr(value, "items"):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def code_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        found = version("aframes")
+    except PackageNotFoundError:
+        found = "dev"
+    labelers = ",".join(f"{scope}/{reference_labeler(scope, _utc()).version}" for scope in SCOPES)
+    return f"aframes {found}; {BUILDER}; labelers {labelers}"[:64]
+
+
+def _utc() -> Any:
+    from zoneinfo import ZoneInfo
+
+    return ZoneInfo("UTC")
+
+
+def run_entities(*, team: Team, scope: str, keys: Sequence[str] = ()) -> list[Entity]:
+    """The entities a run covers: the named ones (all of ``scope`` unless ``all``), in order."""
+    if scope != "all" and scope not in SCOPES:
+        raise RunConfigError(f"unknown scope {scope!r}; use one of {', '.join(SCOPES)} or all")
+    found = Entity.objects.filter(team=team).order_by("scope", "key")
+    if scope != "all":
+        found = found.filter(scope=scope)
+    if keys:
+        chosen = list(found.filter(key__in=list(keys)))
+        missing = sorted(set(keys) - {e.key for e in chosen})
+        if missing:
+            raise RunConfigError(
+                f"no {'' if scope == 'all' else scope + ' '}entity {', '.join(missing)} in team "
+                f"{team.slug}"
+            )
+        return chosen
+    entities = list(found)
+    if not entities:
+        raise RunConfigError(
+            f"team {team.slug} has no {'' if scope == 'all' else scope + ' '}entities to run on; "
+            "import some events first"
+        )
+    return entities
+
+
+def run_create(
+    *,
+    team: Team,
+    scope: str,
+    methods: Sequence[str],
+    labels: str = LABELS_LABELER,
+    entities: Sequence[str] = (),
+    control: bool = True,
+    synthetic: Sequence[str] = (),
+    user: Any = None,
+    enqueue: bool = True,
+) -> BenchmarkRun:
+    """Check a run's configuration and store it queued; with ``enqueue`` a worker runs it after
+    commit (the dashboard), otherwise the caller executes it (the command)."""
+    from aframes_web import llm
+
+    chosen = run_entities(team=team, scope=scope, keys=entities)
+    try:
+        specs = methods_named(methods, llm_configured=llm.configured())
+    except ValueError as exc:
+        raise RunConfigError(str(exc)) from None
+    if not specs:
+        raise RunConfigError("name at least one method")
+    if labels != LABELS_LABELER and not labels.startswith("jsonl:"):
+        raise RunConfigError(
+            f"labels {labels!r}: use labeler (the scopes' reference labelers) or jsonl:PATH"
+        )
+    if labels.startswith("jsonl:"):
+        try:
+            read_labels(Path(labels.removeprefix("jsonl:")))
+        except ValueError as exc:
+            raise RunConfigError(str(exc)) from None
+    run = BenchmarkRun.objects.create(
+        team=team,
+        created_by=user if getattr(user, "is_authenticated", False) else None,
+        config={
+            "scope": scope,
+            "entities": [e.key for e in chosen],
+            "methods": [m.name for m in specs],
+            "labels": labels,
+            "control": control,
+            "synthetic": sorted(set(synthetic)),
+        },
+        code_version=code_version(),
+    )
+    if enqueue:
+        from aframes_web.proactivestream.tasks import execute_run
+
+        transaction.on_commit(lambda: execute_run.delay(run.pk))
+    return run
+
+
+Progress = Callable[[str, int, int], None]
+
+
+def run_execute(
+    *, run_id: int, out: Path | None = None, progress: Progress | None = None
+) -> BenchmarkRun | None:
+    """Execute a queued run: build points, replay, score, store results, files and outcomes.
+
+    Idempotent: a run already done is returned as it is, a running one that a lost worker left
+    behind is started again from scratch (a replay has no partial state worth keeping). Any
+    failure marks the run failed with its reason and re-raises.
+    """
+    claimed = BenchmarkRun.objects.filter(
+        pk=run_id, status__in=[BenchmarkRun.Status.QUEUED, BenchmarkRun.Status.RUNNING]
+    ).update(status=BenchmarkRun.Status.RUNNING, started_at=timezone.now(), error="")
+    run = BenchmarkRun.objects.filter(pk=run_id).first()
+    if run is None or not claimed:
+        return run
+    try:
+        _execute(run, out, progress)
+    except Exception as exc:
+        BenchmarkRun.objects.filter(pk=run.pk).update(
+            status=BenchmarkRun.Status.FAILED,
+            error=f"{type(exc).__name__}: {exc}"[:2000],
+            finished_at=timezone.now(),
+        )
+        raise
+    run.refresh_from_db()
+    return run
+
+
+def _execute(run: BenchmarkRun, out: Path | None, progress: Progress | None) -> None:
+    from aframes_web import llm
+    from benchmark import report
+    from benchmark.run import evaluate
+
+    config = run.config
+    entities = run_entities(team=run.team, scope=config["scope"], keys=config["entities"])
+    specs = methods_named(config["methods"], llm_configured=llm.configured())
+    synthetic = set(config.get("synthetic") or ())
+    for index, entity in enumerate(entities, start=1):
+        _note(run, f"building decision points of {entity.key} ({index} of {len(entities)})")
+        points_build(entity=entity)
+    streams = [selectors.stream_of(e, synthetic=e.key in synthetic) for e in entities]
+    total = sum(len(s.points) for s in streams)
+    BenchmarkRun.objects.filter(pk=run.pk).update(progress_total=total, progress_done=0)
+    labels_file = None
+    if config["labels"].startswith("jsonl:"):
+        labels_file = read_labels(Path(config["labels"].removeprefix("jsonl:")))
+    done_before: dict[str, int] = {}
+    last_write = [0.0]
+
+    def tick(entity: str, done: int, in_stream: int) -> None:
+        if progress is not None:
+            progress(entity, done, in_stream)
+        done_before[entity] = done
+        now = time.monotonic()
+        if now - last_write[0] >= PROGRESS_EVERY_S or done == in_stream:
+            last_write[0] = now
+            BenchmarkRun.objects.filter(pk=run.pk).update(
+                progress_done=sum(done_before.values()),
+                progress_note=f"replaying {entity}: {done:,} of {in_stream:,} decision points",
+            )
+
+    complete = None
+    if any(m.needs_llm for m in specs):
+        complete = llm.complete
+    evaluation = evaluate(
+        streams,
+        specs,
+        labels_file=labels_file,
+        complete=complete,
+        control=bool(config.get("control", True)),
+        progress=tick,
+    )
+    _note(run, "writing the report")
+    files = _artefacts(evaluation)
+    if out is not None:
+        report.write(evaluation, out)
+    by_key = {e.key: e for e in entities}
+    points = {(r.entity, p.key): p for r in evaluation.runs for p in r.points}
+    with transaction.atomic(durable=True):
+        RunArtefact.objects.filter(run=run).delete()
+        RunOutcome.objects.filter(run=run).delete()
+        RunArtefact.objects.bulk_create(
+            [RunArtefact(run=run, name=n, content_type=t, content=c) for n, (t, c) in files.items()]
+        )
+        RunOutcome.objects.bulk_create(
+            [_outcome_row(run, o, by_key, points) for o in evaluation.outcomes],
+            batch_size=2000,
+        )
+        BenchmarkRun.objects.filter(pk=run.pk).update(
+            status=BenchmarkRun.Status.DONE,
+            results=evaluation.results,
+            progress_done=total,
+            progress_note="",
+            finished_at=timezone.now(),
+        )
+
+
+def _note(run: BenchmarkRun, text: str) -> None:
+    BenchmarkRun.objects.filter(pk=run.pk).update(progress_note=text[:300])
+
+
+def _artefacts(evaluation: Any) -> dict[str, tuple[str, bytes]]:
+    import json
+
+    from benchmark import report
+
+    files: dict[str, tuple[str, bytes]] = {
+        "results.json": (
+            "application/json",
+            (json.dumps(evaluation.results, indent=2, ensure_ascii=False) + "\n").encode(),
+        ),
+        "results.md": (
+            "text/markdown; charset=utf-8",
+            report.markdown(evaluation.results).encode(),
+        ),
+        "streams.csv": ("text/csv; charset=utf-8", report.streams_csv(evaluation.results).encode()),
+    }
+    for name, content in report.plots(evaluation).items():
+        files[name] = ("image/png", content)
+    return files
+
+
+def _outcome_row(
+    run: BenchmarkRun, o: Any, by_key: dict[str, Entity], points: dict[tuple[str, str], Any]
+) -> RunOutcome:
+    from dataclasses import asdict
+
+    point = points.get((o.entity, o.point))
+    return RunOutcome(
+        run=run,
+        entity=by_key.get(o.entity),
+        entity_key=o.entity,
+        scope=o.scope,
+        method=o.method,
+        point_key=o.point,
+        at=o.at,
+        outcome=o.outcome,
+        point={
+            "id": point.id if point else None,
+            "public": _plain(point.public) if point else {},
+            "cites": list(point.cites) if point else [],
+        },
+        decision=_plain(
+            {**asdict(o.decision), "regularities": [dict(r) for r in o.decision.regularities]}
+        ),
+        label=_plain(asdict(o.label)),
+    )

@@ -1,0 +1,205 @@
+"""The Code reference labeler: opportunities from the repository's own history.
+
+GitHub data carries no annotations, so what happened is read from the repository's events up
+to the current one (each repository is its own stream): when pull requests and issues opened,
+who reviewed or answered them and when, which check runs failed and what followed. Bots
+(logins ending in ``[bot]``, ``-bot``, ``-robot``) are nobody's answer. Opportunity types, in
+the order a point is labelled; every event of the repository is a moment a nudge can be posted,
+so each is actionable:
+
+1. **review_waiting** → ``review_nudge``. A pull request opened in the stream, still open, not
+   a draft, with no review, review comment or comment by anyone but its author, has waited
+   longer than this repository's usual first-review time: the third quartile of the first
+   review delays seen so far (at least :data:`MIN_SAMPLES`). Episode ``pull_request:N``;
+   strength 2 once it has waited :data:`ESCALATE` times as long (a second nudge).
+2. **failed_check** → ``ci_follow_up``. A check run that concluded in failure has had no later
+   run of the same workflow on the same branch and no push to that branch for longer than the
+   usual time to a follow-up (the median of those seen so far, at least
+   :data:`MIN_SAMPLES`; :data:`FOLLOW_UP_DEFAULT` before that). Episode ``ci:WORKFLOW@BRANCH``
+   (reopens with the next failure of it).
+3. **issue_unanswered** → ``triage_nudge``. An issue opened in the stream, still open, with no
+   comment by anyone but its author, has waited longer than the third quartile of the first
+   response delays seen so far (at least :data:`MIN_SAMPLES`). Episode ``issue:N``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from benchmark.labelers.base import Opportunity, mapping, median, quantile
+from benchmark.streams.records import DecisionPoint, StreamEvent
+
+MIN_SAMPLES = 3
+ESCALATE = 3
+FOLLOW_UP_DEFAULT = timedelta(hours=2)
+FAILED = frozenset({"failure", "timed_out", "startup_failure"})
+_BOT = re.compile(r"(\[bot\]|-bot|-robot)$", re.IGNORECASE)
+
+PR_OPEN_TYPES = frozenset({"pr_opened"})
+PR_CLOSE_TYPES = frozenset({"pr_merged", "pr_closed"})
+ISSUE_OPEN_TYPES = frozenset({"issue_opened"})
+ISSUE_CLOSE_TYPES = frozenset({"issue_closed"})
+REVIEW_TYPES = frozenset(
+    {"PullRequestReviewEvent", "PullRequestReviewCommentEvent", "pr_review", "pr_review_comment"}
+)
+COMMENT_TYPES = frozenset({"IssueCommentEvent", "issue_comment"})
+RUN_TYPES = frozenset({"workflow_run", "CheckRunEvent", "CheckSuiteEvent", "WorkflowRunEvent"})
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _human(login: str | None) -> bool:
+    return login is not None and not _BOT.search(login)
+
+
+def _duration(value: timedelta) -> str:
+    hours = value.total_seconds() / 3600
+    if hours >= 48:
+        return f"{hours / 24:.1f} days"
+    if hours >= 1:
+        return f"{hours:.1f} h"
+    return f"{int(value.total_seconds() // 60)} min"
+
+
+@dataclass
+class _Item:
+    opened: datetime
+    author: str | None
+    title: str | None
+    draft: bool = False
+    answered: datetime | None = None
+    closed: bool = False
+
+
+@dataclass
+class CodeLabeler:
+    name: str = "code"
+    version: int = 1
+    pulls: dict[int, _Item] = field(default_factory=dict)
+    issues: dict[int, _Item] = field(default_factory=dict)
+    review_delays: list[timedelta] = field(default_factory=list)
+    response_delays: list[timedelta] = field(default_factory=list)
+    failures: dict[tuple[str, str], datetime] = field(default_factory=dict)
+    follow_up_delays: list[timedelta] = field(default_factory=list)
+
+    def observe(self, event: StreamEvent) -> None:
+        kind = _text(event.payload.get("type")) or ""
+        a = mapping(event.payload.get("attributes"))
+        action = _text(a.get("action"))
+        number = _int(a.get("number"))
+        actor = _text(a.get("actor")) or _text(a.get("author"))
+        if kind == "PullRequestEvent" and number is not None:
+            if action in ("opened", "reopened"):
+                self.pulls[number] = _Item(
+                    event.at,
+                    _text(a.get("author")) or actor,
+                    _text(a.get("title")),
+                    a.get("draft") is True,
+                )
+            elif action == "closed" and number in self.pulls:
+                self.pulls[number].closed = True
+        elif kind in PR_OPEN_TYPES and number is not None:
+            self.pulls[number] = _Item(event.at, _text(a.get("author")), _text(a.get("title")))
+        elif kind in PR_CLOSE_TYPES and number in self.pulls:
+            self.pulls[number].closed = True
+        elif kind == "IssuesEvent" and number is not None:
+            if action in ("opened", "reopened"):
+                self.issues[number] = _Item(event.at, actor, _text(a.get("title")))
+            elif action == "closed" and number in self.issues:
+                self.issues[number].closed = True
+        elif kind in ISSUE_OPEN_TYPES and number is not None:
+            self.issues[number] = _Item(event.at, _text(a.get("author")), _text(a.get("title")))
+        elif kind in ISSUE_CLOSE_TYPES and number in self.issues:
+            self.issues[number].closed = True
+        if number is not None and (kind in REVIEW_TYPES or kind in COMMENT_TYPES):
+            on_pull = kind in REVIEW_TYPES or a.get("pull_request") is True
+            item = (self.pulls if on_pull else self.issues).get(number)
+            if (
+                item is not None
+                and item.answered is None
+                and _human(actor)
+                and actor != item.author
+            ):
+                item.answered = event.at
+                delays = self.review_delays if on_pull else self.response_delays
+                delays.append(event.at - item.opened)
+        self._checks(event, kind, a, actor)
+
+    def _checks(self, event: StreamEvent, kind: str, a: Any, actor: str | None) -> None:
+        if kind in RUN_TYPES:
+            key = (_text(a.get("name")) or "check", _text(a.get("branch")) or "")
+            failed = self.failures.pop(key, None)
+            if failed is not None:
+                self.follow_up_delays.append(event.at - failed)
+            conclusion = _text(a.get("conclusion"))
+            if conclusion is not None and conclusion.lower() in FAILED:
+                self.failures[key] = event.at
+        elif kind == "PushEvent":
+            ref = _text(a.get("ref")) or ""
+            branch = ref.removeprefix("refs/heads/")
+            for key in [k for k in self.failures if k[1] == branch]:
+                self.follow_up_delays.append(event.at - self.failures.pop(key))
+
+    def opportunities(self, point: DecisionPoint) -> list[Opportunity]:
+        found: list[Opportunity] = []
+        now = point.at
+        if len(self.review_delays) >= MIN_SAMPLES:
+            usual = quantile(self.review_delays, 0.75)
+            for number, pr in sorted(self.pulls.items()):
+                if pr.closed or pr.draft or pr.answered is not None:
+                    continue
+                waited = now - pr.opened
+                if waited > usual:
+                    found.append(
+                        Opportunity(
+                            "review_waiting",
+                            "review_nudge",
+                            f"pull_request:{number}",
+                            f"Pull request #{number} has waited {_duration(waited)} for a first "
+                            f"review; this repository usually reviews within {_duration(usual)}.",
+                            strength=2 if waited > ESCALATE * usual else 1,
+                        )
+                    )
+        usual_follow = (
+            median(self.follow_up_delays)
+            if len(self.follow_up_delays) >= MIN_SAMPLES
+            else FOLLOW_UP_DEFAULT
+        )
+        for (name, branch), failed in sorted(self.failures.items()):
+            waited = now - failed
+            if waited > usual_follow:
+                found.append(
+                    Opportunity(
+                        "failed_check",
+                        "ci_follow_up",
+                        f"ci:{name}@{branch}@{failed.isoformat()}",
+                        f"{name} failed on {branch or 'its branch'} {_duration(waited)} ago with "
+                        "no new run or push since.",
+                    )
+                )
+        if len(self.response_delays) >= MIN_SAMPLES:
+            usual = quantile(self.response_delays, 0.75)
+            for number, issue in sorted(self.issues.items()):
+                if issue.closed or issue.answered is not None:
+                    continue
+                waited = now - issue.opened
+                if waited > usual:
+                    found.append(
+                        Opportunity(
+                            "issue_unanswered",
+                            "triage_nudge",
+                            f"issue:{number}",
+                            f"Issue #{number} has waited {_duration(waited)} for a first response; "
+                            f"this repository usually answers within {_duration(usual)}.",
+                        )
+                    )
+        return found

@@ -1,0 +1,91 @@
+"""Reference labels as files: the JSONL a run can score against instead of the labelers'.
+
+One JSON object per line, one line per labelled decision point::
+
+    {"entity": "ordonez-a", "point": "home:2011-11-28/12", "at": "2011-11-28T10:50:00+01:00",
+     "label": "intervene", "service": "check_in_routine", "episode": "2011-11-28/Breakfast",
+     "provenance": {"annotators": ["ana", "ben"], "adjudicator": "cy", "decided_at": "..."}}
+
+``label`` is ``intervene`` or ``abstain``; ``service`` (a service id of the entity's scope) and
+``episode`` are optional; ``provenance`` is kept as given and shown with the label. Streams a
+file has no line for keep their reference labeler's labels, and the run says which streams
+scored against which source.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from benchmark.labelers.base import Label
+from benchmark.streams.catalogue import CATALOGUE
+
+LabelKey = tuple[str, str]  # (entity key, point key)
+
+
+class LabelFileError(ValueError):
+    """A reference-label file that cannot be read; the message names the line and field."""
+
+
+def read_labels(path: Path) -> dict[LabelKey, Label]:
+    """The labels of a JSONL file, keyed by (entity, point); LabelFileError on a bad line."""
+    if not path.is_file():
+        raise LabelFileError(f"{path}: no such file")
+    services = {s.id for specs in CATALOGUE.values() for s in specs}
+    found: dict[LabelKey, Label] = {}
+    source = f"jsonl:{path.name}"
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            where = f"{path.name}:{number}"
+            try:
+                row = json.loads(line)
+            except ValueError as exc:
+                raise LabelFileError(f"{where}: not JSON ({exc})") from None
+            if not isinstance(row, dict):
+                raise LabelFileError(f"{where}: a line must be a JSON object")
+            entity, point, action = row.get("entity"), row.get("point"), row.get("label")
+            if not isinstance(entity, str) or not entity:
+                raise LabelFileError(f"{where}: entity must be an entity key")
+            if not isinstance(point, str) or not point:
+                raise LabelFileError(f"{where}: point must be a decision point key")
+            if action not in ("intervene", "abstain"):
+                raise LabelFileError(f"{where}: label must be intervene or abstain, not {action!r}")
+            service = row.get("service")
+            if service is not None and service not in services:
+                raise LabelFileError(f"{where}: {service!r} is no service of the catalogue")
+            if (entity, point) in found:
+                raise LabelFileError(f"{where}: {entity} {point} is labelled twice")
+            provenance = row.get("provenance")
+            found[(entity, point)] = Label(
+                point,
+                action,
+                service if action == "intervene" else None,
+                row.get("episode") if isinstance(row.get("episode"), str) else None,
+                None,
+                json.dumps(provenance, sort_keys=True) if provenance is not None else "",
+                source,
+            )
+    return found
+
+
+def label_lines(entity: str, labels: Iterable[tuple[str, str, Label]]) -> Iterator[str]:
+    """JSONL lines for ``(point key, time, label)`` triples of one entity."""
+    for point, at, label in labels:
+        row: dict[str, Any] = {
+            "entity": entity,
+            "point": point,
+            "at": at,
+            "label": label.action,
+            "service": label.service,
+            "episode": label.episode,
+            "provenance": {"source": label.source, "reason": label.reason},
+        }
+        yield json.dumps(row, ensure_ascii=False, sort_keys=True)
+
+
+def for_entity(labels: Mapping[LabelKey, Label], entity: str) -> dict[str, Label]:
+    return {point: label for (e, point), label in labels.items() if e == entity}

@@ -1,0 +1,241 @@
+"""ProactiveStream's causal replay: every method over every stream, from empty state (§4.3).
+
+Each stream is replayed chronologically (``Stream.steps``): an event is committed to the
+methods' memory (``MemoryStream.ingest``), a decision point is decided on by every method from
+memory as it stands, and each decision is final before the next step. Methods that read the
+same memory variant share one ``MemoryStream`` (decisions never change memory), each with its
+own intervention control state, so replaying several methods costs little more than one.
+
+The harness guards what the methods see and do:
+
+* **Public fields only.** Methods get ``Stream.without_private()``: no event payload and no
+  point carries ``private``; the harness checks every step it hands out.
+* **Causal order.** Steps must come in non-decreasing time; a decision may cite only events
+  already committed and points already decided (``event:N``, ``point:N``); anything else is a
+  :class:`CausalityViolation` and stops the run.
+* **Nothing dropped.** A method that raises, or returns something that is not a decision, gets
+  an ``invalid`` outcome at that point (scored as an abstention and counted in the report).
+
+Labels are not read here: they are joined after every decision is made (``metrics.py``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from benchmark.methods.registry import STANDARD, UNVALIDATED, MethodSpec
+from benchmark.streams.records import PRIVATE, DecisionPoint, Stream, StreamEvent
+from memory.engine.control import ControlState
+from memory.engine.decide import RulesPolicy
+from memory.engine.records import POINT_KIND, EngineEvent
+from memory.engine.refs import parse_ref, regularity_id
+from memory.engine.serial import proposal_summary
+from memory.engine.stream import MemoryStream, compiled_frames, decide_on, stored_frames
+
+
+class CausalityViolation(RuntimeError):
+    """A step out of time order, a private field handed to a method, or a decision citing what
+    it could not have seen."""
+
+
+@dataclass(frozen=True, slots=True)
+class MethodDecision:
+    """One method's final decision at one point (after intervention control)."""
+
+    point: str
+    action: str  # intervene | abstain | invalid
+    service: str | None = None
+    proposed: str = ""  # what the policy proposed, before control
+    suppressed: bool = False
+    message: str = ""
+    evidence: tuple[str, ...] = ()
+    regularities: tuple[Mapping[str, Any], ...] = ()
+    error: str = ""
+
+    @property
+    def intervened(self) -> bool:
+        return self.action == "intervene"
+
+
+@dataclass
+class StreamRun:
+    """Every method's decisions on one stream, in point order, and what the replay cost."""
+
+    entity: str
+    scope: str
+    synthetic: bool
+    points: tuple[DecisionPoint, ...]
+    decisions: dict[str, list[MethodDecision]] = field(default_factory=dict)
+    events: int = 0
+    seconds: float = 0.0
+
+
+def _frame_source(stream: Stream) -> Any:
+    """Desktop memory reads the compiled frames the points were built from (as the service
+    reads its stored documents); a stream without them is compiled from its events."""
+    if stream.scope != "desktop":
+        return None
+    return stored_frames(stream.frames) if stream.frames else compiled_frames
+
+
+def engine_event(event: StreamEvent) -> EngineEvent:
+    return EngineEvent(event.id, event.at, event.kind, event.payload, event.monitor)
+
+
+def point_event(point: DecisionPoint, number: int) -> EngineEvent:
+    return EngineEvent(point.id or number, point.at, POINT_KIND, point.public)
+
+
+def replay(
+    stream: Stream,
+    methods: Sequence[MethodSpec],
+    *,
+    complete: Callable[[str], str] | None = None,
+    control: bool = True,
+    strip_private: bool = True,
+    progress: Callable[[int, int], None] | None = None,
+) -> StreamRun:
+    """Replay ``stream`` through ``methods`` (module docstring)."""
+    seen = stream.without_private() if strip_private else stream
+    variants = sorted({m.memory for m in methods})
+    # The memory's own policy is never asked: methods decide on its views.
+    memories = {
+        v: MemoryStream(
+            seen.scope,
+            seen.zone,
+            RulesPolicy(),
+            frame_source=_frame_source(seen),
+            validate=v != UNVALIDATED,
+        )
+        for v in variants
+    }
+    unknown = set(variants) - {STANDARD, UNVALIDATED}
+    if unknown:
+        raise ValueError(f"unknown memory variant(s) {sorted(unknown)}")
+    policies = {m.name: m.make_policy(complete) for m in methods}
+    states = {m.name: ControlState() for m in methods}
+    run = StreamRun(seen.entity, seen.scope, seen.synthetic, seen.points)
+    run.decisions = {m.name: [] for m in methods}
+    committed: set[int] = set()
+    decided: set[int] = set()
+    by_id = {e.id: e for e in seen.events} if any(p.event_id for p in seen.points) else {}
+    started = time.perf_counter()
+    last: datetime | None = None
+    done = 0
+    for number, step in enumerate(seen.steps(), start=1):
+        at = step.at
+        if last is not None and at < last:
+            raise CausalityViolation(f"step {number} at {at.isoformat()} is before {last}")
+        last = at
+        if isinstance(step, StreamEvent):
+            if strip_private and PRIVATE in step.payload:
+                raise CausalityViolation(f"event {step.id} reached the methods with private fields")
+            event = engine_event(step)
+            for memory in memories.values():
+                memory.ingest(event)
+            committed.add(step.id)
+            run.events += 1
+            continue
+        if strip_private and (step.private or PRIVATE in step.public):
+            raise CausalityViolation(f"point {step.key} reached the methods with private fields")
+        if step.event_id is not None:
+            own = by_id.get(step.event_id)
+            if own is None:
+                raise CausalityViolation(
+                    f"point {step.key} names event {step.event_id}, not in stream"
+                )
+            current = engine_event(own)
+        else:
+            current = point_event(step, number)
+        for variant, memory in memories.items():
+            view = memory.view(current)
+            for method in (m for m in methods if m.memory == variant):
+                decision, states[method.name] = _decide(
+                    method, policies[method.name], view, states[method.name], step, control
+                )
+                _check_citations(decision, committed, decided, current)
+                run.decisions[method.name].append(decision)
+            if current.kind == POINT_KIND:
+                memory.note_point(current)
+        if current.kind == POINT_KIND:
+            decided.add(current.id)
+        done += 1
+        if progress is not None:
+            progress(done, len(seen.points))
+    run.seconds = time.perf_counter() - started
+    return run
+
+
+def _decide(
+    method: MethodSpec,
+    policy: Any,
+    view: Any,
+    state: ControlState,
+    point: DecisionPoint,
+    control: bool,
+) -> tuple[MethodDecision, ControlState]:
+    try:
+        outcome, new_state = decide_on(view, policy, state, gate=method.gate, blind=method.blind)
+    except Exception as exc:  # a method's failure is an outcome, never a lost decision
+        return MethodDecision(point.key, "invalid", error=f"{type(exc).__name__}: {exc}"), state
+    proposed = outcome.controlled.proposed
+    action = outcome.action if control else proposed.action
+    if not control:
+        new_state = state
+    used = {regularity_id(r.proposal): r for r in outcome.retrieved}
+    regularities = tuple(
+        {
+            "id": rid,
+            "summary": proposal_summary(used[rid].proposal),
+            "state": used[rid].state,
+            "confidence": round(used[rid].confidence, 3),
+            "occurrence": used[rid].occurrence,
+        }
+        for rid in proposed.regularity_ids
+        if rid in used
+    )
+    return (
+        MethodDecision(
+            point=point.key,
+            action=action,
+            service=proposed.intent or None if action == "intervene" else None,
+            proposed=proposed.action,
+            suppressed=outcome.suppressed and control,
+            message=proposed.message,
+            evidence=tuple(proposed.evidence_ids),
+            regularities=regularities,
+        ),
+        new_state,
+    )
+
+
+def _check_citations(
+    decision: MethodDecision, committed: set[int], decided: set[int], current: EngineEvent
+) -> None:
+    for ref in decision.evidence:
+        try:
+            kind, rest = parse_ref(ref)
+        except ValueError:
+            raise CausalityViolation(
+                f"{decision.point}: cites {ref!r}, not an evidence id"
+            ) from None
+        if (
+            kind == "event"
+            and int(rest) not in committed
+            and not (current.kind != POINT_KIND and int(rest) == current.id)
+        ):
+            raise CausalityViolation(f"{decision.point}: cites event {rest}, not seen yet")
+        if kind == "point" and int(rest) not in decided and int(rest) != current.id:
+            raise CausalityViolation(f"{decision.point}: cites point {rest}, not seen yet")
+
+
+def replay_all(
+    streams: Iterable[Stream],
+    methods: Sequence[MethodSpec],
+    **options: Any,
+) -> list[StreamRun]:
+    return [replay(s, methods, **options) for s in streams]

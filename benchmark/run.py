@@ -1,0 +1,176 @@
+"""A whole ProactiveStream run: replay every stream, join the labels, score, summarise.
+
+Pure (no Django): ``manage.py proactivestream run`` loads the streams from the database and
+calls :func:`evaluate`; ``benchmark/report.py`` writes what it returns.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from benchmark.labelers.base import Label
+from benchmark.labelers.registry import reference_labels
+from benchmark.methods.registry import MethodSpec
+from benchmark.metrics import Confusion, confusion, score, summary
+from benchmark.reference import LabelKey, for_entity
+from benchmark.replay import MethodDecision, StreamRun, replay
+from benchmark.streams.records import Stream
+
+Progress = Callable[[str, int, int], None]  # (stream, points done, points in stream)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A scored point worth a look: a TP, FP or FN of one method, with both sides."""
+
+    entity: str
+    scope: str
+    method: str
+    point: str
+    at: str
+    outcome: str  # TP | FP | FN
+    label: Label
+    decision: MethodDecision
+
+
+@dataclass
+class Evaluation:
+    """Everything a run produced: figures for the report, decisions and labels for drill-down."""
+
+    results: dict[str, Any]
+    runs: list[StreamRun] = field(default_factory=list)
+    labels: dict[str, dict[str, Label]] = field(default_factory=dict)  # entity -> point -> label
+    outcomes: list[Outcome] = field(default_factory=list)
+
+
+def stream_labels(
+    stream: Stream, given: Mapping[LabelKey, Label] | None
+) -> tuple[dict[str, Label], str]:
+    """The labels a stream is scored against, and their source: a label file's where it has
+    this stream, else the scope's reference labeler."""
+    if given:
+        found = for_entity(given, stream.entity)
+        if found:
+            return found, next(iter(found.values())).source
+    return reference_labels(stream), "labeler"
+
+
+def evaluate(
+    streams: Sequence[Stream],
+    methods: Sequence[MethodSpec],
+    *,
+    labels_file: Mapping[LabelKey, Label] | None = None,
+    complete: Callable[[str], str] | None = None,
+    control: bool = True,
+    progress: Progress | None = None,
+    resamples: int | None = None,
+) -> Evaluation:
+    """Replay, label, score and summarise ``streams`` (each an entity) for ``methods``."""
+    evaluation = Evaluation(results={})
+    per_stream: list[dict[str, Any]] = []
+    clusters: dict[str, dict[str, list[Confusion]]] = {}
+    speed: dict[str, dict[str, float]] = {}
+    for stream in streams:
+        tick = None
+        if progress is not None:
+            tick = (lambda s: lambda done, total: progress(s, done, total))(stream.entity)
+        run = replay(stream, methods, complete=complete, control=control, progress=tick)
+        # Labels are joined only now, after every decision of the stream is final.
+        labels, source = stream_labels(stream, labels_file)
+        evaluation.runs.append(run)
+        evaluation.labels[stream.entity] = labels
+        at = {p.key: p.at.isoformat() for p in stream.points}
+        row = _stream_row(stream, labels, source)
+        for method in methods:
+            decisions = run.decisions[method.name]
+            c = confusion(labels, decisions)
+            clusters.setdefault(stream.scope, {}).setdefault(method.name, []).append(c)
+            row["methods"][method.name] = {
+                "tp": c.tp,
+                "fp": c.fp,
+                "fn": c.fn,
+                "tn": c.tn,
+                "invalid": c.invalid,
+                "wrong_service": c.wrong_service,
+            }
+            for decision in decisions:
+                label = labels.get(decision.point)
+                if label is None:
+                    continue
+                one = score(label, decision)
+                kinds = [k for k, n in (("TP", one.tp), ("FP", one.fp), ("FN", one.fn)) if n]
+                for kind in kinds:
+                    evaluation.outcomes.append(
+                        Outcome(
+                            stream.entity,
+                            stream.scope,
+                            method.name,
+                            decision.point,
+                            at[decision.point],
+                            kind,
+                            label,
+                            decision,
+                        )
+                    )
+        per_stream.append(row)
+        held = speed.setdefault(stream.scope, {"points": 0, "events": 0, "seconds": 0.0})
+        held["points"] += len(stream.points)
+        held["events"] += run.events
+        held["seconds"] += run.seconds
+    scopes: dict[str, Any] = {}
+    for scope, by_method in clusters.items():
+        options = {} if resamples is None else {"resamples": resamples}
+        scopes[scope] = {name: summary(cs, **options) for name, cs in by_method.items()}
+    overall_clusters: dict[str, list[Confusion]] = {}
+    for by_method in clusters.values():
+        for name, cs in by_method.items():
+            overall_clusters.setdefault(name, []).extend(cs)
+    options = {} if resamples is None else {"resamples": resamples}
+    total_points = sum(v["points"] for v in speed.values())
+    total_events = sum(v["events"] for v in speed.values())
+    total_seconds = sum(v["seconds"] for v in speed.values())
+    evaluation.results = {
+        "scopes": scopes,
+        "overall": {name: summary(cs, **options) for name, cs in overall_clusters.items()},
+        "streams": per_stream,
+        "methods": [m.name for m in methods],
+        "control": control,
+        "replay_points_per_s": {
+            scope: round(v["points"] / v["seconds"], 1) if v["seconds"] else None
+            for scope, v in speed.items()
+        },
+        "replay_events_per_s": round((total_points + total_events) / total_seconds, 1)
+        if total_seconds
+        else None,
+        "replay_seconds": round(total_seconds, 3),
+        "decision_points": total_points,
+        "synthetic_scopes": sorted({s.scope for s in streams if s.synthetic}),
+    }
+    return evaluation
+
+
+def _stream_row(stream: Stream, labels: Mapping[str, Label], source: str) -> dict[str, Any]:
+    positives = [label for label in labels.values() if label.positive]
+    kinds = Counter(label.type or label.service or "unspecified" for label in positives)
+    points = len(stream.points)
+    return {
+        "entity": stream.entity,
+        "scope": stream.scope,
+        "synthetic": stream.synthetic,
+        "labels": source,
+        "points": points,
+        "events": len(stream.events),
+        "positives": len(positives),
+        "base_rate": round(len(positives) / points, 4) if points else None,
+        "opportunities": dict(sorted(kinds.items())),
+        "methods": {},
+    }
+
+
+def timed(function: Callable[[], Any]) -> tuple[Any, float]:
+    began = time.perf_counter()
+    return function(), time.perf_counter() - began

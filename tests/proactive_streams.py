@@ -1,0 +1,103 @@
+"""Streams for the ProactiveStream tests, read from the real files in ../shared/data with the
+importers' own readers (no database): events numbered in (time, source key) order."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from benchmark.streams.build import build_stream
+from benchmark.streams.records import Stream, StreamEvent
+
+DATA = Path(__file__).parents[2] / "shared" / "data"
+ORDONEZ = DATA / "ordonez-adl"
+FITBIT = DATA / "fitbit-fitabase"
+K8S = DATA / "github-events-k8s-2017" / "events.ndjson.gz"
+ANTS = DATA / "github-rest-ants"
+MADRID = ZoneInfo("Europe/Madrid")
+NEW_YORK = ZoneInfo("America/New_York")
+UTC = ZoneInfo("UTC")
+
+
+def events_of(items: Iterable[dict[str, Any]], start: int = 1) -> list[StreamEvent]:
+    ordered = sorted(items, key=lambda it: (it["occurred_at"], it["source_key"]))
+    return [
+        StreamEvent(
+            n,
+            datetime.fromisoformat(it["occurred_at"].replace("Z", "+00:00")),
+            it["kind"],
+            it["payload"],
+            it["source_key"],
+            it.get("monitor", ""),
+        )
+        for n, it in enumerate(ordered, start=start)
+    ]
+
+
+def ordonez_items(home: str) -> list[dict[str, Any]]:
+    from aframes_web.streams.importers.ordonez import OrdonezReader
+
+    path = ORDONEZ / f"Ordonez{home}_Sensors.txt"
+    return [i.item for i in OrdonezReader(path, MADRID) if i.item is not None]
+
+
+def ordonez(home: str) -> Stream:
+    return build_stream(f"ordonez-{home.lower()}", "home", events_of(ordonez_items(home)), MADRID)
+
+
+def fitbit_items(path: Path = FITBIT) -> dict[str, list[dict[str, Any]]]:
+    from aframes_web.streams.importers.fitbit import FitabaseReader
+
+    per: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for item in FitabaseReader(path, NEW_YORK):
+        if item.item is not None and item.entity is not None:
+            per[item.entity].append(item.item)
+    return per
+
+
+def fitbit(person: str, path: Path = FITBIT) -> Stream:
+    return build_stream(person, "sports", events_of(fitbit_items(path)[person]), NEW_YORK)
+
+
+def github_items(path: Path) -> dict[str, list[dict[str, Any]]]:
+    from aframes_web.streams.importers.github import GithubReader
+
+    per: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for item in GithubReader(path, UTC):
+        if item.item is not None and item.entity is not None:
+            per[item.entity].append(item.item)
+    return per
+
+
+def github(path: Path) -> list[Stream]:
+    return [
+        build_stream(repo, "code", events_of(items), UTC)
+        for repo, items in sorted(github_items(path).items())
+    ]
+
+
+def desktop(days: int = 6, seed: int = 7) -> Stream:
+    """SYNTHETIC desktop days (benchmark/synthetic/desktop.py), compiled as the service does."""
+    from benchmark.synthetic.desktop import generate_days
+    from compiler.document import compile_day
+    from compiler.sources.events import capture_from_records
+
+    zone = ZoneInfo("Europe/Berlin")
+    records = list(generate_days(date(2026, 3, 2), days, seed=seed))
+    events = events_of({**r, "source_key": r.get("source_key", "")} for r in records)
+    by_day: dict[date, list[StreamEvent]] = defaultdict(list)
+    for e in events:
+        by_day[e.at.astimezone(zone).date()].append(e)
+    frames = {}
+    for day, rows in by_day.items():
+        capture = capture_from_records(
+            {"id": e.id, "occurred_at": e.at.isoformat(), "kind": e.kind,
+             "monitor": e.monitor, "payload": dict(e.payload)}
+            for e in rows
+        )  # fmt: skip
+        frames[day] = compile_day(capture, day, zone.key).document["frames"]
+    return build_stream("desk", "desktop", events, zone, frames, synthetic=True)
