@@ -24,13 +24,12 @@ docstring. What every scope shares:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
 from datetime import date
 from types import MappingProxyType
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from memory.engine.records import EngineEvent, Path, Segment
+from memory.engine.records import EngineEvent, Fact, Path, Segment
 
 from . import code, desktop, home, sports
 
@@ -103,6 +102,9 @@ def grounding_view(scope: str, event: EngineEvent) -> EngineEvent:
 def _numbered(segment: Segment) -> Segment:
     """Fact ids ``f1``, ``f2``, ... in listed order (scope modules leave them blank)."""
     facts = tuple(
-        replace(fact, id=f"f{number}") for number, fact in enumerate(segment.facts, start=1)
+        Fact(f"f{number}", fact.type, fact.path, fact.value, fact.at)
+        for number, fact in enumerate(segment.facts, start=1)
     )
-    return replace(segment, facts=facts)
+    return Segment(
+        segment.start, segment.end, facts, segment.citations, segment.kind, segment.source
+    )

@@ -46,10 +46,29 @@ VOCABULARY: Mapping[str, tuple[Path, ...]] = MappingProxyType(
 )
 
 
+# An open day is extracted again at every decision: each event's view and each frame's segment
+# is derived once. Events and frames are never changed once made; the caches hold the object
+# itself to tell a reused id apart, and are emptied when full.
+_VIEWS: dict[int, tuple[EngineEvent, EngineEvent]] = {}
+_FRAMES: dict[tuple[int, date, str], tuple[Mapping[str, Any], Segment | None]] = {}
+_CACHED_MAX = 200_000
+
+
 def grounding_view(event: EngineEvent) -> EngineEvent:
     """A snapshot with ``site`` and ``page`` derived from its own URL; other events as they are."""
     if event.kind != "snapshot":
         return event
+    held = _VIEWS.get(id(event))
+    if held is not None and held[0] is event:
+        return held[1]
+    view = _view(event)
+    if len(_VIEWS) >= _CACHED_MAX:
+        _VIEWS.clear()
+    _VIEWS[id(event)] = (event, view)
+    return view
+
+
+def _view(event: EngineEvent) -> EngineEvent:
     url = event.payload.get("url")
     if not isinstance(url, str):
         return event
@@ -73,7 +92,9 @@ def segments(
 ) -> list[Segment]:
     """The desktop segments of one day: its events sorted by (time, id) and its frames."""
     views = {event.id: grounding_view(event) for event in events}
-    out = [segment for frame in frames if (segment := _frame(frame, views, day, zone)) is not None]
+    out = [
+        segment for frame in frames if (segment := _frame_once(frame, views, day, zone)) is not None
+    ]
     active = [
         view
         for view in views.values()
@@ -107,6 +128,25 @@ def _when(frame: Mapping[str, Any], key: str) -> datetime:
             "offset; pass the frames of a compiled day document."
         )
     return moment
+
+
+def _frame_once(
+    frame: Mapping[str, Any], views: Mapping[int, EngineEvent], day: date, zone: ZoneInfo
+) -> Segment | None:
+    """``_frame``, derived once per frame whose rows are all among ``views`` (a frame of an
+    open day is handed over only then; one with rows still missing is derived each time)."""
+    key = (id(frame), day, zone.key)
+    held = _FRAMES.get(key)
+    if held is not None and held[0] is frame:
+        return held[1]
+    segment = _frame(frame, views, day, zone)
+    evidence = frame.get("evidence")
+    rows = evidence.get("rows") if isinstance(evidence, Mapping) else None
+    if isinstance(rows, str) and all(row in views for row in expand_runs(rows)):
+        if len(_FRAMES) >= _CACHED_MAX:
+            _FRAMES.clear()
+        _FRAMES[key] = (frame, segment)
+    return segment
 
 
 def _frame(
