@@ -1,16 +1,25 @@
 """ProactiveStream's scoring: labels joined after the decisions, the paper's six metrics, and
-confidence intervals by an entity-level cluster bootstrap (ProactMem §4.3, §5).
+confidence intervals by an entity-level cluster bootstrap (ProactMem §4.3, §5, D.2).
 
-**Matching rule.** Every decision point is scored once per method against its reference label:
+**Matching rule** (episode-aware, as the paper's references list the valid observations of an
+opportunity). A positive label marks the first reliable actionable window of an opportunity and
+names its service; it stays *valid* through ``valid_until`` (the labeler's timeliness span for
+that kind of opportunity; a label without one is valid at its own point only). Per stream and
+method, in point order:
 
-* label *intervene* with service ``s``: an intervention naming ``s`` is a true positive (TP);
-  an intervention naming another service is a miss *and* a false alarm (one FN, one FP, and
-  counted as ``wrong_service``); an abstention is a false negative (FN). A label without a
-  service (a person may leave it out) is matched by any intervention at that point.
-* label *abstain*: an intervention is a false positive (FP), an abstention a true negative
-  (TN).
-* an ``invalid`` decision (the method failed at that point) is scored as an abstention and
-  counted in ``invalid``; a point without a label is not scored and counted in ``unlabelled``.
+* an intervention naming the service of an open, unmatched, still valid opportunity matches it
+  (the earliest opened first): one true positive (TP), at that point. A label without a service
+  (a person may leave it out) is matched by any intervention;
+* any other intervention is a false positive (FP): at a point no opportunity is open, a second
+  one for an opportunity already matched (redundant), or one naming another service than an
+  open opportunity's (also counted as ``wrong_service``; that opportunity stays open);
+* an opportunity no intervention matched by the end of its validity is one false negative
+  (FN), at its labelled point;
+* an abstention at a point labelled abstain is a true negative (TN); an ``invalid`` decision
+  (the method failed there) is scored as an abstention and counted in ``invalid``; a point
+  without any label is not scored and counted in ``unlabelled``.
+
+So TP + FN is the number of labelled opportunities, and every intervention is a TP or an FP.
 
 **Metrics**, exactly as the paper defines them, from pooled counts: relevance TP/(TP+FP),
 coverage TP/(TP+FN), effectiveness 2TP/(2TP+FP+FN), intrusion FP/(FP+TN), balance
@@ -18,7 +27,7 @@ coverage TP/(TP+FN), effectiveness 2TP/(2TP+FP+FN), intrusion FP/(FP+TN), balanc
 as ×). Each is None ("N/A") where its denominator is zero; coverage, effectiveness, balance and
 frequency are N/A without positives. Other benchmarks' false-alarm rates are reported under
 their own names, never as intrusion: ``fp_share_of_interventions`` FP/(TP+FP) (ProactiveBench)
-and ``fp_share_of_points`` FP/N (ContextAgent).
+and ``fp_share_of_points`` FP/N (ContextAgent, N the scored points).
 
 **Intervals.** 95% intervals resample whole streams (entities) with replacement, pooling their
 counts, :data:`RESAMPLES` times with a fixed seed, and take the 2.5th and 97.5th percentiles of
@@ -30,6 +39,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
+from datetime import datetime
 from typing import Any
 
 from benchmark.labelers.base import Label
@@ -49,40 +59,93 @@ class Confusion:
     invalid: int = 0
     wrong_service: int = 0
     unlabelled: int = 0
+    points: int = 0  # scored (labelled) points
 
     def __add__(self, other: Confusion) -> Confusion:
         return Confusion(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
 
     @property
     def positives(self) -> int:
-        return self.tp + self.fn  # each positive point is one TP or one FN
-
-    @property
-    def points(self) -> int:
-        # A wrong-service point counts as one FP and one FN.
-        return self.tp + self.fp + self.fn + self.tn - self.wrong_service
+        return self.tp + self.fn  # each labelled opportunity is one TP or one FN
 
 
-def score(label: Label | None, decision: MethodDecision) -> Confusion:
-    """One point's contribution under the matching rule (module docstring)."""
-    if label is None:
-        return Confusion(unlabelled=1)
-    invalid = int(decision.action == "invalid")
-    intervened = decision.action == "intervene"
-    if label.positive:
-        if not intervened:
-            return Confusion(fn=1, invalid=invalid)
-        if label.service is None or decision.service == label.service:
-            return Confusion(tp=1)
-        return Confusion(fp=1, fn=1, wrong_service=1)
-    return Confusion(fp=1) if intervened else Confusion(tn=1, invalid=invalid)
+@dataclass(frozen=True, slots=True)
+class Scored:
+    """One counted outcome: where it is counted, the label it concerns, the decision there."""
+
+    point: str
+    outcome: str  # TP | FP | FN
+    label: Label
+    decision: MethodDecision
 
 
-def confusion(labels: Mapping[str, Label], decisions: Sequence[MethodDecision]) -> Confusion:
-    total = Confusion()
-    for decision in decisions:
-        total += score(labels.get(decision.point), decision)
-    return total
+@dataclass
+class _Open:
+    label: Label
+    until: datetime
+    matched: bool = False
+
+
+def score_stream(
+    points: Sequence[tuple[str, datetime]],
+    labels: Mapping[str, Label],
+    decisions: Sequence[MethodDecision],
+) -> tuple[Confusion, list[Scored]]:
+    """One method's counts on one stream under the matching rule, and the outcomes counted.
+
+    ``points`` are the stream's (key, time) in order; ``decisions`` the method's (one per
+    point; a point without one counts as an abstention).
+    """
+    abstained = MethodDecision("", "abstain")
+    by_point = {d.point: d for d in decisions}
+    counts = dict.fromkeys(("tp", "fp", "fn", "tn", "invalid", "wrong_service", "unlabelled"), 0)
+    counts["points"] = 0
+    found: list[Scored] = []
+    opened: list[_Open] = []
+
+    def expire(now: datetime | None) -> None:
+        for o in [o for o in opened if now is None or o.until < now]:
+            opened.remove(o)
+            if not o.matched:
+                counts["fn"] += 1
+                found.append(
+                    Scored(o.label.point, "FN", o.label, by_point.get(o.label.point, abstained))
+                )
+
+    for key, at in points:
+        expire(at)
+        label = labels.get(key)
+        decision = by_point.get(key, abstained)
+        if label is None:
+            counts["unlabelled"] += 1
+            continue
+        counts["points"] += 1
+        counts["invalid"] += decision.action == "invalid"
+        if label.positive:
+            until = label.valid_until if label.valid_until is not None else at
+            opened.append(_Open(label, max(until, at)))
+        if decision.action != "intervene":
+            counts["tn"] += not label.positive
+            continue
+        match = next(
+            (
+                o
+                for o in opened
+                if not o.matched
+                and (o.label.service is None or o.label.service == decision.service)
+            ),
+            None,
+        )
+        if match is not None:
+            match.matched = True
+            counts["tp"] += 1
+            found.append(Scored(key, "TP", match.label, decision))
+            continue
+        counts["fp"] += 1
+        counts["wrong_service"] += any(not o.matched for o in opened)
+        found.append(Scored(key, "FP", label, decision))
+    expire(None)
+    return Confusion(**counts), found
 
 
 def _ratio(num: float, den: float) -> float | None:

@@ -6,16 +6,18 @@ One JSON object per line, one line per labelled decision point::
      "label": "intervene", "service": "check_in_routine", "episode": "2011-11-28/Breakfast",
      "provenance": {"annotators": ["ana", "ben"], "adjudicator": "cy", "decided_at": "..."}}
 
-``label`` is ``intervene`` or ``abstain``; ``service`` (a service id of the entity's scope) and
-``episode`` are optional; ``provenance`` is kept as given and shown with the label. Streams a
-file has no line for keep their reference labeler's labels, and the run says which streams
-scored against which source.
+``label`` is ``intervene`` or ``abstain``; ``service`` (a service id of the entity's scope),
+``episode`` and ``valid_until`` (through when an intervention is still timely, ISO 8601 with an
+offset; without it, only at the labelled point) are optional; ``provenance`` is kept as given
+and shown with the label. Streams a file has no line for keep their reference labeler's labels,
+and the run says which streams scored against which source.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Mapping
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +62,13 @@ def read_labels(path: Path) -> dict[LabelKey, Label]:
             if (entity, point) in found:
                 raise LabelFileError(f"{where}: {entity} {point} is labelled twice")
             provenance = row.get("provenance")
+            until = row.get("valid_until")
+            try:
+                valid_until = datetime.fromisoformat(until) if until is not None else None
+            except (TypeError, ValueError):
+                raise LabelFileError(f"{where}: valid_until must be an ISO 8601 time") from None
+            if valid_until is not None and valid_until.utcoffset() is None:
+                raise LabelFileError(f"{where}: valid_until needs a UTC offset")
             found[(entity, point)] = Label(
                 point,
                 action,
@@ -68,6 +77,7 @@ def read_labels(path: Path) -> dict[LabelKey, Label]:
                 None,
                 json.dumps(provenance, sort_keys=True) if provenance is not None else "",
                 source,
+                valid_until if action == "intervene" else None,
             )
     return found
 
@@ -82,6 +92,7 @@ def label_lines(entity: str, labels: Iterable[tuple[str, str, Label]]) -> Iterat
             "label": label.action,
             "service": label.service,
             "episode": label.episode,
+            "valid_until": label.valid_until.isoformat() if label.valid_until else None,
             "provenance": {"source": label.source, "reason": label.reason},
         }
         yield json.dumps(row, ensure_ascii=False, sort_keys=True)

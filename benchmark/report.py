@@ -147,7 +147,10 @@ def outcome_json(o: Any) -> dict[str, Any]:
         "point": o.point,
         "at": o.at,
         "outcome": o.outcome,
-        "label": asdict(o.label),
+        "label": {
+            **asdict(o.label),
+            "valid_until": o.label.valid_until.isoformat() if o.label.valid_until else None,
+        },
         "decision": {
             **asdict(o.decision),
             "regularities": [dict(r) for r in o.decision.regularities],

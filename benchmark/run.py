@@ -15,7 +15,7 @@ from typing import Any
 from benchmark.labelers.base import Label
 from benchmark.labelers.registry import reference_labels
 from benchmark.methods.registry import MethodSpec
-from benchmark.metrics import Confusion, confusion, score, summary
+from benchmark.metrics import Confusion, score_stream, summary
 from benchmark.reference import LabelKey, for_entity
 from benchmark.replay import MethodDecision, StreamRun, replay
 from benchmark.streams.records import Stream
@@ -85,9 +85,9 @@ def evaluate(
         evaluation.labels[stream.entity] = labels
         at = {p.key: p.at.isoformat() for p in stream.points}
         row = _stream_row(stream, labels, source)
+        times = [(p.key, p.at) for p in stream.points]
         for method in methods:
-            decisions = run.decisions[method.name]
-            c = confusion(labels, decisions)
+            c, counted = score_stream(times, labels, run.decisions[method.name])
             clusters.setdefault(stream.scope, {}).setdefault(method.name, []).append(c)
             row["methods"][method.name] = {
                 "tp": c.tp,
@@ -96,26 +96,21 @@ def evaluate(
                 "tn": c.tn,
                 "invalid": c.invalid,
                 "wrong_service": c.wrong_service,
+                "points": c.points,
             }
-            for decision in decisions:
-                label = labels.get(decision.point)
-                if label is None:
-                    continue
-                one = score(label, decision)
-                kinds = [k for k, n in (("TP", one.tp), ("FP", one.fp), ("FN", one.fn)) if n]
-                for kind in kinds:
-                    evaluation.outcomes.append(
-                        Outcome(
-                            stream.entity,
-                            stream.scope,
-                            method.name,
-                            decision.point,
-                            at[decision.point],
-                            kind,
-                            label,
-                            decision,
-                        )
-                    )
+            evaluation.outcomes += [
+                Outcome(
+                    stream.entity,
+                    stream.scope,
+                    method.name,
+                    o.point,
+                    at[o.point],
+                    o.outcome,
+                    o.label,
+                    o.decision,
+                )
+                for o in counted
+            ]
         per_stream.append(row)
         held = speed.setdefault(stream.scope, {"points": 0, "events": 0, "seconds": 0.0})
         held["points"] += len(stream.points)

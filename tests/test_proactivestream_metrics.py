@@ -3,6 +3,8 @@ false-alarm rates and the entity-level cluster bootstrap (benchmark/metrics.py).
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 import pytest
 
 from benchmark.labelers.base import Label
@@ -10,7 +12,6 @@ from benchmark.metrics import (
     Confusion,
     balance,
     bootstrap_ci,
-    confusion,
     coverage,
     effectiveness,
     fp_share_of_interventions,
@@ -18,14 +19,14 @@ from benchmark.metrics import (
     frequency,
     intrusion,
     relevance,
-    score,
+    score_stream,
     summary,
 )
 from benchmark.replay import MethodDecision
 
 
 def test_metrics_against_a_hand_computed_confusion_matrix() -> None:
-    c = Confusion(tp=6, fp=4, fn=2, tn=88)
+    c = Confusion(tp=6, fp=4, fn=2, tn=88, points=100)
     assert relevance(c) == pytest.approx(6 / 10)
     assert coverage(c) == pytest.approx(6 / 8)
     assert effectiveness(c) == pytest.approx(12 / (12 + 4 + 2))
@@ -55,32 +56,84 @@ def test_zero_denominators_are_not_applicable_never_zero() -> None:
     assert intrusion(all_positive) is None and balance(all_positive) is None
 
 
-def _d(action: str, service: str | None = None) -> MethodDecision:
-    return MethodDecision("p", action, service)
+T0 = datetime(2026, 1, 5, 9, tzinfo=UTC)
 
 
-def test_matching_rule_needs_the_labelled_service() -> None:
-    wanted = Label("p", "intervene", "check_device")
-    assert score(wanted, _d("intervene", "check_device")) == Confusion(tp=1)
-    wrong = score(wanted, _d("intervene", "wellbeing_check"))
-    assert wrong == Confusion(fp=1, fn=1, wrong_service=1)
-    assert wrong.points == 1 and wrong.positives == 1
-    assert score(wanted, _d("abstain")) == Confusion(fn=1)
-    # A label without a service (a person left it out) is matched by any intervention.
-    assert score(Label("p", "intervene"), _d("intervene", "wellbeing_check")) == Confusion(tp=1)
-    negative = Label("p", "abstain")
-    assert score(negative, _d("intervene", "check_device")) == Confusion(fp=1)
-    assert score(negative, _d("abstain")) == Confusion(tn=1)
+def _points(n: int) -> list[tuple[str, datetime]]:
+    return [(f"p{i}", T0 + timedelta(minutes=50 * i)) for i in range(n)]
+
+
+def _d(point: str, action: str, service: str | None = None) -> MethodDecision:
+    return MethodDecision(point, action, service)
+
+
+def _run(
+    labels: dict[str, Label], decisions: list[MethodDecision], n: int = 6
+) -> tuple[Confusion, list[tuple[str, str]]]:
+    c, found = score_stream(_points(n), labels, decisions)
+    return c, [(o.point, o.outcome) for o in found]
+
+
+def _negative(n: int, **positive: Label) -> dict[str, Label]:
+    labels = {f"p{i}": Label(f"p{i}", "abstain") for i in range(n)}
+    labels.update(positive)
+    return labels
+
+
+def test_an_intervention_naming_the_labelled_service_at_its_window_is_a_true_positive() -> None:
+    labels = _negative(6, p1=Label("p1", "intervene", "check_device"))
+    c, found = _run(labels, [_d("p1", "intervene", "check_device")])
+    assert (c.tp, c.fp, c.fn, c.tn, c.points, c.positives) == (1, 0, 0, 5, 6, 1)
+    assert found == [("p1", "TP")]
+
+
+def test_a_later_intervention_matches_while_the_label_is_valid_and_only_once() -> None:
+    until = T0 + timedelta(minutes=100)  # valid at p1 and p2
+    labels = _negative(6, p1=Label("p1", "intervene", "check_device", valid_until=until))
+    late = [_d("p2", "intervene", "check_device"), _d("p3", "intervene", "check_device")]
+    c, found = _run(labels, late)
+    # p2 serves the opportunity; p3 repeats it (redundant): a false positive.
+    assert (c.tp, c.fp, c.fn, c.tn) == (1, 1, 0, 3)
+    assert found == [("p2", "TP"), ("p3", "FP")]
+    too_late = [_d("p3", "intervene", "check_device")]
+    c, found = _run(labels, too_late)
+    assert (c.tp, c.fp, c.fn) == (0, 1, 1) and found == [("p1", "FN"), ("p3", "FP")]
+
+
+def test_a_label_without_a_validity_span_matches_at_its_own_point_only() -> None:
+    labels = _negative(4, p1=Label("p1", "intervene", "check_device"))
+    c, found = _run(labels, [_d("p2", "intervene", "check_device")], 4)
+    assert (c.tp, c.fp, c.fn) == (0, 1, 1) and found == [("p1", "FN"), ("p2", "FP")]
+
+
+def test_the_wrong_service_is_a_false_alarm_and_the_opportunity_stays_open() -> None:
+    until = T0 + timedelta(minutes=100)
+    labels = _negative(6, p1=Label("p1", "intervene", "check_device", valid_until=until))
+    c, found = _run(labels, [_d("p1", "intervene", "wellbeing_check")])
+    assert (c.tp, c.fp, c.fn, c.wrong_service) == (0, 1, 1, 1)
+    assert found == [("p1", "FP"), ("p1", "FN")]
+    c, _ = _run(
+        labels, [_d("p1", "intervene", "wellbeing_check"), _d("p2", "intervene", "check_device")]
+    )
+    assert (c.tp, c.fp, c.fn, c.wrong_service) == (1, 1, 0, 1)
+
+
+def test_a_label_without_a_service_is_matched_by_any_intervention() -> None:
+    labels = _negative(3, p1=Label("p1", "intervene"))
+    c, _ = _run(labels, [_d("p1", "intervene", "wellbeing_check")], 3)
+    assert (c.tp, c.fp, c.fn) == (1, 0, 0)
 
 
 def test_invalid_and_unlabelled_points_are_counted_never_dropped() -> None:
-    labels = {"a": Label("a", "intervene", "x"), "b": Label("b", "abstain")}
+    labels = {"p0": Label("p0", "intervene", "x"), "p1": Label("p1", "abstain")}
     decisions = [
-        MethodDecision("a", "invalid", error="ValueError: boom"),
-        MethodDecision("b", "invalid", error="ValueError: boom"),
-        MethodDecision("c", "abstain"),
+        MethodDecision("p0", "invalid", error="ValueError: boom"),
+        MethodDecision("p1", "invalid", error="ValueError: boom"),
+        MethodDecision("p2", "abstain"),
     ]
-    assert confusion(labels, decisions) == Confusion(fn=1, tn=1, invalid=2, unlabelled=1)
+    c, found = _run(labels, decisions, 3)
+    assert c == Confusion(fn=1, tn=1, invalid=2, unlabelled=1, points=2)
+    assert found == [("p0", "FN")]
 
 
 def test_bootstrap_resamples_entities_with_a_fixed_seed() -> None:
@@ -96,7 +149,9 @@ def test_bootstrap_resamples_entities_with_a_fixed_seed() -> None:
 
 
 def test_summary_reports_every_metric_its_interval_and_the_counts() -> None:
-    figures = summary([Confusion(tp=2, fp=1, fn=1, tn=6), Confusion(tp=1, fp=0, fn=1, tn=8)])
+    figures = summary(
+        [Confusion(tp=2, fp=1, fn=1, tn=6, points=10), Confusion(tp=1, fp=0, fn=1, tn=8, points=10)]
+    )
     assert figures["effectiveness"] == round(6 / (6 + 1 + 2), 4)
     assert figures["effectiveness_ci"] is not None
     assert (figures["tp"], figures["fp"], figures["fn"], figures["tn"]) == (3, 1, 2, 14)

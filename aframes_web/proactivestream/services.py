@@ -339,5 +339,10 @@ def _outcome_row(
         decision=_plain(
             {**asdict(o.decision), "regularities": [dict(r) for r in o.decision.regularities]}
         ),
-        label=_plain(asdict(o.label)),
+        label=_plain(
+            {
+                **asdict(o.label),
+                "valid_until": o.label.valid_until.isoformat() if o.label.valid_until else None,
+            }
+        ),
     )

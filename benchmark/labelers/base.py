@@ -10,7 +10,9 @@ At every point a scope labeler lists the opportunities that hold *now*, each wit
 * the point is labelled **intervene** for the first new opportunity in the scope's order (its
   episode becomes covered with that strength and service), otherwise **abstain**: windows an
   opportunity already covers abstain, and a second new opportunity waits for the next point
-  (its first window that is free);
+  (its first window that is free). The label stays valid for the opportunity's ``timely`` span
+  (ProactMem D.2: an intervention at a later valid observation still matches it; the scoring
+  rule is in ``benchmark/metrics.py``);
 * an opportunity is listed only when it is *reliable* (enough history to say what is usual);
   it is labelled only when it is also *actionable* now (someone is there to act on it), and
   one that holds while not actionable is listed as such, so that the pause is no reopening.
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Literal, Protocol
 
 from benchmark.streams.catalogue import service_ids
@@ -38,6 +41,9 @@ class Opportunity:
     episode: str  # what it is about; the unit of coverage
     reason: str  # a sentence a person can check
     strength: int = 1  # a rise reopens a covered episode
+    # How long after its first window an intervention is still timely (ProactMem D.2: the
+    # valid observations of an opportunity); zero: only at its first window.
+    timely: timedelta = timedelta(0)
     # Listed but not actionable now (nobody there to act): it keeps its episode holding, so
     # a pause in actionability does not count as a reopening, and it cannot be labelled.
     actionable: bool = True
@@ -54,6 +60,9 @@ class Label:
     type: str | None = None
     reason: str = ""
     source: str = ""  # "labeler:home/1", "jsonl:labels.jsonl", ...
+    # Through when an intervention for this opportunity is still timely (metrics.py); None: at
+    # its own point only.
+    valid_until: datetime | None = None
 
     @property
     def positive(self) -> bool:
@@ -116,6 +125,7 @@ class EpisodeBook:
             chosen.type,
             chosen.reason,
             source,
+            point.at + chosen.timely,
         )
 
 

@@ -36,6 +36,10 @@ MIN_SAMPLES = 3
 ESCALATE = 3
 FOLLOW_UP_DEFAULT = timedelta(hours=2)
 FAILED = frozenset({"failure", "timed_out", "startup_failure"})
+# Our choice: a nudge on a waiting pull request or issue is timely for half a day (a working
+# day's events), a follow-up on a failed check for a quarter of one.
+WAITING_TIMELY = timedelta(hours=12)
+CHECK_TIMELY = timedelta(hours=6)
 _BOT = re.compile(r"(\[bot\]|-bot|-robot)$", re.IGNORECASE)
 
 PR_OPEN_TYPES = frozenset({"pr_opened"})
@@ -167,6 +171,7 @@ class CodeLabeler:
                             f"Pull request #{number} has waited {_duration(waited)} for a first "
                             f"review; this repository usually reviews within {_duration(usual)}.",
                             strength=2 if waited > ESCALATE * usual else 1,
+                            timely=WAITING_TIMELY,
                         )
                     )
         usual_follow = (
@@ -184,6 +189,7 @@ class CodeLabeler:
                         f"ci:{name}@{branch}@{failed.isoformat()}",
                         f"{name} failed on {branch or 'its branch'} {_duration(waited)} ago with "
                         "no new run or push since.",
+                        timely=CHECK_TIMELY,
                     )
                 )
         if len(self.response_delays) >= MIN_SAMPLES:
@@ -200,6 +206,7 @@ class CodeLabeler:
                             f"issue:{number}",
                             f"Issue #{number} has waited {_duration(waited)} for a first response; "
                             f"this repository usually answers within {_duration(usual)}.",
+                            timely=WAITING_TIMELY,
                         )
                     )
         return found

@@ -37,6 +37,7 @@ BREAK_MIN = timedelta(minutes=5)
 WORK_LIMIT = timedelta(minutes=90)
 WORK_ESCALATE = timedelta(minutes=150)
 SWITCH_FLOOR = 12
+TIMELY = timedelta(minutes=30)  # our choice: a nudge at the computer is timely for half an hour
 
 
 def _clock(moment: datetime | timedelta) -> str:
@@ -112,6 +113,7 @@ class DesktopLabeler:
                     f"{int(BREAK_MIN.total_seconds() // 60)} minutes "
                     f"({int(worked.total_seconds() // 60)} min so far).",
                     strength=2 if worked >= WORK_ESCALATE else 1,
+                    timely=TIMELY,
                 )
             )
         found += self._fragmented(point, day, earlier, local)
@@ -145,6 +147,7 @@ class DesktopLabeler:
                 f"{day.isoformat()}/{app}",
                 f"{app} is the main app on {mains.count(app)} of {len(earlier)} days and usually "
                 f"in use by {_clock(deadline - GRACE)}; not opened by {_clock(now)}.",
+                timely=TIMELY,
             )
         ]
 
@@ -169,6 +172,7 @@ class DesktopLabeler:
                 self.switching_since,
                 f"{switches} frames started in the last 30 minutes; more than on 95% of "
                 f"earlier moments (over {int(threshold)}).",
+                timely=TIMELY,
             )
         ]
 

@@ -54,6 +54,9 @@ DEVICE_FLOOR = timedelta(minutes=10)
 STILL_MIN_SAMPLES = 5
 STILL_FLOOR = timedelta(minutes=45)
 STILL_FACTOR = 1.5
+# Our choice: a check-in stays timely for the next two segment closes (ProactMem D.2's valid
+# observations of an opportunity).
+TIMELY = timedelta(minutes=100)
 PRESSURE_KINDS = frozenset({"pressure"})
 SLEEP_WORDS = ("sleep", "bed", "nap")
 AWAY_WORDS = ("leav", "away", "outside")
@@ -185,6 +188,7 @@ class HomeLabeler:
                     f"{len(earlier)} days, median {_clock(usual, self.zone)}); not begun by "
                     f"{_clock(point.at, self.zone)}.",
                     actionable=not away,
+                    timely=TIMELY,
                 )
             )
         return found
@@ -206,6 +210,7 @@ class HomeLabeler:
                     f"{sensor}@{since.astimezone(self.zone).isoformat()}",
                     f"{sensor} on or open since {_clock(since, self.zone)} ({_minutes(lasted)}); "
                     f"it usually goes off within {_minutes(quantile(seen, 0.95))}.",
+                    timely=TIMELY,
                 )
             )
         return found
@@ -229,6 +234,7 @@ class HomeLabeler:
                         f"{day.isoformat()}/quiet@{_clock(self.last.at, self.zone)}",
                         f"No sensor event for {_minutes(quiet)} during {label}; the longest "
                         f"silence during {label} before was {_minutes(max(seen))}.",
+                        timely=TIMELY,
                     )
                 ]
         return []

@@ -49,6 +49,9 @@ SITTING_MIN = 50
 PACE_SHARE = 0.5
 PACE_MIN_MEDIAN = 1000
 PACE_SLOTS = frozenset({1, 2, 3})
+# Our choice: a slot's own opportunity is timely at that slot only; catching up on the day's
+# pace is still timely at the next slot, three hours on.
+PACE_TIMELY = timedelta(hours=3)
 ACTIVE_LEVEL = 2
 HOUR = timedelta(hours=1)
 MINUTE = timedelta(minutes=1)
@@ -199,6 +202,7 @@ class SportsLabeler:
                             f"{day.isoformat()}/pace",
                             f"{int(now.steps_today)} steps by {clock}; usually "
                             f"{int(usual)} by then (median of {len(paces)} days).",
+                            timely=PACE_TIMELY,
                         )
                     )
         return found
