@@ -115,6 +115,7 @@ class Regularity(models.Model):
 
     class State(models.TextChoices):
         CANDIDATE = "candidate"
+        HABIT = "habit"
         ACTIVE = "active"
         WEAKENING = "weakening"
         DORMANT = "dormant"
@@ -131,6 +132,11 @@ class Regularity(models.Model):
     n_v = models.PositiveIntegerField()
     observable = models.PositiveIntegerField()
     behavior_days = models.PositiveIntegerField()
+    # Observable days without the trigger on which the behavior happened anyway (the contrast).
+    untriggered_behavior = models.PositiveIntegerField(default=0)
+    base = models.FloatField(default=0.0)  # behavior_days / observable
+    # How much the trigger predicts (regularities.Tally.margin): the rank of a regularity.
+    margin = models.FloatField(default=0.0)
     violation_run = models.PositiveIntegerField()
     violation_facts = models.JSONField(default=list)
     last_day = models.DateField(null=True, blank=True)

@@ -35,8 +35,23 @@ def routine_day(day: date, *, kitchen: bool = True) -> list[dict[str, Any]]:
     return items
 
 
+def late_day(day: date) -> list[dict[str, Any]]:
+    """A day up late: bedroom at 10:30, the kitchen at 11:00, the living room at 12:00. It is
+    what tells the morning routine (the kitchen after getting up) from a fixed habit."""
+    return [
+        motion(day, 10, 30, "bedroom"),
+        motion(day, 10, 35, "bedroom", 1),
+        motion(day, 11, 0, "kitchen"),
+        motion(day, 12, 0, "living"),
+    ]
+
+
+LATE = frozenset({1, 3})  # the days up late in every stream
+
+
 def stream(days: int, skip: frozenset[int] = frozenset()) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
     for i in range(days):
-        items += routine_day(START + timedelta(days=i), kitchen=i not in skip)
+        day = START + timedelta(days=i)
+        items += late_day(day) if i in LATE else routine_day(day, kitchen=i not in skip)
     return items

@@ -8,8 +8,9 @@ from aframes_web.streams.records import validate_batch
 from benchmark.memory import replay
 from benchmark.synthetic.memory_streams import SCOPES, generate
 
-# Short streams keep the test fast; the engine needs three fulfilled days to activate a routine.
-DAYS = {"sports": 5, "home": 4, "code": 5, "desktop": 3}
+# Short streams keep the test fast; the engine needs three fulfilled days and two days without
+# the trigger to activate a routine.
+DAYS = {"sports": 6, "home": 8, "code": 7, "desktop": 7}
 
 
 @pytest.mark.parametrize("scope", SCOPES)

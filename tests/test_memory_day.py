@@ -96,6 +96,11 @@ def _routine_day(day: date, kept: bool) -> DayRecord:
     return DayRecord(day, tuple(obs))
 
 
+def _slept_in(day: date) -> DayRecord:
+    """A day up only at 11:00: no trigger in the window, no kitchen in it (a contrast day)."""
+    return DayRecord(day, (_obs(day, 11, WAKE.path, "bedroom", 0),))
+
+
 def _no_miner(records: object, *, known: object = ()) -> tuple[Proposal, ...]:
     return ()
 
@@ -114,8 +119,10 @@ def test_known_regularity_is_assessed_once_per_closed_day_and_a_second_call_chan
 
 
 def test_new_proposal_is_replayed_over_every_closed_day_as_if_proposed_on_day_one() -> None:
-    days = [DAY + timedelta(days=i) for i in range(5)]
-    records = [_routine_day(d, kept=i != 1) for i, d in enumerate(days)]
+    days = [DAY + timedelta(days=i) for i in range(7)]
+    records = [
+        _slept_in(d) if i in (0, 3) else _routine_day(d, kept=i != 1) for i, d in enumerate(days)
+    ]
 
     def miner(recent: object, *, known: object = ()) -> tuple[Proposal, ...]:
         return (PROPOSAL,)
@@ -125,7 +132,8 @@ def test_new_proposal_is_replayed_over_every_closed_day_as_if_proposed_on_day_on
     assert step.new_ids == (rid,)
     assert [a.day for a in step.assessments[rid]] == days
     assert step.tracked[rid].state == run(PROPOSAL, records)
-    assert step.tracked[rid].state.state == "active"  # 4 fulfilled of 5, lift >= 1
+    # 4 fulfilled of 5 triggered days, no kitchen on the 2 days up late: lift 1.4.
+    assert step.tracked[rid].state.state == "active"
 
 
 def test_known_proposals_are_passed_to_the_miner_and_never_tracked_twice() -> None:
@@ -165,12 +173,13 @@ def test_proposal_json_round_trip_is_exact() -> None:
 
 
 def test_state_round_trip_keeps_what_advancing_needs() -> None:
-    records = [_routine_day(DAY + timedelta(days=i), kept=True) for i in range(4)]
+    records = [_slept_in(DAY), _slept_in(DAY + timedelta(days=1))]
+    records += [_routine_day(DAY + timedelta(days=2 + i), kept=True) for i in range(4)]
     state = run(PROPOSAL, records)
     back = state_from_fields(state_to_fields(state))
     assert back.tally == state.tally
     assert (back.state, back.violation_run, back.last_day) == ("active", 0, state.last_day)
-    later = [_routine_day(DAY + timedelta(days=4 + i), kept=False) for i in range(2)]
+    later = [_routine_day(DAY + timedelta(days=6 + i), kept=False) for i in range(2)]
     assert run(PROPOSAL, later, back).state == run(PROPOSAL, later, state).state == "weakening"
     assert state_from_fields(state_to_fields(RegularityState())) == RegularityState()
 

@@ -1,4 +1,4 @@
-"""Deterministic daily-trajectory extractors, one per scope (issue 6, "Trajectories").
+"""Deterministic daily-trajectory extractors, one per scope (ProactMem §3, trajectories).
 
 The core invariant is checked everywhere: every segment an extractor emits is accepted by the
 validator, given the scope's grounding view of the day's events.
@@ -16,6 +16,8 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from aframes_web.streams.importers import fitbit, github, ordonez
 from benchmark.synthetic.desktop import generate_day
@@ -120,13 +122,19 @@ def test_events_of_other_local_days_are_ignored() -> None:
     yesterday = event(1, datetime(2024, 4, 30, 21, 30, tzinfo=UTC), door)
     tomorrow = event(4, local(0, 5, day=date(2024, 5, 2)), door)
     segments = extract("home", [today, early, yesterday, tomorrow])
-    assert sorted(c for s in of_kind(segments, "door") for c in s.citations) == [2, 3]
+    assert sorted(c for s in of_kind(segments, "device_use") for c in s.citations) == [2, 3]
 
 
 def test_vocabulary_names_every_scope_and_kind() -> None:
     assert set(VOCABULARY) == {"code", "desktop", "home", "sports"}
-    assert set(VOCABULARY["sports"]) == {"decision_point", "step_bout", "sedentary"}
-    assert set(VOCABULARY["home"]) == {"room_presence", "door", "sensor_activity"}
+    assert set(VOCABULARY["sports"]) == {
+        "decision_point",
+        "step_bout",
+        "active_hour",
+        "sedentary",
+        "day_start",
+    }
+    assert set(VOCABULARY["home"]) == {"room_presence", "device_use", "day_start"}
     assert set(VOCABULARY["code"]) == {"pull_request", "issue", "review", "ci_run", "release"}
     assert set(VOCABULARY["desktop"]) == {"frame", "first_activity", "last_activity"}
 
@@ -211,7 +219,7 @@ def test_a_step_bout_exactly_at_both_thresholds_is_one_bout_citing_every_minute(
     (bout,) = of_kind(extract("sports", rows), "step_bout")
     assert bout.citations == tuple(r.id for r in rows)
     assert (bout.start, bout.end) == (rows[0].at, rows[-1].at)
-    assert facts(bout) == {("type",): "steps", ("source",): "jawbone"}
+    assert facts(bout) == {("type",): "steps", ("source",): "jawbone", ("resolution",): "minute"}
     assert all(f.at == rows[0].at for f in bout.facts)
 
 
@@ -266,13 +274,48 @@ def test_low_rows_count_as_sedentary_up_to_the_rate_and_not_above() -> None:
     assert of_kind(extract("sports", above), "sedentary") == []
 
 
-def test_hourly_rows_make_sedentary_stretches_but_never_bouts() -> None:
-    rows = hour_rows(local(0), [0, 0, 224, 5000, 6000, 225])
+def test_hourly_rows_make_sedentary_stretches_and_active_hours_but_never_bouts() -> None:
+    rows = hour_rows(local(0), [0, 0, 224, 5000, 6000, 225, 999])
     segments = extract("sports", rows)
     assert of_kind(segments, "step_bout") == []
     (stretch,) = of_kind(segments, "sedentary")
     assert stretch.citations == (1, 2, 3)
     assert facts(stretch) == {("type",): "steps", ("resolution",): "hour"}
+    # An hour of at least 1,000 steps held a walk's worth: an active hour, at its row.
+    active = of_kind(segments, "active_hour")
+    assert [a.citations for a in active] == [(4,), (5,)]
+    assert facts(active[0]) == {("type",): "steps", ("resolution",): "hour"}
+    assert active[0].start == rows[3].at
+
+
+def wide(start: datetime, counts: Sequence[int], first_id: int = 1) -> list[EngineEvent]:
+    """Fitabase's wide minute rows: an hour's 60 counts a row, stamped at the hour's end."""
+    out = []
+    for hour in range(0, len(counts), 60):
+        minutes = list(counts[hour : hour + 60])
+        attributes = {"resolution": "minute", "minutes": minutes, "hour": "x"}
+        payload = {"type": "steps_by_minute", "value": sum(minutes), "attributes": attributes}
+        out.append(event(first_id + hour // 60, start + timedelta(hours=hour // 60 + 1), payload))
+    return out
+
+
+def test_wide_minute_rows_give_walks_at_their_first_minute_citing_their_hours() -> None:
+    # A 15-minute walk from 07:50 to 08:05 spans two hourly rows.
+    counts = [0] * 50 + [120] * 15 + [0] * 55
+    rows = wide(local(7), counts)
+    segments = extract("sports", rows)
+    (bout,) = of_kind(segments, "step_bout")
+    assert bout.citations == (1, 2)
+    assert facts(bout) == {("type",): "steps_by_minute", ("resolution",): "minute"}
+    assert all(f.at == local(7, 51) for f in bout.facts)  # the walk's first minute, ended
+    (start,) = of_kind(segments, "day_start")
+    assert start.facts[0].at == local(7, 51)  # the first minute of someone up and about
+
+
+def test_the_day_starts_with_the_first_steps_after_five() -> None:
+    rows = minute_rows(local(4, 30), [30] * 5) + minute_rows(local(6), [3, 12], first_id=50)
+    (start,) = of_kind(extract("sports", rows), "day_start")
+    assert start.citations == (51,) and start.start == local(6, 2)
 
 
 def test_sports_ignores_other_observations() -> None:
@@ -309,9 +352,9 @@ def test_a_room_change_splits_presence_and_off_events_are_not_cited() -> None:
     presences = of_kind(extract("home", stream), "room_presence")
     assert [p.citations for p in presences] == [(1, 3), (4, 5), (6,)]
     assert [facts(p) for p in presences] == [
-        {("type",): "motion", ("room",): "kitchen"},
-        {("type",): "motion", ("room",): "living"},
-        {("type",): "motion", ("room",): "kitchen"},
+        {("room",): "kitchen"},
+        {("room",): "living"},
+        {("room",): "kitchen"},
     ]
     assert (presences[0].start, presences[0].end) == (local(8, 0), local(8, 2))
 
@@ -326,64 +369,61 @@ def test_a_long_silence_splits_presence_in_one_room() -> None:
     assert [p.citations for p in presences] == [(1, 2), (3,)]
 
 
-def test_classic_casas_without_rooms_uses_the_sensor_as_the_room() -> None:
+def test_classic_casas_without_rooms_keeps_sensor_ids_as_citations_never_as_facts() -> None:
     stream = [
         sensor(1, local(8, 0), "motion", "ON", "M003"),
         sensor(2, local(8, 1), "motion", "ON", "M003"),
         sensor(3, local(8, 2), "motion", "ON", "M004"),
+        sensor(4, local(8, 3), "motion", "ON", "Hall"),
     ]
     presences = of_kind(extract("home", stream), "room_presence")
+    # Each sensor still stands for its own spot (citations), but an id is no fact.
+    assert [p.citations for p in presences] == [(1, 2), (3,), (4,)]
     assert [facts(p) for p in presences] == [
-        {("type",): "motion", ("sensor",): "M003"},
-        {("type",): "motion", ("sensor",): "M004"},
+        {("type",): "motion"},
+        {("type",): "motion"},
+        {("sensor",): "Hall"},
     ]
 
 
 def test_ordonez_pir_is_motion_and_its_place_is_the_room() -> None:
     stream = [sensor(1, local(8), "pir", "ON", "Shower", place="Bathroom")]
     (presence,) = of_kind(extract("home", stream), "room_presence")
-    assert facts(presence) == {("type",): "pir", ("place",): "Bathroom"}
+    assert facts(presence) == {("place",): "Bathroom"}
 
 
-def test_every_door_event_is_a_door_segment_with_its_value() -> None:
+def test_each_use_of_a_door_or_appliance_names_it_by_its_role_and_room() -> None:
     stream = [
-        sensor(1, local(7, 0), "door", "OPEN", "D001"),
-        sensor(2, local(7, 1), "door", "CLOSE", "D001"),
+        sensor(1, local(7, 0), "door", "OPEN", "D001", room="hall"),
+        sensor(2, local(7, 1), "door", "CLOSE", "D001", room="hall"),
         sensor(3, local(7, 2), "magnetic", "ON", "Maindoor", place="Entrance"),
-        sensor(4, local(7, 3), "temperature", 21.5, "T001"),
+        sensor(4, local(7, 3), "magnetic", "OFF", "Maindoor", place="Entrance"),
+        sensor(5, local(7, 4), "temperature", 21.5, "T001"),
+        sensor(6, local(7, 5), "electric", "ON", "Toaster", place="Kitchen"),
+        sensor(7, local(7, 6), "door", "OPEN", "D002"),
     ]
-    doors = of_kind(extract("home", stream), "door")
-    assert [facts(d) for d in doors] == [
-        {("type",): "door", ("value",): "OPEN", ("sensor",): "D001"},
-        {("type",): "door", ("value",): "CLOSE", ("sensor",): "D001"},
-        {("type",): "magnetic", ("value",): "ON", ("sensor",): "Maindoor", ("place",): "Entrance"},
+    uses = of_kind(extract("home", stream), "device_use")
+    # Closing and switching off end a use; an opaque id is no fact (its kind stands in).
+    assert [u.citations for u in uses] == [(1,), (3,), (6,), (7,)]
+    assert [facts(u) for u in uses] == [
+        {("room",): "hall"},
+        {("sensor",): "Maindoor", ("place",): "Entrance"},
+        {("sensor",): "Toaster", ("place",): "Kitchen"},
+        {("type",): "door"},
     ]
-    assert [(d.start, d.end) for d in doors] == [(e.at, e.at) for e in stream[:3]]
+    assert [(u.start, u.end) for u in uses] == [(stream[i].at,) * 2 for i in (0, 2, 5, 6)]
 
 
-def test_sensor_activity_names_each_rooms_most_active_sensor_per_local_hour() -> None:
+def test_the_day_starts_with_the_first_activation_after_five() -> None:
     stream = [
-        sensor(1, local(8, 0), "motion", "ON", "M02", room="kitchen"),
-        sensor(2, local(8, 1), "motion", "OFF", "M02", room="kitchen"),
-        sensor(3, local(8, 2), "door", "OPEN", "D01", room="kitchen"),
-        sensor(4, local(8, 3), "motion", "ON", "M01", room="kitchen"),
-        sensor(5, local(8, 4), "motion", "OFF", "M01", room="kitchen"),
-        # Ambient readings are no activity, however many there are.
-        *(
-            sensor(10 + n, local(8, 10 + n), "temperature", 20, "T01", room="kitchen")
-            for n in range(5)
-        ),
-        sensor(20, local(9, 0), "item", "PRESENT", "I01", room="kitchen"),
-        sensor(21, local(8, 30), "motion", "ON", "M09", room="bath"),
+        sensor(1, local(3, 10), "pir", "ON", "Toilet", place="Bathroom"),  # the night
+        sensor(2, local(6, 40), "temperature", 19, "T1", place="Bedroom"),  # ambient: nobody
+        sensor(3, local(6, 55), "pressure", "OFF", "Bed", place="Bedroom"),  # an end, no use
+        sensor(4, local(7, 2), "pir", "ON", "Basin", place="Bathroom"),
+        sensor(5, local(7, 20), "magnetic", "ON", "Fridge", place="Kitchen"),
     ]
-    active = of_kind(extract("home", stream), "sensor_activity")
-    # 08:00 kitchen: M01 and M02 tie at two events, M01 first by name.
-    assert [(facts(a)[("sensor",)], a.citations) for a in active] == [
-        ("M01", (4, 5)),
-        ("M09", (21,)),
-        ("I01", (20,)),
-    ]
-    assert facts(active[0]) == {("sensor",): "M01", ("type",): "motion", ("room",): "kitchen"}
+    (start,) = of_kind(extract("home", stream), "day_start")
+    assert (start.citations, facts(start)) == ((4,), {("place",): "Bathroom"})
 
 
 class PrivateGuard(Mapping[str, Any]):
@@ -431,10 +471,10 @@ def one(scope: str, e: EngineEvent) -> Segment:
 def test_an_opened_pull_request_is_observed() -> None:
     segment = one("code", gh(1, "PullRequestEvent", action="opened", number=7, state="open"))
     assert segment.kind == "pull_request"
+    # The kind of work, never the object: a number is a citation, not a routine's fact.
     assert facts(segment) == {
         ("type",): "PullRequestEvent",
         ("action",): "opened",
-        ("number",): 7,
         ("state",): "open",
     }
     assert set(fact_types(segment).values()) == {"observed"}
@@ -446,7 +486,6 @@ def test_a_merging_close_is_an_outcome() -> None:
     assert fact_types(segment) == {
         ("type",): "observed",
         ("action",): "outcome",
-        ("number",): "observed",
         ("state",): "outcome",
         ("merged",): "outcome",
     }
@@ -456,12 +495,12 @@ def test_a_merging_close_is_an_outcome() -> None:
 def test_rest_closing_types_are_outcomes() -> None:
     merged = one("code", gh(1, "pr_merged", number=3, title="Fix", merged_by="bo"))
     assert merged.kind == "pull_request"
-    assert fact_types(merged) == {("type",): "outcome", ("number",): "observed"}
+    assert fact_types(merged) == {("type",): "outcome"}
     closed = one("code", gh(2, "issue_closed", number=4, state_reason="completed"))
     assert closed.kind == "issue"
     assert fact_types(closed)[("type",)] == "outcome"
     opened = one("code", gh(3, "issue_opened", number=5))
-    assert fact_types(opened) == {("type",): "observed", ("number",): "observed"}
+    assert fact_types(opened) == {("type",): "observed"}
 
 
 def test_issues_comments_and_issue_events_map_by_what_they_are_about() -> None:
@@ -507,7 +546,7 @@ def test_a_published_release_and_a_tag_are_releases() -> None:
     assert fact_types(release)[("action",)] == "outcome"
     tag = one("code", gh(2, "CreateEvent", ref="v1.1", ref_type="tag"))
     assert tag.kind == "release"
-    assert facts(tag) == {("type",): "CreateEvent", ("ref_type",): "tag", ("ref",): "v1.1"}
+    assert facts(tag) == {("type",): "CreateEvent", ("ref_type",): "tag"}
 
 
 def test_pushes_stars_forks_and_branches_make_no_segment() -> None:
@@ -679,9 +718,10 @@ def test_on_a_dst_day_every_segment_stays_on_the_day_and_validates() -> None:
         for n, at in enumerate(paris_instants(timedelta(minutes=20)), start=1)
     ]
     home = extract("home", motions, day=SPRING, zone=PARIS)
-    # 23 local hours, each with activity; one presence stretch the whole day.
-    assert len(of_kind(home, "sensor_activity")) == 23
+    # One presence stretch the whole 23-hour day; the day started at the first one after five.
     assert len(of_kind(home, "room_presence")) == 1
+    (start,) = of_kind(home, "day_start")
+    assert start.start.astimezone(PARIS).hour == 5
     rows = [
         snap(n, at, "Editor") for n, at in enumerate(paris_instants(timedelta(minutes=30)), start=1)
     ]
@@ -800,7 +840,7 @@ def ordonez_events(home: str) -> tuple[EngineEvent, ...]:
 @pytest.mark.parametrize("home", ["A", "B"])
 def test_ordonez_homes_every_segment_validates(home: str) -> None:
     kinds = run_days("home", {home: list(ordonez_events(home))}, MADRID)
-    assert set(kinds) == {"room_presence", "door", "sensor_activity"}
+    assert set(kinds) == {"room_presence", "device_use", "day_start"}
 
 
 def test_ordonez_output_is_identical_without_private_labels() -> None:
@@ -860,3 +900,55 @@ def test_a_compiled_synthetic_desktop_day_gives_one_valid_segment_per_frame() ->
     assert {s.source for s in of_kind(segments, "frame")} == {f["id"] for f in frames}
     with_pages = [s for s in of_kind(segments, "frame") if ("page", "kind") in facts(s)]
     assert with_pages
+
+
+# --- incremental extraction of an open day ---------------------------------------------------
+
+
+def _fitbit_wide_day() -> tuple[list[EngineEvent], date]:
+    path = need(DATA / "fitbit-fitabase" / "minutes-2016-04-12" / "minuteStepsWide_merged.csv")
+    zone = ZoneInfo("America/New_York")
+    items = []
+    for item in fitbit.FitabaseReader(path, zone):
+        if item.item is not None and item.entity == "1503960366":
+            items.append((None, item.item))
+        if len(items) >= 60:
+            break
+    events = engine_events(items)[None]
+    day = sorted(by_day(events, zone))[1]
+    return by_day(events, zone)[day], day
+
+
+@cache
+def _open_day_cases() -> dict[str, tuple[list[EngineEvent], date, ZoneInfo]]:
+    cases = {scope: (events, DAY, ZONE) for scope, events in mixed_streams().items()}
+    home_events = list(ordonez_events("B"))
+    home_day = sorted(by_day(home_events, MADRID))[3]
+    cases["ordonez"] = (by_day(home_events, MADRID)[home_day], home_day, MADRID)
+    wide_events, wide_day = _fitbit_wide_day()
+    cases["fitbit"] = (wide_events, wide_day, ZoneInfo("America/New_York"))
+    return cases
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    case=st.sampled_from(["sports", "home", "code", "ordonez", "fitbit"]),
+    chunks=st.lists(st.integers(1, 40), min_size=1, max_size=30),
+)
+def test_an_open_day_extended_event_by_event_equals_extracting_it_from_scratch(
+    case: str, chunks: list[int]
+) -> None:
+    from memory.engine.extract import OpenDay, day_events
+
+    events, day, zone = _open_day_cases()[case]
+    scope = {"ordonez": "home", "fitbit": "sports"}.get(case, case)
+    ordered = day_events(events, day, zone)
+    opened = OpenDay(scope, day, zone)
+    fed = 0
+    for size in chunks:
+        opened.feed(ordered[fed : fed + size])
+        fed = min(len(ordered), fed + size)
+        assert opened.segments() == extract_day(scope, ordered[:fed], day, zone), fed
+    if fed:  # an event out of order is refused: the caller extracts the day afresh
+        with pytest.raises(ValueError, match="must come after every event fed before"):
+            opened.feed(ordered[:1])

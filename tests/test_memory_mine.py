@@ -66,7 +66,9 @@ def test_finds_a_planted_regularity_with_its_window() -> None:
     assert p.window == (time(9), time(10))
     assert p.weekdays is None
     assert validate_proposal(p) is None
-    assert replay(p, records).activated
+    # Replay decides: two days without the trigger (nor a walk) show that the trigger matters.
+    quiet = [day(MONDAY + timedelta(days=i), ("12:00", ("app",), "Mail")) for i in (3, 4)]
+    assert replay(p, [*records, *quiet]).activated
 
 
 def test_ignores_a_pair_under_support() -> None:
@@ -163,9 +165,9 @@ def test_skips_two_fields_of_one_segment_kind_but_not_two_values_of_one_path() -
     records = [
         day(
             MONDAY + timedelta(days=i),
-            ("07:00", ("door", "sensor"), "D001"),
+            ("06:00", ("door", "sensor"), "D001"),
             ("07:00", door, "OPEN"),
-            ("07:05", door, "CLOSE"),
+            ("07:30", door, "CLOSE"),
         )
         for i in range(4)
     ]
@@ -245,3 +247,31 @@ def _noise(n: int, per_day: int, kinds: int = 8, values: int = 4, seed: int = 0)
             )
         out.append(DayRecord(d, tuple(sorted(items, key=lambda o: (o.at, o.fact_id)))))
     return out
+
+
+def test_equivalent_predicates_are_mined_once_under_their_most_readable_name() -> None:
+    kitchen = ("room_presence", "room")
+    sensor_a, sensor_b = ("device_use", "sensor"), ("device_use", "type")
+    records = [
+        day(
+            MONDAY + timedelta(days=i),
+            ("07:00", DP, True),
+            # Two names for one thing: on the same days, within minutes of each other.
+            ("07:30", kitchen, "kitchen"),
+            ("07:32", sensor_a, "Fridge"),
+            ("07:35", sensor_b, "magnetic"),
+        )
+        for i in range(4)
+    ]
+    behaviors = {p.behavior for p in mine(records) if p.trigger == TRIGGER}
+    assert behaviors == {Predicate(kitchen, "kitchen")}
+    # One seen at another time on some day is its own predicate.
+    records[3] = day(
+        MONDAY + timedelta(days=3),
+        ("07:00", DP, True),
+        ("07:30", kitchen, "kitchen"),
+        ("09:30", sensor_a, "Fridge"),
+        ("07:35", sensor_b, "magnetic"),
+    )
+    behaviors = {p.behavior for p in mine(records) if p.trigger == TRIGGER}
+    assert behaviors == {Predicate(kitchen, "kitchen"), Predicate(sensor_a, "Fridge")}

@@ -14,17 +14,20 @@ from memory.engine.records import DayRecord, Observation, Predicate, Proposal
 from memory.engine.regularities import (
     DORMANT_AFTER,
     MIN_CONFIDENCE,
+    MIN_CONTRAST,
     MIN_FULFILLED,
     MIN_LIFT,
     WEAKENING_AFTER,
     MalformedProposal,
     RegularityState,
+    Tally,
     advance,
     assess_day,
     proposal_key,
     replay,
     run,
     validate_proposal,
+    wilson_lower,
 )
 
 TZ = ZoneInfo("Europe/Berlin")
@@ -267,33 +270,70 @@ def test_base_counts_observable_applicable_days_with_the_behavior_in_the_window(
     assert r.lift == 1.0
 
 
-def test_activation_needs_three_fulfilled_days() -> None:
-    assert MIN_FULFILLED == 3
-    d = days(3)
-    assert not replay(P, [f(d[0]), f(d[1])]).activated
-    assert replay(P, [f(d[0]), f(d[1]), f(d[2])]).activated
+def contrast(start: date = MONDAY) -> list[DayRecord]:
+    """Two observed days without the trigger (nor the behavior): what activation contrasts."""
+    return [quiet(start), quiet(start + timedelta(days=1))]
+
+
+def test_activation_needs_three_fulfilled_days_and_two_contrast_days() -> None:
+    assert (MIN_FULFILLED, MIN_CONTRAST) == (3, 2)
+    d = days(5)
+    assert not replay(P, [*contrast(d[0]), f(d[2]), f(d[3])]).activated
+    assert replay(P, [*contrast(d[0]), f(d[2]), f(d[3]), f(d[4])]).activated
+    # Without days where the trigger did not happen, nothing says the trigger matters.
+    assert not replay(P, [f(x) for x in d]).activated
+    assert not replay(P, [quiet(d[0]), *(f(x) for x in d[1:])]).activated
 
 
 def test_activation_holds_at_exactly_half_confidence_and_fails_just_below() -> None:
     assert MIN_CONFIDENCE == 0.5
-    d = days(7)
-    half = [f(d[0]), v(d[1]), f(d[2]), v(d[3]), f(d[4]), v(d[5])]
+    d = days(9)
+    half = [*contrast(d[0]), f(d[2]), v(d[3]), f(d[4]), v(d[5]), f(d[6]), v(d[7])]
     r = replay(P, half)
-    assert (r.confidence, r.lift) == (0.5, 1.0)
+    assert r.confidence == 0.5 and r.lift == pytest.approx(4 / 3)
     assert r.activated
-    below = replay(P, [*half, v(d[6])])
+    below = replay(P, [*half, v(d[8])])
     assert below.confidence < 0.5 and not below.activated
 
 
-def test_activation_holds_at_lift_one_and_fails_below() -> None:
-    assert MIN_LIFT == 1.0
-    d = days(5)
-    r = replay(P, [f(d[0]), f(d[1]), f(d[2])])
-    assert r.lift == 1.0 and r.activated
-    # The behavior happens as often without the trigger: base 1, confidence 3/4, lift 3/4.
-    r = replay(P, [f(d[0]), f(d[1]), f(d[2]), rec(d[3], ("t", "09:00"), ("b", "08:30"))])
-    assert r.confidence == 0.75 and r.base == 1.0 and r.lift == 0.75
-    assert not r.activated
+def test_activation_needs_a_lift_of_at_least_1_2() -> None:
+    assert MIN_LIFT == 1.2
+    # Behavior on every triggered day and on no contrast day: lift = observable / behavior days.
+    at_margin = Tally(n_f=10, n_v=0, observable=12, behavior_days=10)
+    assert at_margin.lift == pytest.approx(1.2) and at_margin.activated
+    below = Tally(n_f=11, n_v=0, observable=13, behavior_days=11)
+    assert below.lift < 1.2 and not below.activated
+
+
+def test_a_behavior_as_common_without_the_trigger_never_activates() -> None:
+    d = days(10)
+    # The behavior happens on the untriggered days too: the trigger predicts nothing.
+    records = [*(rec(x, ("b", "09:00")) for x in d[:3]), *(f(x) for x in d[3:6]), v(d[6])]
+    r = replay(P, records)
+    assert r.tally.contrast == 3 and r.tally.untriggered_base == 1.0
+    assert r.tally.margin < 0 and not r.activated
+
+
+def test_an_always_true_behavior_becomes_a_habit_never_an_alert() -> None:
+    d = days(10)
+    # The behavior happens every day; the trigger only on some: a habit, base 1.
+    records = [rec(x, ("b", "09:00")) if i % 3 == 0 else f(x) for i, x in enumerate(d)]
+    s = run(P, records)
+    assert s.state == "habit" and s.tally.base == 1.0 and s.tally.lift == 1.0
+    assert "a habit, never a deviation alert" in s.transitions[-1].reason
+    # A habit never weakens: violations change nothing but its counts.
+    s = run(P, [v(d[-1] + timedelta(days=k)) for k in range(1, 5)], s)
+    assert s.state == "candidate"  # no longer on nearly every day: a candidate again
+    assert "no longer happens on nearly every day" in s.transitions[-1].reason
+
+
+def test_the_wilson_bound_ranks_by_evidence_not_only_by_rate() -> None:
+    assert wilson_lower(3, 3) < wilson_lower(9, 9) < 1.0
+    assert wilson_lower(0, 0) == 0.0
+    assert wilson_lower(5, 10) == pytest.approx(0.2366, abs=1e-4)
+    few = Tally(n_f=3, n_v=0, observable=5, behavior_days=3)
+    many = Tally(n_f=9, n_v=0, observable=11, behavior_days=9)
+    assert 0 < few.margin < many.margin
 
 
 # --- lifecycle -------------------------------------------------------------------------------
@@ -301,24 +341,25 @@ def test_activation_holds_at_lift_one_and_fails_below() -> None:
 
 def active_after_three(start: date = MONDAY) -> tuple[RegularityState, list[date]]:
     d = days(40, start)
-    s = run(P, [f(d[0]), f(d[1]), f(d[2])])
+    s = run(P, [*contrast(d[0]), f(d[2]), f(d[3]), f(d[4])])
     assert s.state == "active"
-    return s, d[3:]
+    return s, d[5:]
 
 
 def test_run_activates_on_the_first_day_the_rule_holds_and_cites_that_day() -> None:
-    d = days(4)
-    s = run(P, [f(d[0]), f(d[1]), f(d[2]), f(d[3])])
+    d = days(6)
+    s = run(P, [*contrast(d[0]), f(d[2]), f(d[3]), f(d[4]), f(d[5])])
     assert s.state == "active"
     [t] = s.transitions
-    assert (t.day, t.from_state, t.to_state) == (d[2], "candidate", "active")
-    assert t.fact_ids == (f"{d[2].isoformat()}/t0", f"{d[2].isoformat()}/b1")
-    assert "n_f=3" in t.reason
+    assert (t.day, t.from_state, t.to_state) == (d[4], "candidate", "active")
+    assert t.fact_ids == (f"{d[4].isoformat()}/t0", f"{d[4].isoformat()}/b1")
+    assert "fulfilled on 3 of 3 triggered days" in t.reason
+    assert "behavior on 0 of 2 days without the trigger" in t.reason
 
 
 def test_candidate_that_fails_replay_stays_a_candidate() -> None:
-    d = days(4)
-    s = run(P, [f(d[0]), v(d[1]), v(d[2]), f(d[3])])
+    d = days(6)
+    s = run(P, [*contrast(d[0]), f(d[2]), v(d[3]), v(d[4]), f(d[5])])
     assert s.state == "candidate" and s.transitions == ()
 
 
@@ -330,16 +371,30 @@ def test_confidence_after_activation_is_smoothed_with_one_prior_each_way() -> No
     assert s.confidence == 5 / 7
 
 
-def test_censored_inapplicable_and_untriggered_days_change_nothing_after_activation() -> None:
+def test_after_activation_untriggered_days_count_only_towards_the_base_rate() -> None:
     s, rest = active_after_three()
     s = run(P, [v(rest[0])], s)
-    after = run(P, [DayRecord(rest[1]), quiet(rest[2]), rec(rest[3], ("b", "09:00"))], s)
-    assert after.last_day == rest[3]
-    assert after == RegularityState(
-        s.state, s.tally, s.violation_run, s.violation_facts, s.transitions, rest[3]
+    censored = run(P, [DayRecord(rest[1])], s)
+    assert censored == RegularityState(
+        s.state, s.tally, s.violation_run, s.violation_facts, s.transitions, rest[1]
     )
+    after = run(P, [quiet(rest[2]), quiet(rest[3])], censored)
+    assert after.last_day == rest[3] and after.state == "active"
+    assert (after.n_f, after.n_v, after.violation_run) == (s.n_f, s.n_v, s.violation_run)
+    assert after.tally.contrast == s.tally.contrast + 2
+    assert after.tally.observable == s.tally.observable + 2
     # ... so the violation run continues across them.
     assert run(P, [v(rest[4])], after).state == "weakening"
+
+
+def test_an_active_regularity_whose_trigger_stops_predicting_is_a_candidate_again() -> None:
+    s, rest = active_after_three()
+    # The behavior now happens on the days without the trigger too: the trigger tells nothing.
+    s = run(P, [rec(x, ("b", "09:00")) for x in rest[:6]], s)
+    assert s.state == "candidate"
+    t = s.transitions[-1]
+    assert (t.from_state, t.to_state) == ("active", "candidate")
+    assert "the trigger no longer predicts the behavior" in t.reason
 
 
 def test_two_consecutive_violations_weaken_an_active_regularity() -> None:
@@ -385,16 +440,16 @@ def test_a_fulfilment_returns_a_weakening_regularity_to_active_at_half_confidenc
 
 def test_a_fulfilment_below_half_confidence_keeps_it_weakening_but_ends_the_run() -> None:
     d = days(30)
-    # Activates on day 5 (3 f, 2 v: confidence 0.6, lift 1).
-    s = run(P, [f(d[0]), v(d[1]), f(d[2]), v(d[3]), f(d[4])])
-    assert s.state == "active" and s.transitions[-1].day == d[4]
-    s = run(P, [v(d[5]), v(d[6]), v(d[7])], s)  # 3 f, 5 v
+    # Activates on day 7 (3 f, 2 v: confidence 0.6, lift 0.6 / (3/7) = 1.4).
+    s = run(P, [*contrast(d[0]), f(d[2]), v(d[3]), f(d[4]), v(d[5]), f(d[6])])
+    assert s.state == "active" and s.transitions[-1].day == d[6]
+    s = run(P, [v(d[7]), v(d[8]), v(d[9])], s)  # 3 f, 5 v
     assert s.state == "weakening"
-    s = run(P, [f(d[8])], s)  # 4 f, 5 v: smoothed 5/11 < 0.5
+    s = run(P, [f(d[10])], s)  # 4 f, 5 v: smoothed 5/11 < 0.5
     assert s.state == "weakening" and s.violation_run == 0
-    s = run(P, [v(d[9]), v(d[10]), v(d[11])], s)
+    s = run(P, [v(d[11]), v(d[12]), v(d[13])], s)
     assert s.state == "weakening"  # only 3 in the new run
-    s = run(P, [v(d[12])], s)
+    s = run(P, [v(d[14])], s)
     assert s.state == "dormant"
 
 
@@ -412,9 +467,9 @@ def test_dormant_becomes_a_candidate_on_the_next_eligible_day_and_must_replay_ag
     assert (s.n_f, s.n_v, s.tally.observable) == (1, 0, 2)
     s = run(P, [f(rest[7])], s)
     assert s.state == "candidate"
-    s = run(P, [f(rest[8])], s)
+    s = run(P, [quiet(rest[8]), f(rest[9])], s)  # the second contrast day, the third fulfilment
     assert s.state == "active"
-    assert s.transitions[-1].day == rest[8]
+    assert s.transitions[-1].day == rest[9]
 
 
 def test_a_day_already_processed_is_ignored() -> None:

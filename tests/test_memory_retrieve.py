@@ -37,7 +37,8 @@ def occ(proposal: Proposal, now: str, day: DayRecord) -> str | None:
 
 
 def test_constants() -> None:
-    assert RETRIEVAL_LEAD == RETRIEVAL_GRACE == timedelta(minutes=30)
+    assert timedelta(minutes=30) == RETRIEVAL_LEAD
+    assert timedelta(hours=2) == RETRIEVAL_GRACE
     assert TOP_K == 3
 
 
@@ -63,10 +64,10 @@ def test_lead_starts_exactly_thirty_minutes_before_the_window() -> None:
     assert occ(P, "08:30", day) == "upcoming"
 
 
-def test_grace_ends_thirty_minutes_after_the_window() -> None:
+def test_grace_ends_two_hours_after_the_window() -> None:
     day = today(("t", "09:10"))
-    assert occ(P, "10:29", day) == "deviated"
-    assert occ(P, "10:30", day) is None
+    assert occ(P, "11:59", day) == "deviated"
+    assert occ(P, "12:00", day) is None
 
 
 def test_occurrence_is_upcoming_before_the_window_opens() -> None:

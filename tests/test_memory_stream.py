@@ -22,14 +22,20 @@ def motion(eid: int, day: date, hour: int, minute: int, room: str) -> EngineEven
     return EngineEvent(eid, moment, "observation", payload)
 
 
+LATE = frozenset({1, 3})  # days up late: the contrast that makes the morning routine a routine
+
+
 def days(n: int, skip: frozenset[int] = frozenset()) -> list[EngineEvent]:
     events: list[EngineEvent] = []
     for i in range(n):
         day = START + timedelta(days=i)
-        plan = [(7, 0, "bedroom"), (7, 5, "bedroom")]
-        if i not in skip:
-            plan += [(7, 30, "kitchen"), (7, 35, "kitchen")]
-        plan += [(8, 10, "study"), (8, 40, "hall"), (12, 0, "living")]
+        if i in LATE:
+            plan = [(10, 30, "bedroom"), (11, 0, "kitchen"), (12, 0, "living")]
+        else:
+            plan = [(7, 0, "bedroom"), (7, 5, "bedroom")]
+            if i not in skip:
+                plan += [(7, 30, "kitchen"), (7, 35, "kitchen")]
+            plan += [(8, 10, "study"), (8, 40, "hall"), (12, 0, "living")]
         for hour, minute, room in plan:
             events.append(motion(len(events) + 1, day, hour, minute, room))
     return events

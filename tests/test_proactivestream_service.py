@@ -118,11 +118,11 @@ def _stored(entity: Any) -> dict[int, tuple[Any, ...]]:
 
 @pytest.mark.parametrize(
     ("scope", "days"),
-    [("home", 7), ("sports", 6)],
+    [("home", 12), ("sports", 6)],
 )
 def test_the_service_decides_at_points_exactly_as_the_replay_does(team, load, scope, days) -> None:
     if scope == "home":
-        zone, items = data.MADRID, data.ordonez_items("A")
+        zone, items = data.MADRID, data.ordonez_items("B")
     else:
         zone, items = data.NEW_YORK, data.fitbit_items()["1503960366"]
     items = _first_days(items, zone, days)

@@ -13,8 +13,9 @@ importers``), so ``validate_batch`` accepts it and the trajectory extractors
   that walk's window closes, so the rules policy has a moment to suggest it.
 * **home** (CASAS): motion ON/OFF pairs and door OPEN/CLOSE events from sensors with rooms, a
   morning routine (bedroom, bathroom, kitchen breakfast with the fridge door, leaving by the
-  front door on weekdays) and an evening one, hourly temperature readings. Deviation: breakfast
-  is skipped on about one day in eight.
+  front door on weekdays) and an evening one, hourly temperature readings. The home gets up an
+  hour later at weekends and, on about one day in four, more than an hour late: what tells the
+  morning routine from a fixed habit. Deviation: breakfast is skipped on about one day in eight.
 * **code** (GitHub): GH Archive ``PullRequestEvent`` / ``PullRequestReviewEvent`` /
   ``IssuesEvent`` / ``IssueCommentEvent`` and REST ``workflow_run`` observations of one
   repository with a weekday rhythm: pull requests opened in the morning, CI minutes later, a
@@ -215,6 +216,8 @@ def _home_day(day: date, zone: ZoneInfo, seed: int) -> list[Item]:
     rng = _rng("home", seed, day.toordinal())
     home = _Home(day, zone, rng)
     late = 0 if day.weekday() < 5 else 60  # weekends start an hour later
+    if rng.random() < 0.25:  # a late morning now and then
+        late += rng.choice((75, 105))
     home.visit("bedroom", 6, 40 + late, 15)
     home.visit("bathroom", 7, late, 15)
     if rng.random() >= 0.12:  # the deviation: no breakfast

@@ -37,9 +37,8 @@ from memory.engine.records import POINT_KIND, EngineEvent, Proposal
 
 # The segment kinds of the trajectory extractors (memory/engine/extract/): a behavior's segment
 # kind is what a service applies to.
-SPORTS_WALK_KINDS = frozenset({"step_bout"})
-HOME_ROUTINE_KINDS = frozenset({"room_presence", "sensor_activity"})
-HOME_DEVICE_KINDS = frozenset({"door"})
+SPORTS_WALK_KINDS = frozenset({"step_bout", "active_hour"})
+HOME_ROUTINE_KINDS = frozenset({"room_presence", "device_use"})
 NO_KINDS: frozenset[str] = frozenset()  # a service no regularity leads to (other policies may)
 CODE_REVIEW_KINDS = frozenset({"review", "pull_request"})
 CODE_CI_KINDS = frozenset({"ci_run"})
@@ -315,8 +314,32 @@ def sports_reachable(event: EngineEvent) -> bool:
     return p.get("worn_last_60") is True
 
 
+# Our choice: an hour before a slot with this many sedentary minutes (or, from hourly rows
+# alone, fewer steps than a sedentary hour holds) was spent sitting.
+SITTING_MIN = 50
+SITTING_HOUR_STEPS = 225
+
+
+def sitting(event: EngineEvent) -> bool:
+    """A reachable slot after an hour spent mostly sitting."""
+    if not sports_reachable(event):
+        return False
+    p = event.payload
+    minutes = p.get("sedentary_min_last_60")
+    if isinstance(minutes, int | float) and not isinstance(minutes, bool):
+        return minutes >= SITTING_MIN
+    steps = p.get("steps_last_60")
+    return (
+        isinstance(steps, int | float)
+        and not isinstance(steps, bool)
+        and (steps < SITTING_HOUR_STEPS)
+    )
+
+
 def walk_or_slot(event: EngineEvent) -> bool:
-    return walk_moment(event) or sports_reachable(event)
+    """A HeartSteps walk moment, or a reachable slot not after an hour of sitting (then a
+    break to stand up comes first)."""
+    return walk_moment(event) or (sports_reachable(event) and not sitting(event))
 
 
 def desktop_point(event: EngineEvent) -> bool:
@@ -348,8 +371,8 @@ CATALOGUE: Mapping[Scope, tuple[Service, ...]] = MappingProxyType(
             ),
             Service(
                 "stand_break",
-                NO_KINDS,
-                sports_reachable,
+                SPORTS_WALK_KINDS,
+                sitting,
                 "You have been sitting for most of the last hour; stand up and move for a few "
                 "minutes.",
             ),
@@ -363,7 +386,7 @@ CATALOGUE: Mapping[Scope, tuple[Service, ...]] = MappingProxyType(
             ),
             Service(
                 "check_device",
-                HOME_DEVICE_KINDS,
+                NO_KINDS,
                 home_point,
                 "A door or appliance has been left open or on longer than usual; please check it.",
             ),

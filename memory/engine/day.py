@@ -16,10 +16,12 @@ Choices made here:
   had if it had been proposed on day one).
 * **Mining window.** The miner sees the last :data:`MINING_DAYS` closed days: a routine older
   than that, never seen again, is not worth proposing; replay still reads all days.
-* **One regularity per routine.** A proposal whose trigger, behavior and weekday set match a
-  tracked regularity (its *family*, ``regularities.family_key``) is not tracked again with
-  another window: the miner re-derives windows from the latest days, and without this the same
-  routine would come back every few days and crowd retrieval.
+* **One regularity per routine.** A proposal whose trigger, behavior and weekday set match an
+  active or weakening regularity (its *family*, ``regularities.family_key``) is not tracked
+  again with another window: the miner re-derives windows from the latest days, and without
+  this the same routine would come back every few days and crowd retrieval. A candidate or a
+  habit does not block its family: as days accrue, the miner may find the routine's own time
+  (a habit "some time every morning" is not the routine "by eight after getting up at seven").
 """
 
 from __future__ import annotations
@@ -59,6 +61,8 @@ class DayCache:
 
     views: dict[int, EngineEvent] = field(default_factory=dict)
     indexes: IndexCache = field(default_factory=dict)
+    # The day's extraction so far, extended by the events added since (extract.OpenDay).
+    opened: Any = None
     # A segment extracted again unchanged has the same verdict: validation reads only the
     # segment, its cited events (immutable) and the day, which the cache is for.
     verdicts: dict[Segment, Verdict] = field(default_factory=dict)
@@ -169,8 +173,10 @@ def close_day(
     """
     from memory.engine.extract import extract_day, grounding_view
 
-    extract = extractor or extract_day
-    segments = extract(scope, events, day, zone, frames)
+    if cache is not None and extractor is None:
+        segments = _extended(cache, scope, events, day, zone, frames)
+    else:
+        segments = (extractor or extract_day)(scope, events, day, zone, frames)
     if cache is None:
         by_id = {e.id: grounding_view(scope, e) for e in events}
     else:
@@ -186,6 +192,35 @@ def close_day(
     else:
         checked = unchecked_segments(segments)
     return ClosedDay(day, checked, day_record(day, zone, checked))
+
+
+def _extended(
+    cache: DayCache,
+    scope: str,
+    events: Sequence[EngineEvent],
+    day: date,
+    zone: ZoneInfo,
+    frames: Sequence[Mapping[str, Any]],
+) -> tuple[Segment, ...]:
+    """The day's segments, extending the cached extraction by the events it has not seen; a
+    day whose earlier events changed (one arrived out of order) is extracted afresh."""
+    from memory.engine.extract import OpenDay, day_events
+
+    todays = day_events(events, day, zone)
+    opened = cache.opened
+    fed = opened.fed if opened is not None else 0
+    if (
+        opened is None
+        or opened.scope != scope
+        or opened.day != day
+        or fed > len(todays)
+        or (fed and opened.last != (todays[fed - 1].at, todays[fed - 1].id))
+    ):
+        opened = cache.opened = OpenDay(scope, day, zone)
+        fed = 0
+    opened.feed(todays[fed:])
+    segments: tuple[Segment, ...] = opened.segments(frames)
+    return segments
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,7 +276,9 @@ def advance_regularities(
     days = one_per_date([*history, closed])
     recent = [r for r in days if (closed.day - r.day).days < MINING_DAYS]
     known: Collection[str] = {proposal_key(t.proposal) for t in tracked.values()}
-    families = {family_key(t.proposal) for t in tracked.values()}
+    families = {
+        family_key(t.proposal) for t in updated.values() if t.state.state in ("active", "weakening")
+    }
     new_ids: list[str] = []
     for proposal in find(recent, known=known):
         if validate_proposal(proposal) is not None:

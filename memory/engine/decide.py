@@ -25,6 +25,7 @@ from datetime import datetime, time, timedelta
 from types import MappingProxyType
 from typing import Any, Protocol
 
+from memory.engine import words
 from memory.engine.canonical import Canonical, canonical
 from memory.engine.catalogue import (
     Service,
@@ -145,19 +146,12 @@ class RulesPolicy:
                 chosen.intent,
                 ctx.episode,
                 regularity_ids=(rid,),
-                message=f"{chosen.message} ({_describe(r)})",
+                message=words.deviation(
+                    r.proposal, r.occurrence, ctx.now, r.n_f, r.n_v, intro=chosen.message
+                ),
                 evidence_ids=(current_ref(ctx.current), *r.fact_ids, rid),
             )
         return ctx.abstain("; ".join(reasons))
-
-
-def _describe(r: Retrieved) -> str:
-    p = r.proposal
-    start, end = (_clock(t) for t in p.window)
-    return (
-        f"usually {_pred(p.behavior)} after {_pred(p.trigger)} between {start} and {end}; "
-        f"today it is {r.occurrence}"
-    )
 
 
 def _pred(p: Predicate) -> str:
@@ -561,6 +555,7 @@ def prompt_context(ctx: DecisionContext) -> dict[str, Any]:
     regularities = [
         {
             "id": regularity_id(r.proposal),
+            "sentence": words.regularity(r.proposal),
             "trigger": _pred(r.proposal.trigger),
             "behavior": _pred(r.proposal.behavior),
             "window": [_clock(t) for t in r.proposal.window],

@@ -6,7 +6,11 @@ a mined proposal is a *candidate* until replay activates it. The rule, in order:
 
 1. **Predicates.** Every distinct (path, canonical value) of the records' observations, except
    paths with a ``private`` part (never mined: private data is no regularity's evidence) and
-   values that equal nothing (NaN). A predicate needs ``MIN_FULFILLED`` distinct days. Only the
+   values that equal nothing (NaN). A predicate needs ``MIN_FULFILLED`` distinct days.
+   *Equivalent* predicates, seen on the same days and each day first within
+   ``EQUIVALENT_WITHIN`` of each other (two sensors of one room, a field and its alias), are
+   one: the most readable (``READABLE``: a room before a device, a device before a type) stands
+   for them, so one routine is never tracked twice under two names. Only the
    ``MAX_PREDICATES`` best supported (days, then key) go on, so the pair step is bounded by
    ``MAX_PREDICATES ** 2`` whatever a day holds.
 2. **Pairs.** An ordered pair (trigger, behavior) of those predicates is supported on a day when
@@ -14,10 +18,15 @@ a mined proposal is a *candidate* until replay activates it. The rule, in order:
    kind at different paths (``decision_point/available`` then ``decision_point/location``) are
    skipped: such facts are cut from the same segments and pairing them mines the extractor, not
    the person. The same path with two values (a door OPEN, then CLOSE) is a real pair.
-3. **Window.** From the supporting days: the hour the first trigger fell in, to the hour after
-   the behavior's (so a behavior on the hour is inside ``[start, end)``); the earliest and
-   latest ``WINDOW_TRIM`` share of days are dropped first, so one odd day does not widen the
-   window to the whole day. A window never leaves its day: an end past 23:00 is ``time.max``.
+3. **Window.** A routine happens around one time of day: the supporting days are those whose
+   first trigger fell in the most common hour (the earliest of equals), when at least
+   ``MIN_FULFILLED`` did, and all of them otherwise. From those: the hour the first trigger
+   fell in, to the hour after the behavior's (so a behavior on the hour is inside
+   ``[start, end)``); the earliest and latest ``WINDOW_TRIM`` share of days are dropped first,
+   so one odd day does not widen the window to the whole day. A window never leaves its day:
+   an end past 23:00 is ``time.max``. Days whose trigger came at another hour are then the
+   contrast that tells a routine (getting up at seven, breakfast by eight) from a habit
+   (breakfast at some point of every morning), which replay gates on.
 4. **Recount.** Support is counted again with replay's own rule inside that window (the first
    trigger *in the window*, then the behavior at or after it, still in the window) and must
    still reach ``MIN_FULFILLED``.
@@ -60,6 +69,21 @@ WINDOW_TRIM = 0.1  # our choice: the earliest and latest 10% of days do not stre
 CONCENTRATION = 2.0  # our choice: the other weekday group fulfils at most half as often
 PRIVATE = "private"  # a path with this part is never mined (ARCHITECTURE: private by default)
 WEEKDAY_GROUPS: tuple[frozenset[int], ...] = (frozenset(range(5)), frozenset({5, 6}))
+EQUIVALENT_WITHIN = 10  # minutes: our choice, a few heartbeats of two sensors of one spot
+# Which of equivalent predicates stands for them, by the last part of its path (lower first):
+# what a person names (a room, an app, a device) before what a source names (a kind, a type).
+READABLE = {
+    "room": 0,
+    "place": 0,
+    "app": 1,
+    "site": 1,
+    "sensor": 2,
+    "action": 2,
+    "event": 2,
+    "conclusion": 2,
+    "name": 3,
+    "type": 6,
+}
 
 _PredKey = tuple[Path, Canonical]
 
@@ -101,7 +125,7 @@ def mine(
                 chosen = [
                     s for s in supporting if weekdays is None or s[0].day.weekday() in weekdays
                 ]
-                window = _window([(f, a) for _, f, a in chosen])
+                window = _window(_modal_hour([(f, a) for _, f, a in chosen]))
                 proposal = Proposal(pt, pb, window, weekdays)
                 support = _support(index, trig, beh, window, weekdays)
                 key = proposal_key(proposal)
@@ -139,7 +163,7 @@ def _scan(days: Sequence[DayRecord]) -> tuple[dict[_PredKey, Predicate], list[_D
                 first[key] = (*seen, Predicate(obs.path, obs.value))
         per_day.append((record.day, times))
     shown = {k: v[3] for k, v in first.items()}
-    eligible = [k for k, n in support.items() if n >= MIN_SUPPORT_DAYS]
+    eligible = _distinct([k for k, n in support.items() if n >= MIN_SUPPORT_DAYS], per_day, shown)
     eligible.sort(key=lambda k: (-support[k], _sort_text(shown[k])))
     chosen = sorted(eligible[:MAX_PREDICATES], key=lambda k: _sort_text(shown[k]))
     preds = {k: shown[k] for k in chosen}
@@ -147,6 +171,31 @@ def _scan(days: Sequence[DayRecord]) -> tuple[dict[_PredKey, Predicate], list[_D
         _Day(day, {k: sorted(v) for k, v in times.items() if k in preds}) for day, times in per_day
     ]
     return preds, index
+
+
+def _distinct(
+    keys: list[_PredKey],
+    per_day: Sequence[tuple[date, dict[_PredKey, list[time]]]],
+    shown: dict[_PredKey, Predicate],
+) -> list[_PredKey]:
+    """One predicate of each group of equivalent ones (module docstring, 1)."""
+    firsts: dict[_PredKey, dict[date, int]] = {k: {} for k in keys}
+    for day, times in per_day:
+        for key, found in times.items():
+            if key in firsts:
+                first = min(found)
+                firsts[key][day] = first.hour * 60 + first.minute
+    order = sorted(keys, key=lambda k: (READABLE.get(k[0][-1], 4), _sort_text(shown[k])))
+    kept: list[_PredKey] = []
+    for key in order:
+        mine = firsts[key]
+        if not any(
+            other.keys() == mine.keys()
+            and all(abs(other[d] - m) <= EQUIVALENT_WITHIN for d, m in mine.items())
+            for other in (firsts[k] for k in kept)
+        ):
+            kept.append(key)
+    return kept
 
 
 def _pred_key(path: Path, value: Scalar) -> _PredKey | None:
@@ -179,6 +228,17 @@ def _first_pair(
     if j == len(b_times) or b_times[j] >= end:
         return None
     return t_times[i], b_times[j]
+
+
+def _modal_hour(pairs: Sequence[tuple[time, time]]) -> Sequence[tuple[time, time]]:
+    """The pairs whose trigger fell in the most common hour, when enough did (module
+    docstring, 3); all of them otherwise."""
+    by_hour: dict[int, list[tuple[time, time]]] = {}
+    for pair in pairs:
+        by_hour.setdefault(pair[0].hour, []).append(pair)
+    hour = min(by_hour, key=lambda h: (-len(by_hour[h]), h))
+    modal = by_hour[hour]
+    return modal if len(modal) >= MIN_SUPPORT_DAYS else pairs
 
 
 def _window(pairs: Sequence[tuple[time, time]]) -> tuple[time, time]:

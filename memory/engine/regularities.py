@@ -17,10 +17,26 @@ from typing import Literal
 from memory.engine.canonical import canonical, is_scalar, same
 from memory.engine.records import DayRecord, Observation, Predicate, Proposal
 
-# Activation (ProactMem, replay): a candidate needs all three, over the replayed days.
-MIN_FULFILLED = 3  # n_f >= 3
+# Activation (ProactMem §3.1, replay): a candidate needs all of these over the replayed days.
+MIN_FULFILLED = 3  # n_f >= 3: support on distinct days
 MIN_CONFIDENCE = 0.5  # n_f / (n_f + n_v) >= 0.5
-MIN_LIFT = 1.0  # confidence / base >= 1.0
+# Lift "accounts for how common the behavior is under comparable temporal restrictions"
+# (§3.1): confidence / base, base the share of observable days with the behavior in the
+# window. A behavior that happens on every day has base 1, so no trigger can raise it and it
+# predicts nothing. Our margin: the behavior must be at least 20% more likely after the
+# trigger than on comparable days; over the few weeks an entity is observed a smaller
+# difference is within day-to-day noise (at a base of 0.5 it is 10 percentage points).
+MIN_LIFT = 1.2
+# Contrast: days on which the trigger did not happen in the window, without which nothing
+# says the trigger matters (our choice: two such days at least).
+MIN_CONTRAST = 2
+# And the evidence must hold at the sample's size: the Wilson score lower bound (95%) of the
+# triggered confidence must lie above the behavior's rate on the untriggered days.
+WILSON_Z = 1.96
+# A behavior in its window on at least this share of observable days (and on at least
+# MIN_FULFILLED of them) whatever the trigger is a habit: shown and usable as context, never a
+# deviation alert (it fails the lift margin by construction).
+HABIT_SHARE = 0.9
 # Lifecycle (ProactMem): consecutive violations that weaken, then put to sleep, an active one.
 WEAKENING_AFTER = 2
 DORMANT_AFTER = 4
@@ -29,6 +45,10 @@ PRIOR_SUCCESSES = 1
 PRIOR_FAILURES = 1
 # A fulfilment returns a weakening regularity to active at this smoothed confidence (ProactMem).
 RECOVERY_CONFIDENCE = 0.5
+# Our choice: an active or weakening regularity whose trigger stops carrying information (lift
+# below 1, or no margin over the untriggered days) goes back to being a candidate. Below the
+# activation margin of 1.2, not at it: a regularity hovering at the margin does not flip.
+STALE_LIFT = 1.0
 
 Outcome = Literal["fulfilled", "violated", "censored", "inapplicable", "not_triggered"]
 # Eligible days: the trigger was observed in the window. Only these move confidence.
@@ -36,7 +56,7 @@ ELIGIBLE: frozenset[str] = frozenset({"fulfilled", "violated"})
 # Observable, applicable days: the denominator of base (and of nothing else).
 OBSERVABLE: frozenset[str] = frozenset({"fulfilled", "violated", "not_triggered"})
 
-LifecycleState = Literal["candidate", "active", "weakening", "dormant"]
+LifecycleState = Literal["candidate", "habit", "active", "weakening", "dormant"]
 
 
 class MalformedProposal(ValueError):
@@ -228,6 +248,16 @@ def assess_day(proposal: Proposal, record: DayRecord) -> Assessment:
     return Assessment(day, "fulfilled", (trigger.fact_id, behavior.fact_id), behavior_in_window)
 
 
+def wilson_lower(successes: int, trials: int, z: float = WILSON_Z) -> float:
+    """The Wilson score interval's lower bound of a proportion; 0 for no trials."""
+    if trials <= 0:
+        return 0.0
+    p = successes / trials
+    centre = p + z * z / (2 * trials)
+    spread = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials))
+    return (centre - spread) / (1 + z * z / trials)
+
+
 @dataclass(frozen=True, slots=True)
 class Tally:
     """Replay counts over a run of days: the one place activation is computed."""
@@ -236,6 +266,9 @@ class Tally:
     n_v: int = 0
     observable: int = 0  # observable, applicable days: base's denominator
     behavior_days: int = 0  # of those, days with the behavior in the window: base's numerator
+    # Of the observable days without a trigger in the window (the contrast), those with the
+    # behavior in the window anyway: the untriggered base rate's numerator.
+    untriggered_behavior: int = 0
 
     def add(self, a: Assessment) -> Tally:
         if a.outcome not in OBSERVABLE:
@@ -245,6 +278,31 @@ class Tally:
             self.n_v + (a.outcome == "violated"),
             self.observable + 1,
             self.behavior_days + a.behavior_in_window,
+            self.untriggered_behavior + (a.outcome == "not_triggered" and a.behavior_in_window),
+        )
+
+    @property
+    def contrast(self) -> int:
+        """Observable days on which the trigger did not happen in the window."""
+        return self.observable - self.n_f - self.n_v
+
+    @property
+    def untriggered_base(self) -> float:
+        """The behavior's rate in the window on the contrast days; 0 on none."""
+        return self.untriggered_behavior / self.contrast if self.contrast else 0.0
+
+    @property
+    def margin(self) -> float:
+        """How much the trigger predicts: the Wilson lower bound of the triggered confidence
+        less the untriggered base rate (what regularities are ranked by)."""
+        return wilson_lower(self.n_f, self.n_f + self.n_v) - self.untriggered_base
+
+    @property
+    def habit(self) -> bool:
+        """A behavior in its window on nearly every observable day, whatever the trigger."""
+        return (
+            self.behavior_days >= MIN_FULFILLED
+            and self.behavior_days >= HABIT_SHARE * self.observable
         )
 
     def _confidence(self) -> Fraction:
@@ -285,11 +343,13 @@ class Tally:
 
     @property
     def activated(self) -> bool:
-        # Exact rationals: a confidence of exactly 1/2 or a lift of exactly 1 passes.
+        # Exact rationals: a confidence of exactly 1/2 or a lift of exactly 1.2 passes.
         return (
             self.n_f >= MIN_FULFILLED
+            and self.contrast >= MIN_CONTRAST
             and self._confidence() >= Fraction(MIN_CONFIDENCE)
-            and self._lift() >= Fraction(MIN_LIFT)
+            and self._lift() >= Fraction(MIN_LIFT).limit_denominator(100)
+            and self.margin > 0
         )
 
 
@@ -398,10 +458,15 @@ def advance(state: RegularityState, a: Assessment) -> RegularityState:
 
     - candidate: the day joins the replay tally; the first day on which the activation rule holds
       moves it to active (the transition cites that day's facts). Its support counts carry over.
-    - active / weakening: censored, inapplicable and not_triggered days change nothing. A
-      violation extends the run of consecutive violations: at 2 an active one weakens, at 4 it is
-      dormant. A fulfilment ends the run (even if it stays weakening) and returns a weakening one
-      to active when the smoothed confidence is >= 0.5.
+      A candidate whose behavior turns out to happen on nearly every day whatever the trigger
+      becomes a *habit*, and back to a candidate should that change; a habit never weakens or
+      alerts, and becomes active only by passing the activation rule.
+    - active / weakening: not_triggered days count towards the base rate and the contrast only;
+      censored and inapplicable days change nothing. A violation extends the run of consecutive
+      violations: at 2 an active one weakens, at 4 it is dormant. A fulfilment ends the run
+      (even if it stays weakening) and returns a weakening one to active when the smoothed
+      confidence is >= 0.5. One whose trigger no longer carries information (lift below
+      ``STALE_LIFT`` or no margin) is a candidate again.
     - dormant: the tally restarts empty at the day it went dormant and replays every later day;
       the first eligible day after it makes it a candidate again (and is the first eligible day
       of the new replay), which then activates only by passing replay over those days.
@@ -411,22 +476,34 @@ def advance(state: RegularityState, a: Assessment) -> RegularityState:
     if state.last_day is not None and a.day <= state.last_day:
         return state
     s = replace(state, last_day=a.day)
-    if s.state == "candidate":
-        return _activate_if_due(replace(s, tally=s.tally.add(a)), a)
+    if s.state in ("candidate", "habit"):
+        s = _activate_if_due(replace(s, tally=s.tally.add(a)), a)
+        if s.state == "candidate" and s.tally.habit:
+            t = s.tally
+            reason = (
+                f"the behavior happened on {t.behavior_days} of {t.observable} days whatever "
+                "the trigger: a habit, never a deviation alert"
+            )
+            return _move(s, a, "habit", reason)
+        if s.state == "habit" and not s.tally.habit:
+            return _move(s, a, "candidate", "the behavior no longer happens on nearly every day")
+        return s
     if s.state == "dormant":
         s = replace(s, tally=s.tally.add(a))
         if a.outcome not in ELIGIBLE:
             return s
         s = _move(s, a, "candidate", "first eligible day after going dormant: replay again")
         return _activate_if_due(s, a)
-    if a.outcome not in ELIGIBLE:
-        return s
     tally = s.tally.add(a)
+    if a.outcome not in ELIGIBLE:
+        return _stale_if_so(replace(s, tally=tally), a)
     if a.outcome == "fulfilled":
         s = replace(s, tally=tally, violation_run=0, violation_facts=())
         if s.state == "weakening" and tally._smoothed() >= Fraction(RECOVERY_CONFIDENCE):
-            return _move(s, a, "active", "fulfilled with smoothed confidence >= 0.5")
-        return s
+            return _stale_if_so(
+                _move(s, a, "active", "fulfilled with smoothed confidence >= 0.5"), a
+            )
+        return _stale_if_so(s, a)
     run_length = s.violation_run + 1
     s = replace(
         s,
@@ -438,17 +515,31 @@ def advance(state: RegularityState, a: Assessment) -> RegularityState:
         s = _move(s, a, "dormant", f"{DORMANT_AFTER} consecutive violations", s.violation_facts)
         return replace(s, tally=Tally(), violation_run=0, violation_facts=())
     if run_length >= WEAKENING_AFTER and s.state == "active":
-        return _move(
-            s, a, "weakening", f"{WEAKENING_AFTER} consecutive violations", s.violation_facts
-        )
-    return s
+        s = _move(s, a, "weakening", f"{WEAKENING_AFTER} consecutive violations", s.violation_facts)
+    return _stale_if_so(s, a)
+
+
+def _stale_if_so(s: RegularityState, a: Assessment) -> RegularityState:
+    t = s.tally
+    if s.state not in ("active", "weakening") or (t._lift() >= STALE_LIFT and t.margin > 0):
+        return s
+    reason = (
+        f"the trigger no longer predicts the behavior: lift {t.lift:.2f}, behavior on "
+        f"{t.untriggered_behavior} of {t.contrast} days without the trigger"
+    )
+    s = _move(s, a, "candidate", reason)
+    return replace(s, violation_run=0, violation_facts=())
 
 
 def _activate_if_due(s: RegularityState, a: Assessment) -> RegularityState:
     if not s.tally.activated:
         return s
     t = s.tally
-    reason = f"replay passed: n_f={t.n_f}, confidence={t.confidence:.3f}, lift={t.lift:.3f}"
+    reason = (
+        f"replay passed: fulfilled on {t.n_f} of {t.n_f + t.n_v} triggered days "
+        f"(confidence {t.confidence:.2f}), lift {t.lift:.2f}, behavior on "
+        f"{t.untriggered_behavior} of {t.contrast} days without the trigger"
+    )
     return _move(s, a, "active", reason)
 
 

@@ -23,7 +23,11 @@ from memory.engine.regularities import (
 )
 
 RETRIEVAL_LEAD = timedelta(minutes=30)  # ProactMem retrieval: a window is shown 30 min early
-RETRIEVAL_GRACE = timedelta(minutes=30)  # ... and for 30 min after it closes
+# ... and after it closes, where only a deviation can still be retrieved (a fulfilled or
+# untriggered occurrence is left out). Our choice: two hours, because the first moment to act
+# on a deviation may come well after the window (the next motion at home, the next event on
+# a pull request); intervention control keeps it to one intervention a day.
+RETRIEVAL_GRACE = timedelta(hours=2)
 TOP_K = 3  # ProactMem: at most three regularities in a decision's context
 
 Occurrence = Literal["upcoming", "pending", "fulfilled", "deviated", "censored", "not_triggered"]
@@ -44,6 +48,8 @@ class Retrieved:
     distance: timedelta  # from now to the window [start, end); zero inside it
     deadline: datetime  # the window's end today, local
     fact_ids: tuple[str, ...]  # today's first in-window trigger, if seen
+    n_f: int = 0  # the regularity's fulfilled and violated days, for its evidence in words
+    n_v: int = 0
 
 
 def occurrence(
@@ -181,8 +187,9 @@ def retrieve(
     A regularity is considered when today's weekday is in its set and ``now`` is in
     [start - 30 min, end + 30 min) of today's window (lead and grace stay inside today: a window
     near midnight is not looked for on the neighbouring day). Ranked by occurrence (deviated,
-    pending, upcoming), then lifecycle state (active before weakening), then confidence (higher
-    first), then distance from now to the window (closer first), then proposal key.
+    pending, upcoming), then lifecycle state (active before weakening), then how much the
+    regularity predicts (``Tally.margin``, more first), then distance from now to the window
+    (closer first), then proposal key.
 
     Two ProactMem ablations (§5) switch a layer off: ``gate=False`` retrieves every replayable
     regularity whatever its lifecycle state (no replay gate: a candidate or a dormant one counts
@@ -229,15 +236,10 @@ def retrieve(
         else:
             distance = timedelta(0)
         tally = st.tally
-        # The smoothed confidence as RegularityState.confidence gives it (int / int is
-        # correctly rounded, as float(Fraction) is), without building a Fraction each time.
-        confidence = (tally.n_f + PRIOR_SUCCESSES) / (
-            tally.n_f + tally.n_v + PRIOR_SUCCESSES + PRIOR_FAILURES
-        )
         rank = (
             RETRIEVED.index(occ),
             LIFECYCLE_RANK.get(st.state, 0),
-            -confidence,
+            -tally.margin,
             distance,
             _key(proposal),
         )
@@ -248,11 +250,16 @@ def retrieve(
             key=rank[4],
             proposal=proposal,
             state="weakening" if st.state == "weakening" else "active",
-            confidence=-rank[2],
+            # The smoothed confidence as RegularityState.confidence gives it (int / int is
+            # correctly rounded, as float(Fraction) is), without building a Fraction.
+            confidence=(st.tally.n_f + PRIOR_SUCCESSES)
+            / (st.tally.n_f + st.tally.n_v + PRIOR_SUCCESSES + PRIOR_FAILURES),
             occurrence=occ,
             distance=rank[3],
             deadline=datetime.combine(today.day, proposal.window[1], tzinfo=now.tzinfo),
             fact_ids=fact_ids,
+            n_f=st.tally.n_f,
+            n_v=st.tally.n_v,
         )
         for rank, proposal, st, occ, fact_ids in ranked[:TOP_K]
     ]

@@ -56,17 +56,10 @@ def proposal_from_json(data: Mapping[str, Any]) -> Proposal:
 
 
 def proposal_summary(p: Proposal) -> str:
-    """One line a person reads: 'after X = v, Y = w between 08:00 and 10:00 on Mon–Fri'."""
-    days = "every day"
-    if p.weekdays is not None:
-        names = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
-        days = "on " + ", ".join(names[d] for d in sorted(p.weekdays))
+    """The sentence a person reads (``memory.engine.words.regularity``)."""
+    from memory.engine.words import regularity
 
-    def pred(q: Predicate) -> str:
-        return f"{'.'.join(q.path)} = {q.value!r}"
-
-    start, end = (t.strftime("%H:%M") for t in p.window)
-    return f"after {pred(p.trigger)}, {pred(p.behavior)} between {start} and {end}, {days}"
+    return regularity(p)
 
 
 # The Regularity row's columns that hold a lifecycle state (state_to_fields' keys, in order).
@@ -83,6 +76,9 @@ STATE_FIELDS = (
     "confidence",
     "replay_confidence",
     "lift",
+    "untriggered_behavior",
+    "base",
+    "margin",
 )
 
 
@@ -101,6 +97,9 @@ def state_to_fields(s: RegularityState) -> dict[str, Any]:
         "confidence": s.confidence,
         "replay_confidence": s.tally.confidence,
         "lift": s.tally.lift,
+        "untriggered_behavior": s.tally.untriggered_behavior,
+        "base": s.tally.base,
+        "margin": s.tally.margin,
     }
 
 
@@ -117,6 +116,7 @@ def state_from_fields(fields: Mapping[str, Any]) -> RegularityState:
             int(fields["n_v"]),
             int(fields["observable"]),
             int(fields["behavior_days"]),
+            int(fields.get("untriggered_behavior") or 0),
         ),
         violation_run=int(fields["violation_run"]),
         violation_facts=tuple(fields.get("violation_facts") or ()),

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from copy import deepcopy
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
@@ -335,9 +336,10 @@ class MemoryStream:
         copy._today_cache = self._today_cache
         copy._cache_day = self._cache_day
         copy._day_cache = DayCache(
-            dict(self._day_cache.views),
-            dict(self._day_cache.indexes),
-            dict(self._day_cache.verdicts),
+            views=dict(self._day_cache.views),
+            indexes=dict(self._day_cache.indexes),
+            opened=deepcopy(self._day_cache.opened),
+            verdicts=dict(self._day_cache.verdicts),
         )
         copy._frames_cache = self._frames_cache
         return copy

@@ -1,4 +1,4 @@
-"""Code trajectories: pull requests, issues, reviews, CI runs and releases (issue 6).
+"""Code trajectories: the kind of work on pull requests, issues, reviews, CI runs and releases.
 
 Reads the payloads the GitHub importer writes: ``type`` is a GH Archive event type
 (``PullRequestEvent``) or a REST observation type (``pr_merged``), ``attributes`` its summary.
@@ -17,17 +17,21 @@ Every relevant event is one segment with the interval ``[at, at]``; events of ot
   ``StatusEvent`` should a source carry them.
 * ``release``: ``ReleaseEvent``, and ``CreateEvent`` of a tag (how many projects release).
 
-Facts, each when the event carries it: ``type``, ``action``, ``event`` (the REST issue event's
-name), ``number``, ``merged``, ``state``, ``status``, ``conclusion``, ``name`` (a workflow's),
-``tag``, ``ref_type`` and ``ref`` (a tag's). A closing or finishing event (an action or issue
-event in :data:`CLOSING_ACTIONS`, a REST type in :data:`CLOSING_TYPES`, or a CI run with a
-conclusion) reports what closed it as ``outcome`` facts: that action, event or type, and its
-``merged``, ``state`` and ``conclusion``; everything else is ``observed``.
+Facts name the kind of work, never one object: ``type``, ``action`` (opened, review_requested,
+submitted, closed, ...), ``event`` (the REST issue event's name), ``merged``, ``state``,
+``status``, ``conclusion`` (a CI run's success or failure), ``name`` (a workflow's) and
+``ref_type``. A pull request's or issue's number, a tag or a branch is a citation, never a fact:
+a routine is "a review follows a new pull request", not "pull request 2706 is reviewed". A
+closing or finishing event (an action or issue event in :data:`CLOSING_ACTIONS`, a REST type in
+:data:`CLOSING_TYPES`, or a CI run with a conclusion) reports what closed it as ``outcome``
+facts: that action, event or type, and its ``merged``, ``state`` and ``conclusion``;
+everything else is ``observed``. The extraction is incremental (:class:`CodeDay`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -68,15 +72,12 @@ CLOSING_TYPES = frozenset({"pr_merged", "pr_closed", "issue_closed"})
 FIELDS = (
     ("action", True),
     ("event", True),
-    ("number", False),
     ("merged", True),
     ("state", True),
     ("status", False),
     ("conclusion", True),
     ("name", False),
-    ("tag", False),
     ("ref_type", False),
-    ("ref", False),
 )
 
 VOCABULARY: Mapping[str, tuple[Path, ...]] = MappingProxyType(
@@ -104,24 +105,46 @@ def _closing(kind: str, segment_kind: str, attributes: Mapping[str, Any]) -> boo
     )
 
 
+def _segment(event: EngineEvent) -> Segment | None:
+    kind = event.payload.get("type")
+    attributes = event.payload.get("attributes")
+    if not isinstance(kind, str) or not isinstance(attributes, Mapping):
+        return None
+    segment_kind = _kind(kind, attributes)
+    if segment_kind is None:
+        return None
+    closing = _closing(kind, segment_kind, attributes)
+    type_fact: FactType = "outcome" if kind in CLOSING_TYPES else "observed"
+    facts = [Fact("", type_fact, ("type",), kind, event.at)]
+    for name, states_close in FIELDS:
+        value = attributes.get(name)
+        if isinstance(value, str | int | float):  # bool is an int; None and lists are not
+            fact_type: FactType = "outcome" if closing and states_close else "observed"
+            facts.append(Fact("", fact_type, (name,), value, event.at))
+    return Segment(event.at, event.at, tuple(facts), (event.id,), kind=segment_kind)
+
+
+@dataclass
+class CodeDay:
+    """One day's code segments, extended event by event: one segment per relevant event."""
+
+    zone: ZoneInfo
+    done: list[Segment] = field(default_factory=list)
+    fed: int = 0
+
+    def feed(self, events: Sequence[EngineEvent]) -> None:
+        for event in events:
+            self.fed += 1
+            segment = _segment(event)
+            if segment is not None:
+                self.done.append(segment)
+
+    def segments(self) -> list[Segment]:
+        return list(self.done)
+
+
 def segments(events: Sequence[EngineEvent], zone: ZoneInfo) -> list[Segment]:
     """The code segments of one day's events, sorted by (time, id) (module docstring)."""
-    out: list[Segment] = []
-    for event in events:
-        kind = event.payload.get("type")
-        attributes = event.payload.get("attributes")
-        if not isinstance(kind, str) or not isinstance(attributes, Mapping):
-            continue
-        segment_kind = _kind(kind, attributes)
-        if segment_kind is None:
-            continue
-        closing = _closing(kind, segment_kind, attributes)
-        type_fact: FactType = "outcome" if kind in CLOSING_TYPES else "observed"
-        facts = [Fact("", type_fact, ("type",), kind, event.at)]
-        for name, states_close in FIELDS:
-            value = attributes.get(name)
-            if isinstance(value, str | int | float):  # bool is an int; None and lists are not
-                fact_type: FactType = "outcome" if closing and states_close else "observed"
-                facts.append(Fact("", fact_type, (name,), value, event.at))
-        out.append(Segment(event.at, event.at, tuple(facts), (event.id,), kind=segment_kind))
-    return out
+    day = CodeDay(zone)
+    day.feed(events)
+    return day.segments()

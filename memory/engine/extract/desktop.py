@@ -26,7 +26,7 @@ grounded in it is still grounded in that one event.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, time, timedelta
 from types import MappingProxyType
 from typing import Any
@@ -84,6 +84,45 @@ def _view(event: EngineEvent) -> EngineEvent:
     return replace(event, payload={**event.payload, **derived})
 
 
+@dataclass
+class DesktopDay:
+    """One day's desktop events seen so far: each one's grounding view, and the first and last
+    activity; the frames (a compiled document's) are given with each call for segments."""
+
+    zone: ZoneInfo
+    views: dict[int, EngineEvent] = field(default_factory=dict)
+    first: EngineEvent | None = None
+    last: EngineEvent | None = None
+    fed: int = 0
+
+    def feed(self, events: Sequence[EngineEvent]) -> None:
+        for event in events:
+            self.fed += 1
+            view = grounding_view(event)
+            self.views[event.id] = view
+            app = view.payload.get("app")
+            if (
+                view.kind == "snapshot"
+                and isinstance(app, str)
+                and not is_lock_app(normalise_app(app))
+            ):
+                if self.first is None:
+                    self.first = view
+                self.last = view
+
+    def segments(self, day: date, frames: Sequence[Mapping[str, Any]]) -> list[Segment]:
+        views = self.views
+        out = [
+            segment
+            for frame in frames
+            if (segment := _frame_once(frame, views, day, self.zone)) is not None
+        ]
+        if self.first is not None and self.last is not None:
+            out.append(_moment("first_activity", self.first))
+            out.append(_moment("last_activity", self.last))
+        return out
+
+
 def segments(
     events: Sequence[EngineEvent],
     day: date,
@@ -91,21 +130,9 @@ def segments(
     frames: Sequence[Mapping[str, Any]],
 ) -> list[Segment]:
     """The desktop segments of one day: its events sorted by (time, id) and its frames."""
-    views = {event.id: grounding_view(event) for event in events}
-    out = [
-        segment for frame in frames if (segment := _frame_once(frame, views, day, zone)) is not None
-    ]
-    active = [
-        view
-        for view in views.values()
-        if view.kind == "snapshot"
-        and isinstance(app := view.payload.get("app"), str)
-        and not is_lock_app(normalise_app(app))
-    ]
-    if active:
-        out.append(_moment("first_activity", active[0]))
-        out.append(_moment("last_activity", active[-1]))
-    return out
+    state = DesktopDay(zone)
+    state.feed(events)
+    return state.segments(day, frames)
 
 
 def _day_bounds(day: date, zone: ZoneInfo) -> tuple[datetime, datetime]:

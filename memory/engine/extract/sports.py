@@ -1,37 +1,49 @@
-"""Sports trajectories: decision points, step bouts and sedentary stretches (issue 6).
+"""Sports trajectories at the resolution the data has: walks from minutes, active hours from
+hourly rows, sedentary stretches from either, and HeartSteps' decision points (ProactMem §3).
 
-Reads the payloads the HeartSteps and Fitabase importers write (``type`` ``decision_point`` or
-``steps``; ``attributes.resolution`` ``minute`` or ``hour``; ``attributes.source`` for HeartSteps
-minutes: ``jawbone`` or ``google_fit``). Segment kinds:
+Reads the payloads the HeartSteps and Fitabase importers write: ``steps`` rows with
+``attributes.resolution`` ``minute`` (HeartSteps, one row a minute, ``source`` jawbone or
+google_fit) or ``hour`` (Fitabase), Fitabase's wide ``steps_by_minute`` rows (an hour's 60
+minute counts in ``attributes.minutes``, stamped when the hour ended) and ``decision_point``.
+Segment kinds:
 
 * ``decision_point``: one per decision-point event, interval ``[at, at]``. Facts: ``type``
   (observed) and, as ``context_before``, each of ``available``, ``in_transit``, ``snoozed``,
   ``connected``, ``recognized_activity`` and ``location`` the event carries. The event's
   ``value`` (whether the study sent a suggestion) is the study's own intervention, not the
   situation, so it is no fact.
-* ``step_bout``: a maximal run of *consecutive* minute rows of one source, each with at least
-  :data:`BOUT_MIN_STEPS_PER_MIN` steps, covering at least :data:`BOUT_MIN_DURATION`. It cites
-  every minute of the run; facts ``type`` = ``steps`` and ``source`` (when the rows have one),
-  both at the run's first row. Hourly rows never make a bout: an hour's total cannot show a
-  minute-scale bout.
-* ``sedentary``: a maximal run of consecutive rows of one source and resolution (minute or
-  hour), each with fewer steps than :data:`SEDENTARY_STEPS_PER_MIN` times its minutes, covering
-  at least :data:`SEDENTARY_MIN_DURATION`. Facts ``type``, ``source`` (when present) and
+* ``step_bout`` (a walk): a maximal run of *consecutive* minutes of one source, each with at
+  least :data:`BOUT_MIN_STEPS_PER_MIN` steps, lasting at least :data:`BOUT_MIN_DURATION`. It
+  cites every row holding one of its minutes; facts ``type`` (``steps`` or
+  ``steps_by_minute``), ``source`` (when the rows have one) and ``resolution`` (``minute``),
+  at the walk's first minute.
+* ``active_hour``: an hourly row with at least :data:`ACTIVE_HOUR_STEPS` steps (hourly data
+  cannot show a minute-scale walk, but an hour holding one shows); facts ``type`` and
+  ``resolution`` (``hour``), at the row.
+* ``sedentary``: a maximal run of consecutive rows (minutes, or hours) of one source and
+  resolution, each below :data:`SEDENTARY_STEPS_PER_MIN` steps a minute, lasting at least
+  :data:`SEDENTARY_MIN_DURATION`. Facts ``type``, ``source`` (when present) and
   ``resolution``.
 
-Rows are *consecutive* when the later one is stamped exactly one resolution (a minute, an hour)
-after the earlier one; anything else (a missing row, a duplicate) ends the run. Uncovered time
-is unknown, never inactivity: only explicit zero or low rows make a sedentary stretch, so a
-source that writes no zero rows (only minutes with steps) never shows one, and a sedentary
-stretch never spans a missing row. A run covers ``n`` rows times the resolution; its segment's
-interval is from its first row's stamp to its last's (the rows are stamped when their period
-ends, so the interval starts one period after the run's real start). Minutes are not facts.
+* ``day_start``: the first row at or after :data:`DAY_STARTS` local with steps of someone up
+  and about (:data:`UP_STEPS_PER_MIN` a minute, or an hourly row of as many per minute); facts
+  ``type`` and ``resolution``, at that row's end. Getting up later or earlier is what tells a
+  routine (a morning walk) from a fixed habit.
+
+Minutes are *consecutive* when one starts exactly a minute after the other; hourly rows when
+one is stamped exactly an hour after the other; anything else (a missing row, a duplicate) ends
+a run. Uncovered time is unknown, never inactivity: only explicit zero or low rows make a
+sedentary stretch. A minute before the day's local midnight (the last hour of the day before,
+in the row stamped at midnight) belongs to that day and is left out. Minutes and steps are no
+facts (an aggregate is no leaf of any event); what was done is the segment's kind, and when,
+its time. The extraction is incremental (:class:`SportsDay`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import timedelta
+from dataclasses import dataclass, field
+from datetime import datetime, time, timedelta
 from types import MappingProxyType
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -44,15 +56,23 @@ BOUT_MIN_STEPS_PER_MIN = 100
 # 2008 Physical Activity Guidelines for Americans: moderate activity counts in bouts of at
 # least 10 minutes.
 BOUT_MIN_DURATION = timedelta(minutes=10)
+# Our choice: an hour with a guideline bout (10 minutes at 100 steps a minute) holds at least
+# 1,000 steps.
+ACTIVE_HOUR_STEPS = BOUT_MIN_STEPS_PER_MIN * 10
 # Our choice, after HeartSteps V2's anti-sedentary trigger (fewer than 150 steps in the last
 # 40 minutes): every row of the stretch stays below that average rate, 3.75 steps a minute
 # (at most 3 in a minute row, at most 224 in an hour row).
 SEDENTARY_STEPS_PER_MIN = 150 / 40
 SEDENTARY_MIN_DURATION = timedelta(minutes=40)
+# Our choices: the day starts at five in the morning at the earliest, with the first minute of
+# at least 10 steps (a few steps in bed are not getting up), or an hour of 600.
+DAY_STARTS = time(5)
+UP_STEPS_PER_MIN = 10
 
-RESOLUTIONS: Mapping[str, timedelta] = MappingProxyType(
-    {"minute": timedelta(minutes=1), "hour": timedelta(hours=1)}
-)
+MINUTE = timedelta(minutes=1)
+HOUR = timedelta(hours=1)
+RESOLUTIONS: Mapping[str, timedelta] = MappingProxyType({"minute": MINUTE, "hour": HOUR})
+WIDE_TYPE = "steps_by_minute"
 CONTEXT_KEYS = (
     "available",
     "in_transit",
@@ -65,8 +85,10 @@ CONTEXT_KEYS = (
 VOCABULARY: Mapping[str, tuple[Path, ...]] = MappingProxyType(
     {
         "decision_point": (("type",), *((key,) for key in CONTEXT_KEYS)),
-        "step_bout": (("type",), ("source",)),
+        "step_bout": (("type",), ("source",), ("resolution",)),
+        "active_hour": (("type",), ("resolution",)),
         "sedentary": (("type",), ("source",), ("resolution",)),
+        "day_start": (("type",), ("resolution",)),
     }
 )
 
@@ -76,42 +98,108 @@ def _attributes(event: EngineEvent) -> Mapping[str, Any]:
     return attributes if isinstance(attributes, Mapping) else {}
 
 
-def _steps(event: EngineEvent) -> int | float | None:
-    value = event.payload.get("value")
+def _count(value: object) -> int | float | None:
     if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
         return None  # a bool, a missing or a NaN count is no row of steps
     return value
 
 
-def segments(events: Sequence[EngineEvent], zone: ZoneInfo) -> list[Segment]:
-    """The sports segments of one day's events, sorted by (time, id) (module docstring)."""
-    out: list[Segment] = []
-    # (source, resolution) -> that stream's step rows, in time order
-    streams: dict[tuple[str | None, str], list[tuple[EngineEvent, int | float]]] = {}
-    for event in events:
-        kind = event.payload.get("type")
-        if kind == "decision_point":
-            out.append(_decision_point(event))
-        elif kind == "steps":
+@dataclass(frozen=True, slots=True)
+class _Row:
+    """One measured period: its end (when it was complete), its steps, the event holding it."""
+
+    end: datetime
+    steps: int | float
+    event: EngineEvent
+
+
+@dataclass
+class SportsDay:
+    """One day's sports segments, extended event by event (module docstring)."""
+
+    zone: ZoneInfo
+    decision_points: list[Segment] = field(default_factory=list)
+    active_hours: list[Segment] = field(default_factory=list)
+    # (source, resolution) -> that stream's rows, in time order
+    streams: dict[tuple[str | None, str], list[_Row]] = field(default_factory=dict)
+    midnight: datetime | None = None
+    started: Segment | None = None
+    fed: int = 0
+
+    def feed(self, events: Sequence[EngineEvent]) -> None:
+        for event in events:
+            self.fed += 1
+            if self.midnight is None:
+                local = event.at.astimezone(self.zone)
+                self.midnight = datetime.combine(local.date(), time(), tzinfo=self.zone)
+            kind = event.payload.get("type")
             attributes = _attributes(event)
-            resolution = attributes.get("resolution")
-            steps = _steps(event)
-            if resolution in RESOLUTIONS and steps is not None:
-                source = attributes.get("source")
-                key = (source if isinstance(source, str) else None, str(resolution))
-                streams.setdefault(key, []).append((event, steps))
-    for (source, resolution), rows in sorted(streams.items(), key=lambda item: str(item[0])):
-        period = RESOLUTIONS[resolution]
-        if resolution == "minute":
-            brisk = [steps >= BOUT_MIN_STEPS_PER_MIN for _, steps in rows]
-            for run in _runs(rows, brisk, period):
-                if len(run) * period >= BOUT_MIN_DURATION:
-                    out.append(_stretch("step_bout", run, source, None))
-        low = SEDENTARY_STEPS_PER_MIN * (period / timedelta(minutes=1))
-        for run in _runs(rows, [steps < low for _, steps in rows], period):
-            if len(run) * period >= SEDENTARY_MIN_DURATION:
-                out.append(_stretch("sedentary", run, source, resolution))
-    return out
+            if kind == "decision_point":
+                self.decision_points.append(_decision_point(event))
+            elif kind == WIDE_TYPE and isinstance(attributes.get("minutes"), list):
+                self._minutes(event, attributes)
+            elif kind == "steps":
+                self._row(event, attributes)
+
+    def _minutes(self, event: EngineEvent, attributes: Mapping[str, Any]) -> None:
+        minutes = attributes["minutes"]
+        source = attributes.get("source")
+        rows = self.streams.setdefault((source if isinstance(source, str) else None, "minute"), [])
+        start = event.at - MINUTE * len(minutes)
+        assert self.midnight is not None
+        for offset, value in enumerate(minutes):
+            steps = _count(value)
+            end = start + MINUTE * (offset + 1)
+            if steps is not None and end - MINUTE >= self.midnight:
+                rows.append(_Row(end, steps, event))
+                self._maybe_start(end, steps, MINUTE, event, "minute")
+
+    def _row(self, event: EngineEvent, attributes: Mapping[str, Any]) -> None:
+        resolution = attributes.get("resolution")
+        steps = _count(event.payload.get("value"))
+        if resolution not in RESOLUTIONS or steps is None:
+            return
+        source = attributes.get("source")
+        key = (source if isinstance(source, str) else None, str(resolution))
+        self.streams.setdefault(key, []).append(_Row(event.at, steps, event))
+        self._maybe_start(event.at, steps, RESOLUTIONS[str(resolution)], event, str(resolution))
+        if resolution == "hour" and steps >= ACTIVE_HOUR_STEPS:
+            facts = (
+                Fact("", "observed", ("type",), "steps", event.at),
+                Fact("", "observed", ("resolution",), "hour", event.at),
+            )
+            self.active_hours.append(Segment(event.at, event.at, facts, (event.id,), "active_hour"))
+
+    def _maybe_start(
+        self, end: datetime, steps: float, period: timedelta, event: EngineEvent, resolution: str
+    ) -> None:
+        if self.started is not None or steps < UP_STEPS_PER_MIN * (period / MINUTE):
+            return
+        if (end - period).astimezone(self.zone).time() < DAY_STARTS:
+            return
+        facts = (
+            Fact("", "observed", ("type",), event.payload["type"], end),
+            Fact("", "observed", ("resolution",), resolution, end),
+        )
+        start = min(end, event.at)
+        self.started = Segment(start, max(end, event.at), facts, (event.id,), "day_start")
+
+    def segments(self) -> list[Segment]:
+        out = [*self.decision_points, *self.active_hours]
+        if self.started is not None:
+            out.append(self.started)
+        for (source, resolution), rows in sorted(self.streams.items(), key=lambda i: str(i[0])):
+            period = RESOLUTIONS[resolution]
+            if resolution == "minute":
+                brisk = [row.steps >= BOUT_MIN_STEPS_PER_MIN for row in rows]
+                for run in _runs(rows, brisk, period):
+                    if len(run) * period >= BOUT_MIN_DURATION:
+                        out.append(_stretch("step_bout", run, source, "minute", period))
+            low = SEDENTARY_STEPS_PER_MIN * (period / MINUTE)
+            for run in _runs(rows, [row.steps < low for row in rows], period):
+                if len(run) * period >= SEDENTARY_MIN_DURATION:
+                    out.append(_stretch("sedentary", run, source, resolution, period))
+        return out
 
 
 def _decision_point(event: EngineEvent) -> Segment:
@@ -124,29 +212,39 @@ def _decision_point(event: EngineEvent) -> Segment:
     return Segment(event.at, event.at, tuple(facts), (event.id,), kind="decision_point")
 
 
-def _runs(
-    rows: Sequence[tuple[EngineEvent, int | float]], keep: Sequence[bool], period: timedelta
-) -> list[list[EngineEvent]]:
+def _runs(rows: Sequence[_Row], keep: Sequence[bool], period: timedelta) -> list[list[_Row]]:
     """Maximal runs of consecutive rows (one period apart) that are all kept."""
-    runs: list[list[EngineEvent]] = []
-    for (event, _), kept in zip(rows, keep, strict=True):
+    runs: list[list[_Row]] = []
+    for row, kept in zip(rows, keep, strict=True):
         if not kept:
             runs.append([])  # closes the run; empty runs are dropped below
-        elif runs and runs[-1] and event.at - runs[-1][-1].at == period:
-            runs[-1].append(event)
+        elif runs and runs[-1] and row.end - runs[-1][-1].end == period:
+            runs[-1].append(row)
         else:
-            runs.append([event])
+            runs.append([row])
     return [run for run in runs if run]
 
 
 def _stretch(
-    kind: str, run: Sequence[EngineEvent], source: str | None, resolution: str | None
+    kind: str, run: Sequence[_Row], source: str | None, resolution: str, period: timedelta
 ) -> Segment:
-    first = run[0]
-    facts = [Fact("", "observed", ("type",), "steps", first.at)]
+    events = sorted({row.event.id: row.event for row in run}.values(), key=lambda e: (e.at, e.id))
+    first = events[0]
+    # A minute's row is the hour's event stamped later: the stretch reaches to what it cites.
+    start = min(run[0].end, first.at)
+    end = max(run[-1].end, events[-1].at)
+    began = run[0].end if resolution == "minute" else first.at
+    kind_of = first.payload.get("type")
+    facts = [Fact("", "observed", ("type",), kind_of, began)]
     if source is not None:
-        facts.append(Fact("", "observed", ("source",), source, first.at))
-    if resolution is not None:
-        facts.append(Fact("", "observed", ("resolution",), resolution, first.at))
-    citations = tuple(event.id for event in run)
-    return Segment(first.at, run[-1].at, tuple(facts), citations, kind=kind)
+        facts.append(Fact("", "observed", ("source",), source, began))
+    facts.append(Fact("", "observed", ("resolution",), resolution, began))
+    citations = tuple(event.id for event in events)
+    return Segment(start, end, tuple(facts), citations, kind=kind)
+
+
+def segments(events: Sequence[EngineEvent], zone: ZoneInfo) -> list[Segment]:
+    """The sports segments of one day's events, sorted by (time, id) (module docstring)."""
+    day = SportsDay(zone)
+    day.feed(events)
+    return day.segments()
