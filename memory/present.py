@@ -82,6 +82,8 @@ def trajectory_record(t: Trajectory) -> dict[str, Any]:
 def regularity_summary(r: Regularity) -> dict[str, Any]:
     return {
         "id": r.rid,
+        # The regularity in words (memory.engine.words.regularity); ``proposal`` is the
+        # structure it says.
         "summary": r.summary,
         "proposal": r.proposal,
         "state": r.state,
@@ -93,6 +95,10 @@ def regularity_summary(r: Regularity) -> dict[str, Any]:
             "lift": round(r.lift, 4),
             "observable_days": r.observable,
             "behavior_days": r.behavior_days,
+            "base_rate": round(r.base, 4),
+            "contrast_days": r.observable - r.n_f - r.n_v,
+            "untriggered_behavior_days": r.untriggered_behavior,
+            "margin": round(r.margin, 4),
         },
         "consecutive_violations": r.violation_run,
         "last_day": r.last_day.isoformat() if r.last_day else None,

@@ -11,7 +11,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from django.db.models import Count, Max, Prefetch, QuerySet
+from django.db.models import Case, Count, IntegerField, Max, Prefetch, Q, QuerySet, Value, When
 
 from aframes_web.streams.models import Entity, Event
 from aframes_web.streams.records import PRIVATE_FIELD, TEXT_FIELDS
@@ -166,11 +166,35 @@ def trajectory_detail(entity: Entity, day: date) -> Trajectory | None:
     )
 
 
-def regularities_for(entity: Entity, state: str | None = None) -> QuerySet[Regularity]:
+# The states in the order memory uses them: what can intervene, what is context, what waits.
+STATE_RANK = ("active", "weakening", "habit", "candidate", "dormant")
+# Orderings of an entity's regularities, by name. ``rank`` is how memory ranks them
+# (memory.engine.retrieve): state first, then how much the trigger predicts (the margin).
+REGULARITY_ORDERS: dict[str, tuple[str, ...]] = {
+    "rank": ("state_rank", "-margin", "-confidence", "rid"),
+    "confidence": ("-confidence", "-margin", "rid"),
+    "lift": ("-lift", "-margin", "rid"),
+    "support": ("-n_f", "-margin", "rid"),
+    "recent": ("-last_day", "state_rank", "-margin", "rid"),
+}
+
+
+def regularities_for(
+    entity: Entity, state: str | None = None, *, query: str = "", order: str = "rank"
+) -> QuerySet[Regularity]:
+    """An entity's regularities, optionally of one state and containing ``query`` in their
+    sentence or id (case-insensitive), in one of ``REGULARITY_ORDERS``."""
     rows = Regularity.objects.filter(entity=entity)
     if state:
         rows = rows.filter(state=state)
-    return rows.order_by("state", "-confidence", "rid")
+    if query:
+        rows = rows.filter(Q(summary__icontains=query) | Q(rid__icontains=query))
+    rank = Case(
+        *(When(state=name, then=Value(i)) for i, name in enumerate(STATE_RANK)),
+        default=Value(len(STATE_RANK)),
+        output_field=IntegerField(),
+    )
+    return rows.annotate(state_rank=rank).order_by(*REGULARITY_ORDERS[order])
 
 
 def regularity_detail(entity: Entity, rid: str) -> Regularity | None:
@@ -183,8 +207,23 @@ def regularity_detail(entity: Entity, rid: str) -> Regularity | None:
     )
 
 
-def decisions_for(entity: Entity) -> QuerySet[Decision]:
-    return Decision.objects.filter(entity=entity).order_by("occurred_at", "id")
+def decisions_for(
+    entity: Entity,
+    *,
+    action: str | None = None,
+    since: date | None = None,
+    until: date | None = None,
+) -> QuerySet[Decision]:
+    """An entity's decisions, oldest first; optionally of one action and on days
+    ``since``..``until`` (inclusive, the entity's local days)."""
+    rows = Decision.objects.filter(entity=entity)
+    if action:
+        rows = rows.filter(action=action)
+    if since:
+        rows = rows.filter(day__gte=since)
+    if until:
+        rows = rows.filter(day__lte=until)
+    return rows.order_by("occurred_at", "id")
 
 
 def decision_detail(entity: Entity, pk: int) -> Decision | None:

@@ -34,10 +34,22 @@ def test_memory_pages_from_regularity_to_trajectory_and_decision(
     page.wait_for_url("**/t/demo/e/demo-home/memory/")
     # Filtering regularities by state swaps the table in place (htmx), without a reload.
     page.evaluate("window.__marker = 1")
-    page.click("a[hx-get$='?state=active']")
+    page.select_option("#id_state", "active")
     page.wait_for_url("**state=active**")
+    page.wait_for_function(
+        "[...document.querySelectorAll('#regularities tbody tr td:nth-child(2)')]"
+        ".every(td => td.innerText === 'active')"
+    )
     states = page.locator("#regularities tbody tr td:nth-child(2)").all_inner_texts()
     assert states and set(states) == {"active"}
+    assert page.evaluate("window.__marker") == 1
+    # Typing in the text filter narrows the list in place too, the state kept.
+    first = page.locator("#regularities tbody tr td:first-child a").first.inner_text()
+    word = first.split()[-1].strip(".,")
+    page.fill("#id_q", word)
+    page.wait_for_url(f"**q={word}**")
+    rows = page.locator("#regularities tbody tr td:first-child a").all_inner_texts()
+    assert rows and all(word.lower() in r.lower() for r in rows)
     assert page.evaluate("window.__marker") == 1
     # A regularity's calendar links each assessed day to that day's trajectory.
     regularity = Regularity.objects.filter(entity__key="demo-home", state="active").first()

@@ -272,6 +272,7 @@ def pages(m: Memory) -> list[str]:
         f"{BASE}/d/{MONDAY.isoformat()}/",
         f"{BASE}/r/{RID}/",
         f"{BASE}/decision/{m.suppressed.pk}/",
+        f"{BASE}/decisions/",
     ]
 
 
@@ -330,13 +331,26 @@ def test_private_payload_keys_are_never_rendered(memory, owner):
 # --- Entity memory --------------------------------------------------------------------------------
 
 
+def figures_of(page: str) -> dict[str, tuple[str, str | None]]:
+    """The summary's figures, each as its number and the link it carries (or None)."""
+    found = {}
+    for name, value in re.findall(r"<dt>(.*?)</dt><dd>(.*?)</dd>", page):
+        link = re.fullmatch(r'<a href="(.*?)">(.*?)</a>', value)
+        found[name] = (
+            (link.group(2), link.group(1).replace("&amp;", "&")) if link else (value, None)
+        )
+    return found
+
+
 def test_entity_memory_summarises_and_links_days_regularities_and_decisions(memory, owner):
     client = signed_in(owner)
     page = text(client.get(f"{BASE}/"))
-    figures = dict(re.findall(r"<dt>(.*?)</dt><dd>(.*?)</dd>", page))
-    assert figures["Closed days"] == "2"
-    assert figures["Regularities active"] == "1" and figures["Regularities dormant"] == "0"
-    assert figures["Decisions"] == "2" and figures["Interventions"] == "1"
+    figures = figures_of(page)
+    assert figures["Closed days"] == ("2", "#days-h")
+    assert figures["Regularities active"] == ("1", f"{BASE}/?state=active#regularities-h")
+    assert figures["Regularities dormant"] == ("0", f"{BASE}/?state=dormant#regularities-h")
+    assert figures["Decisions"] == ("2", f"{BASE}/decisions/")
+    assert figures["Interventions"] == ("1", f"{BASE}/decisions/?action=intervene")
     for day in (MONDAY, TUESDAY):
         assert f'href="{BASE}/d/{day.isoformat()}/"' in page
     assert f'href="{BASE}/r/{RID}/"' in page
@@ -346,15 +360,166 @@ def test_entity_memory_summarises_and_links_days_regularities_and_decisions(memo
     assert "suppressed" in page
 
 
+def test_the_summary_links_lead_to_lists_with_exactly_the_counted_rows(memory, owner):
+    client = signed_in(owner)
+    figures = figures_of(text(client.get(f"{BASE}/")))
+    for name in ("Regularities active", "Decisions", "Interventions"):
+        count, href = figures[name]
+        listed = text(client.get(href.split("#")[0]))
+        rows = re.findall(rf'href="{BASE}/(?:r/reg:|decision/)[^"]+"', listed.split("<tbody>")[1])
+        assert len(rows) == int(count), name
+
+
 def test_regularity_filter_swaps_only_the_table_under_htmx(memory, owner):
     client = signed_in(owner)
     dormant = text(client.get(f"{BASE}/?state=dormant"))
-    assert "No regularities in this state." in dormant and f"{BASE}/r/{RID}/" not in dormant
+    assert "No regularities match these filters." in dormant and f"{BASE}/r/{RID}/" not in dormant
     partial = text(client.get(f"{BASE}/?state=active", headers={"HX-Request": "true"}))
     assert partial.lstrip().startswith('<div id="regularities">') and "<html" not in partial
     assert f"{BASE}/r/{RID}/" in partial
     wrong = text(client.get(f"{BASE}/?state=asleep"))
     assert "There is no state “asleep”" in wrong and f"{BASE}/r/{RID}/" in wrong
+
+
+def many_regularities(entity: Entity, count: int) -> list[Regularity]:
+    """``count`` regularities whose margin, lift and sentence tell them apart; every third is a
+    habit, the rest active."""
+    rows = []
+    for n in range(count):
+        rows.append(
+            Regularity(
+                entity=entity,
+                rid=f"reg:{n:012x}",
+                proposal={"n": n},
+                summary=f"After step {n}, {'tea' if n % 2 else 'coffee'} in the kitchen.",
+                state=Regularity.State.HABIT if n % 3 == 0 else Regularity.State.ACTIVE,
+                confidence=0.5,
+                replay_confidence=0.5,
+                lift=1.0 + (count - n) / 100,  # the reverse of the margin's order
+                n_f=3,
+                n_v=1,
+                observable=8,
+                behavior_days=4,
+                margin=n / 1000,
+                violation_run=0,
+                proposed_on=MONDAY,
+            )
+        )
+    return Regularity.objects.bulk_create(rows)
+
+
+def listed_rids(page: str) -> list[str]:
+    return re.findall(rf'href="{BASE}/r/(reg:[0-9a-f]+)/"', page)
+
+
+def test_regularities_page_in_rank_order_active_before_habits(team, owner):
+    entity = entity_create(team=team, key="runner-1", scope="sports", timezone_name="Europe/Berlin")
+    many_regularities(entity, 120)
+    client = signed_in(owner)
+    first = text(client.get(f"{BASE}/"))
+    shown = listed_rids(first)
+    assert len(shown) == 50 and "page 1 of 3" in first
+    active = [n for n in range(120) if n % 3]
+    assert shown == [f"reg:{n:012x}" for n in sorted(active, reverse=True)[:50]]
+    last = text(client.get(f"{BASE}/?page=3"))
+    assert listed_rids(last) == [
+        f"reg:{n:012x}" for n in sorted(range(0, 120, 3), reverse=True)[20:]
+    ]
+    beyond = text(client.get(f"{BASE}/?page=99"))  # past the end: the last page, not an error
+    assert listed_rids(beyond) == listed_rids(last)
+
+
+def test_regularities_sort_filter_by_text_and_page_with_the_filters_kept(team, owner):
+    entity = entity_create(team=team, key="runner-1", scope="sports", timezone_name="Europe/Berlin")
+    many_regularities(entity, 120)
+    client = signed_in(owner)
+    by_lift = listed_rids(text(client.get(f"{BASE}/?sort=lift")))
+    assert by_lift[:3] == ["reg:000000000000", "reg:000000000001", "reg:000000000002"]
+    tea = text(client.get(f"{BASE}/?q=TEA&state=active", headers={"HX-Request": "true"}))
+    assert "<html" not in tea and "containing “TEA”" in tea
+    expected = [n for n in range(119, -1, -1) if n % 2 and n % 3]
+    assert "Regularities in state active containing “TEA”: 40." in tea
+    assert listed_rids(tea) == [f"reg:{n:012x}" for n in expected]
+    coffee = text(client.get(f"{BASE}/?q=coffee&sort=support"))
+    nxt = re.search(r'href="([^"]*page=2[^"]*)"', coffee)
+    assert nxt is not None
+    link = nxt.group(1).replace("&amp;", "&")
+    assert "q=coffee" in link and "sort=support" in link
+    second = text(client.get(link.split("#")[0]))
+    assert all(
+        "coffee" in s for s in re.findall(r"After step \d+, \w+", second.split("<tbody>")[1])
+    )
+    nothing = text(client.get(f"{BASE}/?q=cocoa"))
+    assert "No regularities match these filters." in nothing
+    bad = text(client.get(f"{BASE}/?sort=mood&page=0"))
+    assert "Select a valid choice" in bad and len(listed_rids(bad)) == 50
+
+
+# --- Decisions list -----------------------------------------------------------------------------
+
+
+def decision_ids(page: str) -> list[int]:
+    return [int(i) for i in re.findall(rf'href="{BASE}/decision/(\d+)/"', page)]
+
+
+def test_decisions_list_filters_by_action_and_days(memory, owner):
+    client = signed_in(owner)
+    every = text(client.get(f"{BASE}/decisions/"))
+    assert decision_ids(every) == [memory.suppressed.pk, memory.allowed.pk]
+    assert "Your run usually ends by 08:00." in every
+    assert decision_ids(text(client.get(f"{BASE}/decisions/?action=intervene"))) == [
+        memory.allowed.pk
+    ]
+    assert decision_ids(text(client.get(f"{BASE}/decisions/?action=abstain"))) == [
+        memory.suppressed.pk
+    ]
+    tuesday = f"{BASE}/decisions/?since={TUESDAY.isoformat()}"
+    assert decision_ids(text(client.get(tuesday))) == [memory.suppressed.pk]
+    monday = f"{BASE}/decisions/?until={MONDAY.isoformat()}"
+    assert decision_ids(text(client.get(monday))) == [memory.allowed.pk]
+    none = text(client.get(f"{BASE}/decisions/?action=intervene&since={TUESDAY.isoformat()}"))
+    assert decision_ids(none) == [] and "No decisions match these filters." in none
+    partial = text(client.get(f"{BASE}/decisions/?action=abstain", headers={"HX-Request": "true"}))
+    assert partial.lstrip().startswith('<div id="decisions">') and "<html" not in partial
+
+
+def test_decisions_list_explains_bad_filters_and_shows_the_rest(memory, owner):
+    client = signed_in(owner)
+    swapped = text(
+        client.get(f"{BASE}/decisions/?since={TUESDAY.isoformat()}&until={MONDAY.isoformat()}")
+    )
+    assert "The last day comes before the first: swap them." in swapped
+    assert decision_ids(swapped) == [memory.suppressed.pk]  # the valid bound still applies
+    bad = text(client.get(f"{BASE}/decisions/?action=shout&since=yesterday"))
+    assert "Select a valid choice" in bad and "Enter a valid date." in bad
+    assert decision_ids(bad) == [memory.suppressed.pk, memory.allowed.pk]
+
+
+def test_decisions_list_pages_newest_first(memory, owner):
+    common = {
+        f: getattr(memory.allowed, f)
+        for f in ("entity", "policy", "intent", "identity_key", "identity", "signature")
+    }
+    for n in range(60):
+        at = local(TUESDAY, 10) + timedelta(minutes=n)
+        Decision.objects.create(
+            **common,
+            event=event(memory.entity, at, "heart_rate", 60.0 + n),
+            occurred_at=at,
+            day=TUESDAY,
+            action="abstain",
+            proposed_action="abstain",
+            control_reason="no_intervention",
+            latency_ms=1.0,
+        )
+    client = signed_in(owner)
+    first = text(client.get(f"{BASE}/decisions/?action=abstain"))
+    assert "61 decisions; page 1 of 2." in first and len(decision_ids(first)) == 50
+    second = text(client.get(f"{BASE}/decisions/?action=abstain&page=2"))
+    ids = decision_ids(first) + decision_ids(second)
+    assert len(ids) == 61 and ids[-1] == memory.suppressed.pk
+    assert ids == sorted(ids, reverse=True)
+    assert "action=abstain&amp;page=1" in second
 
 
 def test_entity_and_team_pages_link_to_memory_for_every_scope(memory, owner):
@@ -492,7 +657,9 @@ def test_suppressed_decision_links_to_the_allowed_one_with_its_identity(memory, 
     assert "(suppressed: proposed intervene)" in page
     control = re.search(r'<section aria-labelledby="control-h">.*?</section>', page, re.S).group(0)
     assert "<code>repeat</code>" in control
-    assert "signature.type" in control and "run_start" in control
+    # The stored canonical key ["str", "run_start"] is shown as the value it stands for.
+    assert '<th scope="row">signature: type</th><td>run_start</td>' in control
+    assert "[&quot;str&quot;" not in page and '["str"' not in page
     block = re.search(r'<div class="verdict mismatch suppressed">.*?</div>', control, re.S).group(0)
     assert "episode <code>morning-run</code>, intent <code>remind_run</code>" in block
     assert f'<a href="{BASE}/r/{RID}/"><code>{RID}</code></a>' in block

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -113,7 +114,14 @@ def test_rules_intervenes_on_a_deviated_regularity_and_cites_event_fact_and_regu
     assert (got.action, got.intent, got.episode) == ("intervene", "suggest_walk", "2026-03-02")
     assert got.regularity_ids == (RID,)
     assert got.evidence_ids == ("event:10", TRIGGER_FACT, RID)
-    assert "between 09:00 and 10:00" in got.message
+    # The message says the routine and today's deviation in words, with no internal encoding.
+    assert got.message.endswith(
+        "Usually a walk by 10:00 after a decision point with available yes; "
+        "none yet today at 10:15."
+    )
+    counted = replace(retrieved("deviated"), n_f=9, n_v=2)
+    worded = RulesPolicy().decide(ctx(decision_point(hhmm="10:15"), counted)).message
+    assert "(9 of the last 11 times); none yet today at 10:15." in worded
 
 
 def test_rules_intervenes_on_pending_near_the_deadline() -> None:

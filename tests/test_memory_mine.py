@@ -275,3 +275,34 @@ def test_equivalent_predicates_are_mined_once_under_their_most_readable_name() -
     )
     behaviors = {p.behavior for p in mine(records) if p.trigger == TRIGGER}
     assert behaviors == {Predicate(kitchen, "kitchen"), Predicate(sensor_a, "Fridge")}
+
+
+def test_a_behavior_at_the_instant_of_its_trigger_every_day_is_no_routine() -> None:
+    # Getting up in the bedroom is activity in the bedroom at the same moment: the pair says
+    # nothing a person does. The bathroom twenty minutes later is a routine.
+    getting_up, room = ("day_start", "room"), ("room_presence", "room")
+    up, there = Predicate(getting_up, "bedroom"), Predicate(room, "bedroom")
+    bathroom = Predicate(room, "bathroom")
+
+    def bedroom_day(d: date, later: str = "06:40") -> DayRecord:
+        return day(
+            d,
+            ("06:40", getting_up, "bedroom"),
+            (later, room, "bedroom"),
+            ("07:00", room, "bathroom"),
+        )
+
+    def hall_day(d: date) -> DayRecord:
+        # Up in the hall, the bedroom only later: the two bedroom predicates are not one.
+        return day(
+            d, ("07:00", getting_up, "hall"), ("07:00", room, "hall"), ("08:00", room, "bedroom")
+        )
+
+    records = [bedroom_day(MONDAY + timedelta(days=i)) for i in range(5)]
+    records += [hall_day(MONDAY + timedelta(days=i)) for i in (5, 6)]
+    found = pairs(mine(records))
+    assert (up, there) not in found and (there, up) not in found
+    assert (up, bathroom) in found
+    # One day with the two a minute apart: no longer one observation under two names.
+    records[0] = bedroom_day(MONDAY, later="06:41")
+    assert (up, there) in pairs(mine(records))

@@ -9,6 +9,7 @@ from django import forms
 from aframes_web.streams.importers import formats
 from aframes_web.streams.records import SCOPES
 from aframes_web.streams.services import ENTITY_KEY_RE, EntityError, check_timezone
+from memory.models import Decision
 
 
 class ImportUploadForm(forms.Form):
@@ -148,3 +149,51 @@ class OutcomeFilterForm(forms.Form):
     scope = forms.ChoiceField(required=False, choices=[("", "any")] + [(s, s) for s in SCOPES])
     entity = forms.CharField(required=False, max_length=100)
     page = forms.IntegerField(required=False, min_value=1)
+
+
+class RegularityFilterForm(forms.Form):
+    """The memory page's regularity list: one state, words in the sentence, an ordering."""
+
+    state = forms.ChoiceField(required=False)
+    q = forms.CharField(required=False, max_length=200, label="Containing", strip=True)
+    sort = forms.ChoiceField(
+        required=False,
+        choices=[
+            ("rank", "rank (how much the trigger predicts)"),
+            ("confidence", "confidence"),
+            ("lift", "lift"),
+            ("support", "fulfilled days"),
+            ("recent", "last assessed"),
+        ],
+    )
+    page = forms.IntegerField(required=False, min_value=1)
+
+    def __init__(self, *args: Any, states: list[str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field = self.fields["state"]
+        assert isinstance(field, forms.ChoiceField)
+        field.choices = [("", "all")] + [(s, s) for s in states]
+        field.error_messages["invalid_choice"] = (
+            f"There is no state “%(value)s”; showing every regularity. "
+            f"The states are {', '.join(states)}."
+        )
+
+
+class DecisionFilterForm(forms.Form):
+    """The decisions list: one action and a range of the entity's local days."""
+
+    action = forms.ChoiceField(required=False, choices=[("", "any"), *Decision.Action.choices])
+    since = forms.DateField(
+        required=False, label="From day", widget=forms.DateInput(attrs={"type": "date"})
+    )
+    until = forms.DateField(
+        required=False, label="To day", widget=forms.DateInput(attrs={"type": "date"})
+    )
+    page = forms.IntegerField(required=False, min_value=1)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        since, until = data.get("since"), data.get("until")
+        if since and until and since > until:
+            self.add_error("until", "The last day comes before the first: swap them.")
+        return data

@@ -10,18 +10,23 @@ from datetime import date, timedelta
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import reverse
 
 from aframes_web.activity.selectors import evidence_events
+from aframes_web.dashboard.forms import DecisionFilterForm, RegularityFilterForm
 from aframes_web.dashboard.views import _entity, _render_local
 from aframes_web.proactivestream.models import DecisionPoint
 from aframes_web.streams.models import Entity, Event
 from benchmark.streams.words import describe
+from memory.engine import regularities as rules
 from memory.engine.llm_extract import LLM_SOURCE
 from memory.engine.refs import parse_ref
+from memory.engine.words import said
 from memory.models import Assessment, Fact, Regularity
 from memory.selectors import (
+    STATE_RANK,
     allowed_decision_for,
     closed_days,
     decision_detail,
@@ -37,6 +42,8 @@ from memory.selectors import (
 )
 
 DECISIONS_SHOWN = 25  # the entity page lists the newest; each links to its full record
+DECISIONS_PER_PAGE = 50  # the decisions list
+REGULARITIES_PER_PAGE = 50  # a person reads a page of sentences, not hundreds of rows
 PAYLOAD_SHOWN = 300  # characters of an event's payload; element trees run to kilobytes
 EVENTS_OPEN = 20  # a segment citing more events than this shows them folded
 
@@ -204,27 +211,66 @@ def _identity(slug: str, key: str, data: Any, regs: Mapping[str, Regularity]) ->
 # --- Pages -------------------------------------------------------------------------------------
 
 
+def _pager(request: HttpRequest, rows: Any, per_page: int, number: int | None) -> dict[str, Any]:
+    """A page of ``rows`` and the query string of the other filters, for the pager's links."""
+    page = Paginator(rows, per_page).get_page(number or 1)
+    query = request.GET.copy()
+    query.pop("page", None)
+    return {"page": page, "query": query.urlencode()}
+
+
 @login_required
 def entity_memory(request: HttpRequest, slug: str, key: str) -> HttpResponse:
     membership, entity = _entity(request, slug, key)
-    states = list(Regularity.State.values)
-    state = request.GET.get("state", "")
-    unknown_state = bool(state) and state not in states
+    states = list(STATE_RANK)
+    form = RegularityFilterForm(request.GET, states=states)
+    form.is_valid()  # what is invalid is reported; the valid filters still apply
+    data = form.cleaned_data
     summary = memory_summary(entity)
+    rows = regularities_for(
+        entity,
+        data.get("state") or None,
+        query=data.get("q") or "",
+        order=data.get("sort") or "rank",
+    )
     context = {
         "team": membership.team,
         "entity": entity,
         "summary": summary,
         "by_state": [(s, summary["regularities"].get(s, 0)) for s in states],
-        "state": "" if unknown_state else state,
-        "unknown_state": state if unknown_state else "",
+        "form": form,
+        "memory_url": reverse("dashboard:memory", args=[slug, key]),
+        "state": data.get("state") or "",
+        **_pager(request, rows, REGULARITIES_PER_PAGE, data.get("page")),
         "days": trajectories_for(entity).order_by("-day"),
-        "regularities": regularities_for(entity, None if unknown_state else state),
         "decisions": decisions_for(entity).order_by("-occurred_at", "-id")[:DECISIONS_SHOWN],
         "decisions_shown": DECISIONS_SHOWN,
         "partial": "regularities",
     }
     return _render_local(request, "dashboard/memory.html", context, entity)
+
+
+@login_required
+def memory_decisions(request: HttpRequest, slug: str, key: str) -> HttpResponse:
+    membership, entity = _entity(request, slug, key)
+    form = DecisionFilterForm(request.GET)
+    form.is_valid()
+    data = form.cleaned_data
+    rows = decisions_for(
+        entity,
+        action=data.get("action") or None,
+        since=data.get("since"),
+        until=data.get("until"),
+    ).order_by("-occurred_at", "-id")
+    context = {
+        "team": membership.team,
+        "entity": entity,
+        "form": form,
+        "decisions_url": reverse("dashboard:memory_decisions", args=[slug, key]),
+        **_pager(request, rows, DECISIONS_PER_PAGE, data.get("page")),
+        "partial": "decisions",
+    }
+    return _render_local(request, "dashboard/memory_decisions.html", context, entity)
 
 
 @login_required
@@ -303,11 +349,21 @@ def memory_regularity(request: HttpRequest, slug: str, key: str, rid: str) -> Ht
     closed = closed_days(entity)
     hrefs = {a.day: _day_url(slug, key, a.day) for a in assessments if a.day in closed}
     counts = Counter(a.outcome for a in assessments)
+    contrast = regularity.observable - regularity.n_f - regularity.n_v
     context = {
         "team": membership.team,
         "entity": entity,
         "regularity": regularity,
         "proposal": compact(regularity.proposal),
+        "triggered": regularity.n_f + regularity.n_v,
+        "contrast": contrast,
+        "untriggered_rate": regularity.untriggered_behavior / contrast if contrast else 0.0,
+        "rules": {
+            "min_fulfilled": rules.MIN_FULFILLED,
+            "min_contrast": rules.MIN_CONTRAST,
+            "min_lift": rules.MIN_LIFT,
+            "habit_percent": round(rules.HABIT_SHARE * 100),
+        },
         "calendar": outcome_calendar([(a.day, a.outcome) for a in assessments], hrefs),
         "legend": [
             {"outcome": o, "colour": c, "words": OUTCOME_WORDS[o], "count": counts[o]}
@@ -409,7 +465,9 @@ def memory_decision(request: HttpRequest, slug: str, key: str, pk: int) -> HttpR
         ),
         "allowed": allowed_decision_for(entity, decision) if decision.suppressed else None,
         "signature": signature,
-        "signature_fields": [(name, compact(value)) for name, value in signature.get("fields", [])],
+        "signature_fields": [
+            (name.replace("_", " "), said(value)) for name, value in signature.get("fields", [])
+        ],
         "day_href": (_day_url(slug, key, decision.day) if decision.day in closed else None),
     }
     return _render_local(request, "dashboard/memory_decision.html", context, entity)

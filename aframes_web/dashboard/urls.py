@@ -48,6 +48,11 @@ urlpatterns = [
         name="memory_regularity",
     ),
     path(
+        "t/<slug:slug>/e/<str:key>/memory/decisions/",
+        memory_views.memory_decisions,
+        name="memory_decisions",
+    ),
+    path(
         "t/<slug:slug>/e/<str:key>/memory/decision/<int:pk>/",
         memory_views.memory_decision,
         name="memory_decision",

@@ -17,7 +17,9 @@ a mined proposal is a *candidate* until replay activates it. The rule, in order:
    the behavior occurs at or after the day's first trigger. Pairs of two facts of one segment
    kind at different paths (``decision_point/available`` then ``decision_point/location``) are
    skipped: such facts are cut from the same segments and pairing them mines the extractor, not
-   the person. The same path with two values (a door OPEN, then CLOSE) is a real pair.
+   the person. The same path with two values (a door OPEN, then CLOSE) is a real pair. A pair
+   whose behavior came at the very instant of the trigger on every supporting day is one
+   observation under two names (getting up in the bedroom, activity in the bedroom): skipped.
 3. **Window.** A routine happens around one time of day: the supporting days are those whose
    first trigger fell in the most common hour (the earliest of equals), when at least
    ``MIN_FULFILLED`` did, and all of them otherwise. From those: the hour the first trigger
@@ -118,7 +120,7 @@ def mine(
                 for d in index
                 if (pair := _first_pair(d, trig, beh, time.min, time.max)) is not None
             ]
-            if len(supporting) < MIN_SUPPORT_DAYS:
+            if len(supporting) < MIN_SUPPORT_DAYS or all(f == a for _, f, a in supporting):
                 continue
             pt, pb = preds[trig], preds[beh]
             for weekdays in (None, *_concentrated(index, trig, beh, supporting)):

@@ -46,6 +46,32 @@ CODE_ACTIONS = {
     "published": "published",
     "synchronize": "updated with new commits",
 }
+# A source's event type (extract/code.KINDS) as what happened; ``{noun}`` is the object's.
+CODE_TYPES = {
+    "PullRequestEvent": "activity on {noun}",
+    "IssuesEvent": "activity on {noun}",
+    "IssueCommentEvent": "a comment on {noun}",
+    "issue_comment": "a comment on {noun}",
+    "issue_event": "{noun} updated",
+    "pr_opened": "{noun} opened",
+    "pr_merged": "{noun} merged",
+    "pr_closed": "{noun} closed",
+    "issue_opened": "{noun} opened",
+    "issue_closed": "{noun} closed",
+    "PullRequestReviewEvent": "{noun} submitted",
+    "pr_review": "{noun} submitted",
+    "PullRequestReviewCommentEvent": "a review comment",
+    "pr_review_comment": "a review comment",
+    "workflow_run": "a CI run",
+    "WorkflowRunEvent": "a CI run",
+    "workflow_job": "a CI job",
+    "WorkflowJobEvent": "a CI job",
+    "CheckRunEvent": "a CI check",
+    "CheckSuiteEvent": "a CI check suite",
+    "StatusEvent": "a commit status",
+    "ReleaseEvent": "a release published",
+    "CreateEvent": "a tag created",
+}
 SPORTS_KINDS = {
     "step_bout": "a walk",
     "active_hour": "an active hour",
@@ -116,8 +142,9 @@ def _code(kind: str, field: str, value: Any) -> str:
         return f"{noun} {value.lower()}"
     if field == "name":
         return f"{noun} of {value}"
-    if field == "type":
-        return f"{noun} ({value})"
+    if field == "type" and isinstance(value, str):
+        template = CODE_TYPES.get(value)
+        return template.format(noun=noun) if template else f"{noun} ({value.replace('_', ' ')})"
     return f"{noun} with {field.replace('_', ' ')} {_text(value)}"
 
 
@@ -165,10 +192,9 @@ def deviation(
     none yet today at 08:55.``"""
     _, end = p.window
     on = "" if p.weekdays is None else f" {days(p.weekdays)}"
-    usual = (
-        f"Usually {phrase(p.behavior)} by {clock(end)}{on} after {phrase(p.trigger)} "
-        f"({support(n_f, n_v)})"
-    )
+    usual = f"Usually {phrase(p.behavior)} by {clock(end)}{on} after {phrase(p.trigger)}"
+    if n_f + n_v:
+        usual += f" ({support(n_f, n_v)})"
     if occurrence == "pending":
         status = f"not yet at {now.strftime('%H:%M')}"
     else:
@@ -193,3 +219,13 @@ def plain(value: Any) -> Any:
 
 def values(items: Sequence[Any]) -> str:
     return ", ".join(_text(plain(v)) for v in items)
+
+
+def said(value: Any) -> str:
+    """A stored value (canonical or not) as text: ``meal``, ``Kitchen, Bedroom``, ``yes``."""
+    shown = plain(value)
+    if isinstance(shown, list | tuple):
+        return values(shown) if shown else "none"
+    if shown is None:
+        return "none"
+    return _text(shown)
