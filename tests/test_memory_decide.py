@@ -116,8 +116,7 @@ def test_rules_intervenes_on_a_deviated_regularity_and_cites_event_fact_and_regu
     assert got.evidence_ids == ("event:10", TRIGGER_FACT, RID)
     # The message says the routine and today's deviation in words, with no internal encoding.
     assert got.message.endswith(
-        "Usually a walk by 10:00 after a decision point with available yes; "
-        "none yet today at 10:15."
+        "Usually a walk by 10:00 after a decision point while available; none yet today at 10:15."
     )
     counted = replace(retrieved("deviated"), n_f=9, n_v=2)
     worded = RulesPolicy().decide(ctx(decision_point(hhmm="10:15"), counted)).message

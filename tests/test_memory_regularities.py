@@ -397,6 +397,34 @@ def test_an_active_regularity_whose_trigger_stops_predicting_is_a_candidate_agai
     assert "the trigger no longer predicts the behavior" in t.reason
 
 
+def behavior_only(d: date) -> DayRecord:  # the behavior in the window, no trigger
+    return rec(d, ("b", "09:30"))
+
+
+def test_an_active_regularity_must_keep_its_lift_above_the_activation_margin() -> None:
+    s, rest = active_after_three()
+    s = run(P, [f(x) for x in rest[:5]], s)  # 8 f over 10 days: lift 1.25
+    # Each day with the behavior but not the trigger raises the base rate; the margin over
+    # those days stays positive (Wilson 8/8 = 0.68 > 3/5), so the lift alone decides.
+    s = run(P, [behavior_only(rest[5]), behavior_only(rest[6])], s)
+    assert s.state == "active" and s.tally.lift == 1.2  # exactly the margin: still active
+    s = run(P, [behavior_only(rest[7])], s)
+    assert s.tally.margin > 0 and s.tally.lift < 1.2
+    t = s.transitions[-1]
+    assert s.state == "candidate" and (t.from_state, t.to_state) == ("active", "candidate")
+    assert "lift 1.18" in t.reason
+
+
+def test_an_active_regularity_whose_behavior_turns_daily_ends_a_habit() -> None:
+    s, rest = active_after_three()
+    s = run(P, [f(x) for x in rest[:20]], s)  # the behavior on 23 of 25 days
+    assert s.state == "habit" and s.tally.base >= 0.9
+    # On the way its lift fell below the margin (a candidate), then the behavior was daily.
+    path = [(t.from_state, t.to_state) for t in s.transitions]
+    assert path == [("candidate", "active"), ("active", "candidate"), ("candidate", "habit")]
+    assert "a habit, never a deviation alert" in s.transitions[-1].reason
+
+
 def test_two_consecutive_violations_weaken_an_active_regularity() -> None:
     assert WEAKENING_AFTER == 2
     s, rest = active_after_three()
@@ -447,9 +475,10 @@ def test_a_fulfilment_below_half_confidence_keeps_it_weakening_but_ends_the_run(
     assert s.state == "weakening"
     s = run(P, [f(d[10])], s)  # 4 f, 5 v: smoothed 5/11 < 0.5
     assert s.state == "weakening" and s.violation_run == 0
-    s = run(P, [v(d[11]), v(d[12]), v(d[13])], s)
+    # Two quiet days keep the trigger informative (4 f, 8 v over 16 days: lift 1.33).
+    s = run(P, [quiet(d[11]), quiet(d[12]), v(d[13]), v(d[14]), v(d[15])], s)
     assert s.state == "weakening"  # only 3 in the new run
-    s = run(P, [v(d[14])], s)
+    s = run(P, [v(d[16])], s)
     assert s.state == "dormant"
 
 

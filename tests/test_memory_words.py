@@ -51,6 +51,10 @@ def pred(path: str, value: object) -> Predicate:
         ("frame/app", "Code", "working in Code"),
         ("first_activity/app", "Mail", "starting the day in Mail"),
         ("decision_point/type", "slot", "a decision point"),
+        ("decision_point/location", "work", "a decision point at work"),
+        ("decision_point/in_transit", True, "a decision point while in transit"),
+        ("decision_point/snoozed", False, "a decision point while not snoozed"),
+        ("decision_point/recognized_activity", "walking", "a decision point while walking"),
         ("weather/sky", "clear", "weather sky clear"),
     ],
 )

@@ -110,6 +110,13 @@ def phrase(pred: Predicate) -> str:
     if kind == "decision_point":
         if field == "type":
             return "a decision point"
+        if field == "location":
+            return f"a decision point at {value}"
+        if field == "recognized_activity":
+            return f"a decision point while {value}"
+        if isinstance(value, bool):  # available, in_transit, snoozed, connected
+            said = field.replace("_", " ")
+            return f"a decision point {'while' if value else 'while not'} {said}"
         return f"a decision point with {field.replace('_', ' ')} {_text(value)}"
     if kind in CODE_KINDS:
         return _code(kind, field, value)
