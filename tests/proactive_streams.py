@@ -10,17 +10,14 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from benchmark import real
 from benchmark.streams.build import build_stream
 from benchmark.streams.records import Stream, StreamEvent
 
-DATA = Path(__file__).parents[2] / "shared" / "data"
-ORDONEZ = DATA / "ordonez-adl"
-FITBIT = DATA / "fitbit-fitabase"
-K8S = DATA / "github-events-k8s-2017" / "events.ndjson.gz"
-ANTS = DATA / "github-rest-ants"
-MADRID = ZoneInfo("Europe/Madrid")
-NEW_YORK = ZoneInfo("America/New_York")
-UTC = ZoneInfo("UTC")
+# The real files and their readers live with the benchmarks; the tests read them the same way.
+DATA, ORDONEZ, FITBIT, K8S, ANTS = real.DATA, real.ORDONEZ, real.FITBIT, real.K8S, real.ANTS
+MADRID, NEW_YORK, UTC = real.MADRID, real.NEW_YORK, real.UTC
+ordonez_items, fitbit_items, github_items = real.ordonez_items, real.fitbit_items, real.github_items
 
 
 def events_of(items: Iterable[dict[str, Any]], start: int = 1) -> list[StreamEvent]:
@@ -38,39 +35,12 @@ def events_of(items: Iterable[dict[str, Any]], start: int = 1) -> list[StreamEve
     ]
 
 
-def ordonez_items(home: str) -> list[dict[str, Any]]:
-    from aframes_web.streams.importers.ordonez import OrdonezReader
-
-    path = ORDONEZ / f"Ordonez{home}_Sensors.txt"
-    return [i.item for i in OrdonezReader(path, MADRID) if i.item is not None]
-
-
 def ordonez(home: str) -> Stream:
     return build_stream(f"ordonez-{home.lower()}", "home", events_of(ordonez_items(home)), MADRID)
 
 
-def fitbit_items(path: Path = FITBIT) -> dict[str, list[dict[str, Any]]]:
-    from aframes_web.streams.importers.fitbit import FitabaseReader
-
-    per: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for item in FitabaseReader(path, NEW_YORK):
-        if item.item is not None and item.entity is not None:
-            per[item.entity].append(item.item)
-    return per
-
-
 def fitbit(person: str, path: Path = FITBIT) -> Stream:
     return build_stream(person, "sports", events_of(fitbit_items(path)[person]), NEW_YORK)
-
-
-def github_items(path: Path) -> dict[str, list[dict[str, Any]]]:
-    from aframes_web.streams.importers.github import GithubReader
-
-    per: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for item in GithubReader(path, UTC):
-        if item.item is not None and item.entity is not None:
-            per[item.entity].append(item.item)
-    return per
 
 
 def github(path: Path) -> list[Stream]:

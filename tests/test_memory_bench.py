@@ -1,16 +1,17 @@
-"""SYNTHETIC ProactMem benchmark streams: valid events, deterministic, routines that activate."""
+"""The ProactMem benchmark's streams: the SYNTHETIC ones valid, deterministic, with routines that
+activate and nothing always-true that can intervene; the real ones all found, one entity each."""
 
 from __future__ import annotations
 
 import pytest
 
 from aframes_web.streams.records import validate_batch
-from benchmark.memory import replay
+from benchmark.memory import build, real_sources, replay, synthetic_sources
 from benchmark.synthetic.memory_streams import SCOPES, generate
 
 # Short streams keep the test fast; the engine needs three fulfilled days and two days without
-# the trigger to activate a routine.
-DAYS = {"sports": 6, "home": 8, "code": 7, "desktop": 7}
+# the trigger to activate a routine (the planted sports walk needs about three weeks of them).
+DAYS = {"sports": 20, "home": 8, "code": 7, "desktop": 7}
 
 
 @pytest.mark.parametrize("scope", SCOPES)
@@ -31,8 +32,31 @@ def test_the_same_seed_gives_the_same_stream_and_another_seed_another(scope: str
 
 @pytest.mark.parametrize("scope", SCOPES)
 def test_the_planted_routine_activates_a_regularity_in_a_short_replay(scope: str) -> None:
+    [source] = synthetic_sources([scope], DAYS[scope], seed=7)
     # A coarser desktop day (one snapshot per app or window change, else one per 10 min).
-    run = replay(scope, generate(scope, days=DAYS[scope], seed=7, desktop_gap_s=600))
+    source.items = generate(scope, days=DAYS[scope], seed=7, desktop_gap_s=600)
+    held = build(source)
+    assert held.closed_days == DAYS[scope] and held.events == len(source.items)
+    assert held.states["active"] >= 1 and len(held.active_lifts) == held.states["active"]
+    assert held.intervening >= 1 and held.always_true == 0
+    run = replay(source)
     assert run.memory["closed_days"] == DAYS[scope]
-    assert run.memory["regularities"].get("active", 0) >= 1, run.memory
     assert len(run.decide_ms) == run.events
+
+
+def test_the_real_streams_are_every_home_person_and_repository() -> None:
+    sources = real_sources()
+    by = {}
+    for s in sources:
+        by.setdefault(s.source, []).append(s)
+    assert {k: v[0].scope for k, v in by.items()} == {
+        "ordonez-a": "home",
+        "ordonez-b": "home",
+        "fitbit": "sports",
+        "k8s": "code",
+        "ants": "code",
+    }
+    assert len(by["fitbit"]) == 33 and len(by["k8s"]) > 1
+    for s in sources:
+        stamps = [(i["occurred_at"], i.get("source_key", "")) for i in s.items]
+        assert stamps == sorted(stamps), s.key  # a causal stream: in time order

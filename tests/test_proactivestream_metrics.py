@@ -166,3 +166,27 @@ def test_summary_reports_every_metric_its_interval_and_the_counts() -> None:
         "fp_share_of_interventions",
         "fp_share_of_points",
     }
+
+
+def test_the_bench_compares_proactmem_with_event_only_and_names_the_ablations_that_earn() -> None:
+    from benchmark.proactivestream import memory_against_baseline
+
+    def m(eff: float | None, intr: float | None) -> dict[str, float | None]:
+        return {"effectiveness": eff, "intrusion": intr}
+
+    scopes = {
+        "home": {
+            "proactmem": m(0.12, 0.05),
+            "event_only": m(0.06, 0.14),
+            "no_trajectory": m(0.16, 0.13),  # more effective, but more intrusive: earns
+            "no_replay_gate": m(0.10, 0.05),  # less effective: earns
+            "no_validation": m(0.12, 0.05),  # identical: does not
+        },
+        "code": {"proactmem": m(0.0, 0.0), "event_only": m(0.0, 0.3)},
+        "desktop": {"event_only": m(0.2, 0.1)},  # no proactmem run: left out
+    }
+    found = memory_against_baseline(scopes)
+    assert set(found) == {"home", "code"}
+    assert found["home"]["ratio_x"] == 2.0
+    assert found["home"]["ablations_earning"] == ["no_trajectory", "no_replay_gate"]
+    assert found["code"]["ratio_x"] is None  # no baseline effectiveness to divide by
