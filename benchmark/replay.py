@@ -33,8 +33,8 @@ from memory.engine.control import ControlState
 from memory.engine.decide import RulesPolicy
 from memory.engine.records import POINT_KIND, EngineEvent
 from memory.engine.refs import parse_ref, regularity_id
-from memory.engine.serial import proposal_summary
 from memory.engine.stream import MemoryStream, compiled_frames, decide_on, stored_frames
+from memory.engine.words import regularity as sentence
 
 
 class CausalityViolation(RuntimeError):
@@ -190,7 +190,7 @@ def _decide(
     regularities = tuple(
         {
             "id": rid,
-            "summary": proposal_summary(used[rid].proposal),
+            "summary": sentence(used[rid].proposal),
             "state": used[rid].state,
             "confidence": round(used[rid].confidence, 3),
             "occurrence": used[rid].occurrence,

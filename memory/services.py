@@ -34,6 +34,7 @@ from aframes_web.streams.models import Entity, Event
 from aframes_web.streams.records import EventRecord
 from aframes_web.streams.services import BatchRejected, validate_events
 from memory import selectors
+from memory.engine import words
 from memory.engine.control import Allowed, Controlled, ControlState, Identity, control, identity
 from memory.engine.day import ClosedDay, DayCache, Tracked, advance_regularities, close_day
 from memory.engine.recent import RECENT_MAX_PRIOR, RECENT_WINDOW, recent_events
@@ -43,7 +44,6 @@ from memory.engine.retrieve import Retrieved, in_reach, retrieve
 from memory.engine.serial import (
     STATE_FIELDS,
     identity_to_json,
-    proposal_summary,
     proposal_to_json,
     signature_from_json,
     signature_to_json,
@@ -843,7 +843,7 @@ def _store_regularities(
                 entity=entity,
                 rid=rid,
                 proposal=proposal_to_json(tracked[rid].proposal),
-                summary=proposal_summary(tracked[rid].proposal)[:500],
+                summary=words.regularity(tracked[rid].proposal)[:500],
                 proposed_on=day,
                 **state_to_fields(tracked[rid].state),
             )

@@ -485,12 +485,7 @@ def advance(state: RegularityState, a: Assessment) -> RegularityState:
     if s.state in ("candidate", "habit"):
         s = _activate_if_due(replace(s, tally=s.tally.add(a)), a)
         if s.state == "candidate" and s.tally.habit:
-            t = s.tally
-            reason = (
-                f"the behavior happened on {t.behavior_days} of {t.observable} days whatever "
-                "the trigger: a habit, never a deviation alert"
-            )
-            return _move(s, a, "habit", reason)
+            return _to_habit(s, a)
         if s.state == "habit" and not s.tally.habit:
             return _move(s, a, "candidate", "the behavior no longer happens on nearly every day")
         return s
@@ -530,12 +525,7 @@ def _stale_if_so(s: RegularityState, a: Assessment) -> RegularityState:
     if s.state not in ("active", "weakening"):
         return s
     if t.habit:
-        reason = (
-            f"the behavior now happens on {t.behavior_days} of {t.observable} days whatever "
-            "the trigger: a habit, never a deviation alert"
-        )
-        s = _move(s, a, "habit", reason)
-        return replace(s, violation_run=0, violation_facts=())
+        return _to_habit(s, a)
     if t.informative:
         return s
     reason = (
@@ -544,6 +534,15 @@ def _stale_if_so(s: RegularityState, a: Assessment) -> RegularityState:
     )
     s = _move(s, a, "candidate", reason)
     return replace(s, violation_run=0, violation_facts=())
+
+
+def _to_habit(s: RegularityState, a: Assessment) -> RegularityState:
+    t = s.tally
+    reason = (
+        f"the behavior happened on {t.behavior_days} of {t.observable} days whatever the "
+        "trigger: a habit, never a deviation alert"
+    )
+    return replace(_move(s, a, "habit", reason), violation_run=0, violation_facts=())
 
 
 def _activate_if_due(s: RegularityState, a: Assessment) -> RegularityState:

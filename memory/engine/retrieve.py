@@ -26,7 +26,7 @@ RETRIEVAL_LEAD = timedelta(minutes=30)  # ProactMem retrieval: a window is shown
 # ... and after it closes, where only a deviation can still be retrieved (a fulfilled or
 # untriggered occurrence is left out). Our choice: two hours, because the first moment to act
 # on a deviation may come well after the window (the next motion at home, the next event on
-# a pull request); intervention control keeps it to one intervention a day.
+# a pull request); intervention control suppresses repeats of one identity.
 RETRIEVAL_GRACE = timedelta(hours=2)
 TOP_K = 3  # ProactMem: at most three regularities in a decision's context
 

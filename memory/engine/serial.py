@@ -55,13 +55,6 @@ def proposal_from_json(data: Mapping[str, Any]) -> Proposal:
         raise StoredDataInvalid(f"stored proposal {data!r} is unreadable: {exc}") from None
 
 
-def proposal_summary(p: Proposal) -> str:
-    """The sentence a person reads (``memory.engine.words.regularity``)."""
-    from memory.engine.words import regularity
-
-    return regularity(p)
-
-
 # The Regularity row's columns that hold a lifecycle state (state_to_fields' keys, in order).
 STATE_FIELDS = (
     "state",
