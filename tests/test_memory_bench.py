@@ -6,8 +6,10 @@ from __future__ import annotations
 import pytest
 
 from aframes_web.streams.records import validate_batch
+from benchmark import real
 from benchmark.memory import build, real_sources, replay, synthetic_sources
 from benchmark.synthetic.memory_streams import SCOPES, generate
+from tests.conftest import need_service
 
 # Short streams keep the test fast; the engine needs three fulfilled days and two days without
 # the trigger to activate a routine (the planted sports walk needs about three weeks of them).
@@ -45,6 +47,7 @@ def test_the_planted_routine_activates_a_regularity_in_a_short_replay(scope: str
 
 
 def test_the_real_streams_are_every_home_person_and_repository() -> None:
+    need_service("shared data (../shared/data)", real.DATA.is_dir())
     sources = real_sources()
     by = {}
     for s in sources:
