@@ -246,16 +246,6 @@ def summary(clusters: Sequence[Confusion], *, resamples: int = RESAMPLES) -> dic
     ):
         value = function(pooled)
         out[name] = None if value is None else round(value, 4)
-    out.update(
-        tp=pooled.tp,
-        fp=pooled.fp,
-        fn=pooled.fn,
-        tn=pooled.tn,
-        invalid=pooled.invalid,
-        wrong_service=pooled.wrong_service,
-        unlabelled=pooled.unlabelled,
-        interventions=pooled.tp + pooled.fp,
-        positives=pooled.positives,
-        points=pooled.points,
-    )
+    out.update({f.name: getattr(pooled, f.name) for f in fields(pooled)})
+    out.update(interventions=pooled.tp + pooled.fp, positives=pooled.positives)
     return out

@@ -8,7 +8,7 @@ from rest_framework import exceptions
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from aframes_web.api.views import TeamAPIView, _cursor_param, _keyset_page
+from aframes_web.api.views import TeamAPIView, _after_cursor, _choice_param, _keyset_page
 from aframes_web.proactivestream import present
 from aframes_web.proactivestream.models import BenchmarkRun, RunArtefact
 from aframes_web.proactivestream.selectors import run_get, runs_for_team
@@ -20,19 +20,10 @@ class BenchmarkRunsView(TeamAPIView):
 
     def get(self, request: Request) -> Response:
         rows = runs_for_team(team=principal_for(request).team).order_by("created_at", "id")
-        wanted = request.query_params.get("status")
+        wanted = _choice_param(request, "status", BenchmarkRun.Status.values)
         if wanted:
-            if wanted not in BenchmarkRun.Status.values:
-                raise exceptions.ValidationError(
-                    {"status": [f"must be one of {', '.join(BenchmarkRun.Status.values)}."]}
-                )
             rows = rows.filter(status=wanted)
-        after = _cursor_param(request)
-        if after is not None:
-            moment, last_id = after
-            rows = rows.filter(created_at__gt=moment) | rows.filter(
-                created_at=moment, id__gt=last_id
-            )
+        rows = _after_cursor(request, rows, "created_at")
         page, next_url = _keyset_page(request, rows, moment=attrgetter("created_at"))
         return Response({"results": [present.run_summary(r) for r in page], "next": next_url})
 

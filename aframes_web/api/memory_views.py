@@ -17,7 +17,8 @@ from rest_framework.response import Response
 from aframes_web.api.body import BodyError, read_body
 from aframes_web.api.views import (
     TeamAPIView,
-    _cursor_param,
+    _after_cursor,
+    _choice_param,
     _day_value,
     _keyset_page,
     _time_param,
@@ -140,11 +141,7 @@ class EntityTrajectoryView(TeamAPIView):
 class EntityRegularitiesView(TeamAPIView):
     def get(self, request: Request, key: str) -> Response:
         entity = self.entity(request, key)
-        state = request.query_params.get("state")
-        if state and state not in Regularity.State.values:
-            raise exceptions.ValidationError(
-                {"state": [f"must be one of {', '.join(Regularity.State.values)}."]}
-            )
+        state = _choice_param(request, "state", Regularity.State.values)
         rows = selectors.regularities_for(entity, state)
         return Response({"results": [present.regularity_summary(r) for r in rows]})
 
@@ -167,19 +164,10 @@ class EntityDecisionsView(TeamAPIView):
             rows = rows.filter(occurred_at__gte=start)
         if end:
             rows = rows.filter(occurred_at__lt=end)
-        action = request.query_params.get("action")
+        action = _choice_param(request, "action", Decision.Action.values)
         if action:
-            if action not in Decision.Action.values:
-                raise exceptions.ValidationError(
-                    {"action": [f"must be one of {', '.join(Decision.Action.values)}."]}
-                )
             rows = rows.filter(action=action)
-        after = _cursor_param(request)
-        if after is not None:
-            moment, last_id = after
-            rows = rows.filter(occurred_at__gt=moment) | rows.filter(
-                occurred_at=moment, id__gt=last_id
-            )
+        rows = _after_cursor(request, rows, "occurred_at")
         page, next_url = _keyset_page(request, rows, moment=attrgetter("occurred_at"))
         return Response({"results": [present.decision_record(d) for d in page], "next": next_url})
 

@@ -6,7 +6,7 @@ import base64
 import json
 import math
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from datetime import date, datetime, timedelta
 from operator import attrgetter
 from typing import Any
@@ -153,6 +153,27 @@ def _cursor_param(request: Request) -> tuple[datetime, int] | None:
     return _decode_cursor(cursor) if cursor else None
 
 
+def _choice_param(
+    request: Request, name: str, choices: Collection[str], default: str | None = None
+) -> str | None:
+    """The query parameter ``name`` if it is one of ``choices``; ``default`` when absent."""
+    value = request.query_params.get(name) or default
+    if value is not None and value not in choices:
+        raise exceptions.ValidationError({name: [f"must be one of {', '.join(choices)}."]})
+    return value
+
+
+def _after_cursor(request: Request, rows: QuerySet[Any], field: str) -> QuerySet[Any]:
+    """``rows`` after the page cursor, if any, in (``field``, id) order."""
+    after = _cursor_param(request)
+    if after is None:
+        return rows
+    moment, last_id = after
+    return rows.filter(**{f"{field}__gt": moment}) | rows.filter(
+        **{field: moment, "id__gt": last_id}
+    )
+
+
 def _int_param(
     request: Request, name: str, *, low: int, high: int | None = None, default: int | None = None
 ) -> int | None:
@@ -229,10 +250,7 @@ class EntityEventsView(TeamAPIView):
 
     def get(self, request: Request, key: str) -> Response | StreamingHttpResponse:
         entity = self.entity(request, key)
-        params = request.query_params
-        kind = params.get("kind")
-        if kind and kind not in KINDS:
-            raise exceptions.ValidationError({"kind": [f"must be one of {', '.join(KINDS)}."]})
+        kind = _choice_param(request, "kind", KINDS)
         include_text = _include_text(request)
         events = events_for_entity(
             entity=entity,
@@ -386,10 +404,7 @@ class EntityDayView(ActivityAPIView):
     def get(self, request: Request, key: str, day: str) -> HttpResponse:
         entity = self.desktop(request, key)
         when = _day_value(day, "date")
-        params = request.query_params
-        fmt = params.get("format") or "json"
-        if fmt not in FORMATS:
-            raise exceptions.ValidationError({"format": [f"must be one of {', '.join(FORMATS)}."]})
+        fmt = _choice_param(request, "format", FORMATS, default="json")
         min_minutes = _min_minutes_param(request)
         budget = _int_param(request, "budget_tokens", low=1)
         if budget is not None and fmt != "context":

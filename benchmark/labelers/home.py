@@ -67,15 +67,6 @@ def _is(label: str, words: Sequence[str]) -> bool:
     return any(word in text for word in words)
 
 
-def _labels(event: StreamEvent) -> list[str]:
-    found = event.private.get("activity")
-    if isinstance(found, str):
-        return [found]
-    if isinstance(found, list):
-        return [a for a in found if isinstance(a, str)]
-    return []
-
-
 def _clock(moment: datetime, zone: ZoneInfo) -> str:
     return moment.astimezone(zone).strftime("%H:%M")
 
@@ -103,7 +94,7 @@ class HomeLabeler:
 
     def observe(self, event: StreamEvent) -> None:
         local = event.at.astimezone(self.zone)
-        labels = _labels(event)
+        labels = event.activities
         since_midnight = local - local.replace(hour=0, minute=0, second=0, microsecond=0)
         if labels and since_midnight >= DAY_STARTS:
             starts = self.first_start.setdefault(local.date(), {})

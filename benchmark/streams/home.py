@@ -105,15 +105,6 @@ def segment_bounds(day: date, index: int, zone: ZoneInfo) -> tuple[datetime, dat
     return start.replace(tzinfo=zone), end.replace(tzinfo=zone)
 
 
-def _labels(event: StreamEvent) -> list[str]:
-    found = event.private.get("activity")
-    if isinstance(found, str):
-        return [found]
-    if isinstance(found, list):
-        return [a for a in found if isinstance(a, str)]
-    return []
-
-
 def points(events: Sequence[StreamEvent], zone: ZoneInfo) -> list[DecisionPoint]:
     """The home decision points of one entity's events (module docstring)."""
     ordered = sorted(events, key=lambda e: (e.at, e.id))
@@ -144,7 +135,7 @@ def points(events: Sequence[StreamEvent], zone: ZoneInfo) -> list[DecisionPoint]
                     elif _value(event) is not None:
                         devices_on.pop(sensor, None)
                 latest = event
-                labels = _labels(event)
+                labels = event.activities
                 if labels or "activity" in event.private:
                     activity_at_close = labels
             out.append(
@@ -185,7 +176,7 @@ def _point(
         if number is not None:
             sensor = str(_attributes(event).get("sensor") or room or _kind(event))
             numeric.setdefault(sensor, []).append(number)
-        for label in _labels(event):
+        for label in event.activities:
             activities.setdefault(label, _clock(event.at, zone))
     quiet = None if latest is None else int((end - latest.at).total_seconds() // 60)
     public: dict[str, Any] = {

@@ -43,6 +43,16 @@ class StreamEvent:
         found = self.payload.get(PRIVATE)
         return found if isinstance(found, Mapping) else EMPTY
 
+    @property
+    def activities(self) -> list[str]:
+        """The activity annotations in ``private`` (one or several), ground truth only."""
+        found = self.private.get("activity")
+        if isinstance(found, str):
+            return [found]
+        if isinstance(found, list):
+            return [a for a in found if isinstance(a, str)]
+        return []
+
     def public(self) -> StreamEvent:
         """The event with its ``private`` block removed: all a method may read."""
         if PRIVATE not in self.payload:
