@@ -54,6 +54,7 @@ INSTALLED_APPS = [
     "aframes_web.activity",
     "memory",
     "aframes_web.proactivestream",
+    "aframes_web.annotation",
     "aframes_web.api",
     "aframes_web.dashboard",
 ]

@@ -189,3 +189,7 @@ def store_snapshot_by_hand(entity: Entity, event_id: int, at: str) -> None:
         payload={"app": "Late", "window": "w"},
         received_at=timezone.now(),
     )
+
+
+# The annotation workbench's team and streams (tests/workbench.py), for every test module.
+from tests.workbench import homes, people  # noqa: E402, F401

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from aframes_web.api import benchmark_views, memory_views, views
+from aframes_web.api import annotation_views, benchmark_views, memory_views, views
 
 app_name = "api"
 urlpatterns = [
@@ -48,5 +48,29 @@ urlpatterns = [
     path("benchmark/runs", benchmark_views.BenchmarkRunsView.as_view(), name="benchmark_runs"),
     path(
         "benchmark/runs/<int:pk>", benchmark_views.BenchmarkRunView.as_view(), name="benchmark_run"
+    ),
+    path("labels/projects", annotation_views.LabelProjectsView.as_view(), name="label_projects"),
+    path(
+        "labels/projects/<int:pk>",
+        annotation_views.LabelProjectView.as_view(),
+        name="label_project",
+    ),
+    path(
+        "labels/projects/<int:pk>/export",
+        annotation_views.LabelExportView.as_view(),
+        name="label_export",
+    ),
+    path(
+        "labels/projects/<int:pk>/next", annotation_views.LabelNextView.as_view(), name="label_next"
+    ),
+    path(
+        "labels/projects/<int:pk>/tasks/<int:task>",
+        annotation_views.LabelTaskView.as_view(),
+        name="label_task",
+    ),
+    path(
+        "labels/assignments",
+        annotation_views.LabelAssignmentsView.as_view(),
+        name="label_assignments",
     ),
 ]

@@ -197,3 +197,136 @@ class DecisionFilterForm(forms.Form):
         if since and until and since > until:
             self.add_error("until", "The last day comes before the first: swap them.")
         return data
+
+
+class LabelProjectForm(forms.Form):
+    name = forms.CharField(max_length=200)
+    scope = forms.ChoiceField(choices=[(s, s) for s in SCOPES])
+    entities = forms.CharField(
+        required=False,
+        max_length=4000,
+        help_text="Entity keys separated by spaces or commas; empty: every entity of the scope.",
+    )
+    starts = forms.DateTimeField(
+        required=False,
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}),
+        help_text="Decision points from this moment (UTC); empty: from the first.",
+    )
+    ends = forms.DateTimeField(
+        required=False,
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}),
+        help_text="Up to this moment (UTC, not included); empty: to the last.",
+    )
+    labels_per_point = forms.IntegerField(
+        min_value=1, max_value=10, initial=3, help_text="Independent labels each point needs."
+    )
+    triage = forms.ChoiceField(initial="none")
+    review_percent = forms.IntegerField(
+        min_value=0,
+        max_value=100,
+        initial=10,
+        help_text="Share of submitted labels a reviewer goes through (%).",
+    )
+    guidelines = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 6}),
+        help_text="Markdown; empty: the scope's default, which states the labelling rule.",
+    )
+
+    def __init__(self, *args: Any, llm_configured: bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        from aframes_web.annotation.models import LabelProject
+
+        self.fields["triage"].choices = [
+            (value, label)
+            for value, label in LabelProject.Triage.choices
+            if value != "llm" or llm_configured
+        ]
+
+    def clean_entities(self) -> list[str]:
+        import re
+
+        return [k for k in re.split(r"[\s,]+", self.cleaned_data["entities"]) if k]
+
+    def _utc(self, name: str) -> Any:
+        from datetime import UTC
+
+        value = self.cleaned_data.get(name)
+        return value.astimezone(UTC) if value is not None else None
+
+    def clean_starts(self) -> Any:
+        return self._utc("starts")
+
+    def clean_ends(self) -> Any:
+        return self._utc("ends")
+
+
+class LabelForm(forms.Form):
+    """The annotator's label; the rules (episode, service, order) are the service's."""
+
+    decision = forms.ChoiceField(
+        choices=[("intervene", "Intervene"), ("abstain", "Abstain")], widget=forms.RadioSelect
+    )
+    service = forms.ChoiceField(required=False)
+    episode = forms.TypedChoiceField(required=False, coerce=int, empty_value=None)
+    new_episode = forms.CharField(required=False, max_length=120, label="New episode")
+    reopens = forms.BooleanField(
+        required=False, help_text="The episode's opportunity changed or reopened."
+    )
+    rationale = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}))
+
+    def __init__(
+        self, *args: Any, services: list[str], episodes: list[dict[str, Any]], **kwargs: Any
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["service"].choices = [("", "— none (abstain) —")] + [(s, s) for s in services]
+        self.fields["episode"].choices = [("", "— none / new below —")] + [
+            (e["id"], e["name"]) for e in episodes
+        ]
+
+
+class ReviewForm(forms.Form):
+    label = forms.IntegerField(widget=forms.HiddenInput)
+    verdict = forms.ChoiceField(choices=[("agree", "Agree"), ("flag", "Flag")])
+    comment = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
+
+
+class AdjudicateForm(forms.Form):
+    decision = forms.ChoiceField(
+        choices=[("intervene", "Intervene"), ("abstain", "Abstain")], widget=forms.RadioSelect
+    )
+    service = forms.ChoiceField(required=False)
+    episode = forms.CharField(required=False, max_length=120)
+    note = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
+
+    def __init__(self, *args: Any, services: list[str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["service"].choices = [("", "— none (abstain) —")] + [(s, s) for s in services]
+
+
+class ReassignForm(forms.Form):
+    stream = forms.IntegerField(widget=forms.HiddenInput)
+    annotator = forms.CharField(widget=forms.HiddenInput)
+    to = forms.ChoiceField()
+
+    def __init__(self, *args: Any, annotators: list[str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["to"].choices = [(u, u) for u in annotators]
+
+
+class LabelImportForm(forms.Form):
+    file = forms.FileField(help_text="Reference labels, one JSON object per line (the export).")
+
+
+class TaskFilterForm(forms.Form):
+    status = forms.ChoiceField(
+        required=False,
+        choices=[
+            ("", "all"),
+            ("final", "final"),
+            ("waiting", "waiting for adjudication"),
+            ("open", "labels still coming"),
+        ],
+    )
+    entity = forms.CharField(required=False, max_length=100)
+    page = forms.IntegerField(required=False, min_value=1)

@@ -4,6 +4,7 @@ from datetime import date
 
 from django.urls import path, register_converter
 
+from aframes_web.dashboard import annotation_views as av
 from aframes_web.dashboard import benchmark_views, memory_views, views
 
 
@@ -74,4 +75,21 @@ urlpatterns = [
         benchmark_views.benchmark_file,
         name="benchmark_file",
     ),
+    path("t/<slug:slug>/labels/", av.projects, name="label_projects"),
+    path("t/<slug:slug>/labels/<int:pk>/", av.project, name="label_project"),
+    path("t/<slug:slug>/labels/<int:pk>/reassign/", av.reassign, name="label_reassign"),
+    path("t/<slug:slug>/labels/<int:pk>/annotate/", av.annotate_next, name="annotate_next"),
+    path("t/<slug:slug>/labels/<int:pk>/annotate/<int:task>/", av.annotate, name="annotate"),
+    path(
+        "t/<slug:slug>/labels/<int:pk>/annotate/<int:task>/draft/",
+        av.annotate_draft,
+        name="annotate_draft",
+    ),
+    path("t/<slug:slug>/labels/<int:pk>/review/", av.review, name="label_review"),
+    path("t/<slug:slug>/labels/<int:pk>/points/", av.tasks, name="label_tasks"),
+    path("t/<slug:slug>/labels/<int:pk>/adjudicate/", av.adjudicate_next, name="adjudicate_next"),
+    path("t/<slug:slug>/labels/<int:pk>/adjudicate/<int:task>/", av.adjudicate, name="adjudicate"),
+    path("t/<slug:slug>/labels/<int:pk>/agreement/", av.agreement, name="label_agreement"),
+    path("t/<slug:slug>/labels/<int:pk>/labels.<str:fmt>", av.export, name="label_export"),
+    path("t/<slug:slug>/labels/<int:pk>/import/", av.import_labels, name="label_import"),
 ]

@@ -162,10 +162,13 @@ def run_create(
         raise RunConfigError(str(exc)) from None
     if not specs:
         raise RunConfigError("name at least one method")
-    if labels != LABELS_LABELER and not labels.startswith("jsonl:"):
+    if labels != LABELS_LABELER and not labels.startswith(("jsonl:", "project:")):
         raise RunConfigError(
-            f"labels {labels!r}: use labeler (the scopes' reference labelers) or jsonl:PATH"
+            f"labels {labels!r}: use labeler (the scopes' reference labelers), jsonl:PATH or "
+            "project:ID (a labelling project's final labels)"
         )
+    if labels.startswith("project:"):
+        _label_project(team, labels)
     if labels.startswith("jsonl:"):
         try:
             read_labels(Path(labels.removeprefix("jsonl:")))
@@ -189,6 +192,23 @@ def run_create(
 
         transaction.on_commit(lambda: execute_run.delay(run.pk))
     return run
+
+
+def _label_project(team: Team, labels: str) -> Any:
+    """The labelling project ``project:ID`` names, with final labels to score against."""
+    from aframes_web.annotation.models import Task
+    from aframes_web.annotation.selectors import project_get
+
+    raw = labels.removeprefix("project:")
+    found = project_get(team=team, pk=int(raw)) if raw.isdigit() else None
+    if found is None:
+        raise RunConfigError(f"labels {labels!r}: team {team.slug} has no labelling project {raw}")
+    if not Task.objects.filter(project=found, final__isnull=False).exists():
+        raise RunConfigError(
+            f"labelling project {found.pk} ({found.name}) has no final labels yet: adjudicate "
+            "or wait for agreeing labels first"
+        )
+    return found
 
 
 Progress = Callable[[str, int, int], None]
@@ -240,6 +260,10 @@ def _execute(run: BenchmarkRun, out: Path | None, progress: Progress | None) -> 
     labels_file = None
     if config["labels"].startswith("jsonl:"):
         labels_file = read_labels(Path(config["labels"].removeprefix("jsonl:")))
+    elif config["labels"].startswith("project:"):
+        from aframes_web.annotation.selectors import reference_labels
+
+        labels_file = reference_labels(_label_project(run.team, config["labels"]))
     done_before: dict[str, int] = {}
     last_write = [0.0]
 

@@ -2,7 +2,7 @@
 
 manage.py proactivestream build --team T --scope S [--entity KEY ...]
 manage.py proactivestream run --team T --scope S|all [--entity KEY ...] [--methods a,b|all]
-    [--labels labeler|jsonl:PATH] [--no-control] [--synthetic KEY ...] --out DIR
+    [--labels labeler|jsonl:PATH|project:ID] [--no-control] [--synthetic KEY ...] --out DIR
 """
 
 from __future__ import annotations
@@ -77,7 +77,8 @@ class Command(BaseCommand):
         run.add_argument(
             "--labels",
             default="labeler",
-            help="labeler (the scopes' reference labelers) or jsonl:PATH (reference labels)",
+            help="labeler (the scopes' reference labelers), jsonl:PATH (reference labels) or "
+            "project:ID (a labelling project's final labels)",
         )
         run.add_argument(
             "--no-control", action="store_true", help="switch intervention control off"

@@ -1,4 +1,4 @@
-"""manage.py create_token TEAM NAME --scopes read,write"""
+"""manage.py create_token TEAM NAME --scopes read,write [--user USERNAME]"""
 
 from __future__ import annotations
 
@@ -21,15 +21,33 @@ class Command(BaseCommand):
             default="read",
             help="comma-separated: read, write, label, admin (default: read)",
         )
+        parser.add_argument(
+            "--user",
+            help="the member the token acts for (a label token labels as this annotator)",
+        )
         parser.add_argument("--quiet", action="store_true", help="print only the key")
 
     def handle(self, *args: Any, **options: Any) -> None:
         team = Team.objects.filter(slug=options["team"]).first()
         if team is None:
             raise CommandError(f"No team {options['team']!r}; create it with create_team.")
+        user = None
+        if options["user"]:
+            from aframes_web.teams.models import Membership
+
+            found = Membership.objects.filter(
+                team=team, user__username=options["user"]
+            ).select_related("user")
+            membership = found.first()
+            if membership is None:
+                raise CommandError(f"{options['user']!r} is no member of team {team.slug}.")
+            user = membership.user
         try:
             issued = token_create(
-                team=team, name=options["name"], scopes=parse_scopes(options["scopes"])
+                team=team,
+                name=options["name"],
+                scopes=parse_scopes(options["scopes"]),
+                created_by=user,
             )
         except TeamError as err:
             raise CommandError(str(err)) from None
