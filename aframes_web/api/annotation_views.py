@@ -66,18 +66,18 @@ class LabelProjectView(TeamAPIView):
 
 
 class LabelExportView(TeamAPIView):
-    """``GET /labels/projects/{id}/export?format=jsonl|csv``: the final labels with their
+    """``GET /labels/projects/{id}/export?as=jsonl|csv``: the final labels with their
     provenance (what ``proactivestream run --labels project:ID`` scores against)."""
 
     def get(self, request: Request, pk: int) -> StreamingHttpResponse:
         found = _project(request, pk)
-        fmt = request.query_params.get("format", "jsonl")
+        fmt = request.query_params.get("as", "jsonl")
         if fmt == "jsonl":
             body, kind = sel.export_jsonl(found), "application/jsonl; charset=utf-8"
         elif fmt == "csv":
             body, kind = sel.export_csv(found), "text/csv; charset=utf-8"
         else:
-            raise exceptions.ValidationError({"format": ["Use jsonl or csv."]})
+            raise exceptions.ValidationError({"as": ["Use jsonl or csv."]})
         response = StreamingHttpResponse(body, content_type=kind)
         response["Content-Disposition"] = f'attachment; filename="labels-{found.pk}.{fmt}"'
         return response
