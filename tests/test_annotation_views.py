@@ -119,7 +119,7 @@ def test_an_owner_creates_a_project_from_the_page(
     assert refused.status_code == 200
     assert b"need 5 annotators" in refused.content
     page = client.get(reverse("dashboard:label_project", args=[team.slug, made.pk]))
-    assert b"<h2>The labelling rule" in page.content  # guidelines rendered as Markdown
+    assert b"<h4>The labelling rule" in page.content  # Markdown, under the page headings
     assert b"Screened likely" in page.content  # triage counts, for owners
 
 

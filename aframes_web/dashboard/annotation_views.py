@@ -48,10 +48,16 @@ READ_RESULTS = (Role.OWNER, Role.ADJUDICATOR, Role.VIEWER)
 
 
 def markdown(text: str) -> str:
-    """Guidelines as HTML: CommonMark with raw HTML off (so nothing a member wrote runs)."""
+    """Guidelines as HTML: CommonMark with raw HTML off (so nothing a member wrote runs), its
+    headings two levels down so that they sit under the page's own."""
     from markdown_it import MarkdownIt
 
-    return mark_safe(MarkdownIt("commonmark", {"html": False}).render(text))  # noqa: S308
+    parser = MarkdownIt("commonmark", {"html": False})
+    tokens = parser.parse(text)
+    for token in tokens:
+        if token.type in ("heading_open", "heading_close"):
+            token.tag = f"h{min(6, int(token.tag[1]) + 2)}"
+    return mark_safe(parser.renderer.render(tokens, parser.options, {}))  # noqa: S308
 
 
 def _project(request: HttpRequest, slug: str, pk: int) -> tuple[Membership, LabelProject]:
@@ -288,6 +294,7 @@ def _history_context(task: Task, page: int, slug: str, pk: int) -> dict[str, Any
         "hpage": page,
         "older": older,
         "history_url": reverse("dashboard:annotate", args=[slug, pk, task.pk]),
+        "zone": task.stream.entity.timezone,
     }
 
 

@@ -1,5 +1,6 @@
-"""manage.py load_demo: the demo team, a login, a token, synthetic desktop days and a synthetic
-home whose memory has routines and decisions to show (idempotent)."""
+"""manage.py load_demo: the demo team, a login, a token, synthetic desktop days, a synthetic
+home whose memory has routines and decisions to show, and a labelling project on that home
+with two annotators and an adjudicator (idempotent)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,11 @@ DEMO_SEED = 20260302
 # decided event by event, so its memory pages show trajectories, regularities and decisions.
 DEMO_HOME = "demo-home"
 DEMO_HOME_DAYS = 21
+# The labelling project: the home's last two days, two labels per point, the rule's triage.
+DEMO_PROJECT = "Demo home, last two days"
+DEMO_ANNOTATORS = ("demo-ana", "demo-ben")
+DEMO_ADJUDICATOR = "demo-adi"
+DEMO_LABELLED = 24  # points each demo annotator has labelled already
 
 
 class Command(BaseCommand):
@@ -67,6 +73,7 @@ class Command(BaseCommand):
             timezone_name=DEMO_TZ,
         )
         home = self._home(team)
+        labelling = self._labelling(team, password)
         records = generate_days(DEMO_START, options["days"], seed=DEMO_SEED, tz=DEMO_TZ)
         items = (SourceItem(f"synthetic:{n}", item=r) for n, r in enumerate(records, 1))
         summary = import_items(entity=entity, items=items)
@@ -74,10 +81,82 @@ class Command(BaseCommand):
             f"Demo data: {options['days']} synthetic desktop days from "
             f"{DEMO_START.isoformat()} for {team.slug}/{entity.key}: "
             f"{summary.imported:,} new events, {summary.duplicates:,} already there.\n"
-            f"{home}\n"
+            f"{home}\n{labelling}\n"
             f"  login:     {DEMO_USER} / {password}   (stored in {password_file})\n"
             f"  API token: {token_file.read_text().strip()}   (stored in {token_file})"
         )
+
+    def _labelling(self, team: Team, password: str) -> str:
+        from datetime import timedelta
+
+        from aframes_web.annotation.models import LabelProject
+        from aframes_web.annotation.services import ProjectSpec, project_create
+        from aframes_web.proactivestream.models import DecisionPoint
+        from aframes_web.proactivestream.services import points_build
+
+        for name in DEMO_ANNOTATORS:
+            member_add(
+                team=team,
+                user=user_get_or_create(username=name, password=password),
+                role=Role.ANNOTATOR,
+            )
+        adjudicator = user_get_or_create(username=DEMO_ADJUDICATOR, password=password)
+        member_add(team=team, user=adjudicator, role=Role.ADJUDICATOR)
+        project = LabelProject.objects.filter(team=team, name=DEMO_PROJECT).first()
+        if project is None:
+            home = entity_get(team=team, key=DEMO_HOME)
+            assert home is not None
+            points_build(entity=home)
+            last = DecisionPoint.objects.filter(entity=home).order_by("-at").first()
+            assert last is not None
+            spec = ProjectSpec(
+                name=DEMO_PROJECT,
+                scope="home",
+                entities=[DEMO_HOME],
+                starts_at=last.at - timedelta(days=2),
+                labels_per_point=2,
+                triage="rule",
+            )
+            project = project_create(team=team, spec=spec, build=False)
+            self._first_labels(project)
+        return (
+            f"Demo labelling project {project.pk} ({project.name}, "
+            f"{project.tasks.count()} points): annotators {', '.join(DEMO_ANNOTATORS)}, "
+            f"adjudicator {DEMO_ADJUDICATOR}, same password as the demo login"
+        )
+
+    def _first_labels(self, project: Any) -> None:
+        """Both demo annotators label the first points (SYNTHETIC labels, so the workbench's
+        pages have agreement and finals to show): abstain, except at the first point where a
+        door moved, at which demo-ana calls for check_device and demo-ben abstains, which leaves
+        that point for the adjudicator."""
+        from aframes_web.annotation import selectors as sel
+        from aframes_web.annotation.services import LabelInput, label_submit
+
+        stream = project.streams.get()
+        for place in stream.assignments.select_related("annotator").order_by("annotator__username"):
+            user = place.annotator
+            disputed = False
+            for _ in range(DEMO_LABELLED):
+                task = sel.current_task(project, user)
+                if task is None:
+                    break
+                given = LabelInput("abstain", rationale="nothing new since the last point")
+                moved = (task.point.public or {}).get("devices")
+                if moved and not disputed:
+                    disputed = True
+                    if user.get_username() == DEMO_ANNOTATORS[0]:
+                        given = LabelInput(
+                            "intervene",
+                            "check_device",
+                            new_episode="door at night",
+                            rationale="a door opened at an unusual hour",
+                        )
+                    else:
+                        given = LabelInput(
+                            "abstain", rationale="opened and closed again: nothing left open"
+                        )
+                label_submit(task=task, user=user, given=given)
 
     def _home(self, team: Team) -> str:
         from aframes_web.streams.services import entity_days_refresh
