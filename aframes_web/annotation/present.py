@@ -8,12 +8,9 @@ from typing import Any
 
 from aframes_web.annotation import selectors as sel
 from aframes_web.annotation.models import Assignment, LabelProject, Task
+from aframes_web.proactivestream.present import _time
 from benchmark.streams.words import describe
 from memory.selectors import engine_event
-
-
-def _time(value: Any) -> str | None:
-    return value.isoformat() if value is not None else None
 
 
 def project_record(project: LabelProject) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
+from django.http import StreamingHttpResponse
 
 from aframes_web.annotation.agreement import Report, category, report
 from aframes_web.annotation.models import (
@@ -353,6 +354,17 @@ def export_csv(project: LabelProject) -> Iterator[str]:
         buffer.truncate()
     if buffer.getvalue():
         yield buffer.getvalue()
+
+
+EXPORTS = {"jsonl": "application/jsonl; charset=utf-8", "csv": "text/csv; charset=utf-8"}
+
+
+def export_response(project: LabelProject, fmt: str) -> StreamingHttpResponse:
+    """The final labels as a download, ``fmt`` one of :data:`EXPORTS`."""
+    body = export_jsonl(project) if fmt == "jsonl" else export_csv(project)
+    response = StreamingHttpResponse(body, content_type=EXPORTS[fmt])
+    response["Content-Disposition"] = f'attachment; filename="labels-{project.pk}.{fmt}"'
+    return response
 
 
 def reference_labels(project: LabelProject) -> dict[LabelKey, ReferenceLabel]:

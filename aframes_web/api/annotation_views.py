@@ -72,15 +72,9 @@ class LabelExportView(TeamAPIView):
     def get(self, request: Request, pk: int) -> StreamingHttpResponse:
         found = _project(request, pk)
         fmt = request.query_params.get("as", "jsonl")
-        if fmt == "jsonl":
-            body, kind = sel.export_jsonl(found), "application/jsonl; charset=utf-8"
-        elif fmt == "csv":
-            body, kind = sel.export_csv(found), "text/csv; charset=utf-8"
-        else:
+        if fmt not in sel.EXPORTS:
             raise exceptions.ValidationError({"as": ["Use jsonl or csv."]})
-        response = StreamingHttpResponse(body, content_type=kind)
-        response["Content-Disposition"] = f'attachment; filename="labels-{found.pk}.{fmt}"'
-        return response
+        return sel.export_response(found, fmt)
 
 
 class LabelAssignmentsView(TeamAPIView):

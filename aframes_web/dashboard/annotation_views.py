@@ -216,13 +216,21 @@ def annotate_next(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     return redirect("dashboard:annotate", slug=slug, pk=pk, task=task.pk)
 
 
-@login_required
-def annotate(request: HttpRequest, slug: str, pk: int, task: int) -> HttpResponse:
+def _own_task(
+    request: HttpRequest, slug: str, pk: int, task: int
+) -> tuple[Membership, LabelProject, Task]:
+    """A point of the signed-in annotator's own queue; any other point is a 404."""
     membership, found = _project(request, slug, pk)
     _require(membership, (Role.ANNOTATOR,), "label points")
     point = sel.task_for_annotator(found, request.user, task)
     if point is None:
         raise Http404("This point is not in your queue.")
+    return membership, found, point
+
+
+@login_required
+def annotate(request: HttpRequest, slug: str, pk: int, task: int) -> HttpResponse:
+    membership, found, point = _own_task(request, slug, pk, task)
     page = _page(request.GET.get("hpage"))
     if request.htmx and request.GET.get("hpage"):
         return render(
@@ -320,11 +328,7 @@ def _initial(label: Label | None) -> dict[str, Any]:
 @require_POST
 def annotate_draft(request: HttpRequest, slug: str, pk: int, task: int) -> HttpResponse:
     """Autosave: the form as it stands, kept until the label is submitted."""
-    membership, found = _project(request, slug, pk)
-    _require(membership, (Role.ANNOTATOR,), "label points")
-    point = sel.task_for_annotator(found, request.user, task)
-    if point is None:
-        raise Http404("This point is not in your queue.")
+    _, _, point = _own_task(request, slug, pk, task)
     try:
         label = services.draft_save(task=point, user=request.user, form=request.POST.dict())
     except services.WorkbenchError as exc:
@@ -529,15 +533,9 @@ def _tone(value: float | None) -> str:
 def export(request: HttpRequest, slug: str, pk: int, fmt: str) -> StreamingHttpResponse:
     membership, found = _project(request, slug, pk)
     _require(membership, READ_RESULTS, "export final labels")
-    if fmt == "jsonl":
-        body, kind = sel.export_jsonl(found), "application/jsonl; charset=utf-8"
-    elif fmt == "csv":
-        body, kind = sel.export_csv(found), "text/csv; charset=utf-8"
-    else:
+    if fmt not in sel.EXPORTS:
         raise Http404("Export as jsonl or csv.")
-    response = StreamingHttpResponse(body, content_type=kind)
-    response["Content-Disposition"] = f'attachment; filename="labels-{found.pk}.{fmt}"'
-    return response
+    return sel.export_response(found, fmt)
 
 
 @login_required
