@@ -391,3 +391,21 @@ def test_the_labeling_command_round_trip(
 
     with pytest.raises(CommandError, match="no labelling project 999"):
         call_command("labeling", "export", "--team", team.slug, "--project", "999")
+
+
+def test_create_token_for_a_member(team: Any, people: dict[str, Any]) -> None:
+    from io import StringIO
+
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    from aframes_web.teams.models import ApiToken
+
+    out = StringIO()
+    call_command("create_token", team.slug, "ana-labels", "--scopes", "read,label", "--user",
+                 "ana", "--quiet", stdout=out)  # fmt: skip
+    assert ApiToken.objects.get(name="ana-labels").created_by == people["ana"]
+    key = out.getvalue().strip()
+    assert ApiClient(key).get("/api/v1/labels/assignments").status_code == 200
+    with pytest.raises(CommandError, match="'nobody' is no member of team acme"):
+        call_command("create_token", team.slug, "x", "--user", "nobody")
