@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
 
-.PHONY: run test test-unit test-browser lint typecheck install install-dev demo bench bench-ingest bench-import bench-sync bench-compiler bench-pipeline bench-memory bench-proactivestream bench-annotation clean
+.PHONY: run test test-unit test-browser lint typecheck install install-dev demo bench bench-ingest bench-import bench-sync bench-compiler bench-pipeline bench-memory bench-proactivestream bench-annotation bench-api clean
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; sys.exit("Aframes needs Python 3.11 or newer") if sys.version_info < (3, 11) else None'
@@ -46,7 +46,7 @@ typecheck: install-dev
 	$(BIN)/mypy --strict compiler memory/engine aframes_sync
 
 ## Benchmarks: heavy runs, never part of make test. Each prints a report ending in one JSON line.
-bench: bench-ingest bench-import bench-sync bench-compiler bench-pipeline bench-memory bench-proactivestream bench-annotation
+bench: bench-ingest bench-import bench-sync bench-compiler bench-pipeline bench-memory bench-proactivestream bench-annotation bench-api
 
 bench-ingest: install-dev
 	$(BIN)/python -m benchmark.ingest
@@ -68,6 +68,9 @@ bench-proactivestream: install-dev
 
 bench-annotation: install-dev
 	$(BIN)/python -m benchmark.annotation
+
+bench-api: install-dev
+	$(BIN)/python -m benchmark.api_bench
 
 bench-compiler: install-dev
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'

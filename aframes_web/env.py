@@ -73,3 +73,24 @@ def env_list(
     if value in (None, ""):
         return list(default)
     return [item.strip() for item in value.split(",") if item.strip()]
+
+
+_RATE_PERIODS = {"s": "second", "m": "minute", "h": "hour", "d": "day"}
+
+
+def env_rate(name: str, default: str, *, environ: Mapping[str, str] | None = None) -> str:
+    """A request rate ``N/period``: N a whole number from 1, period second, minute, hour or day
+    (or s, sec, min, m, h, d), as DRF's throttles read it."""
+    value = _raw(name, environ)
+    if value in (None, ""):
+        value = default
+    count, slash, period = value.partition("/")
+    count, period = count.strip(), period.strip().lower()
+    words = {"s", "sec", "second", "m", "min", "minute", "h", "hour", "d", "day"}
+    whole = count.isascii() and count.isdigit()
+    if not slash or not whole or int(count) < 1 or period not in words:
+        raise ConfigError(
+            f"{name}={value!r} is not a rate: write requests per period, e.g. 1200/minute "
+            "(periods: second, minute, hour, day)."
+        )
+    return f"{int(count)}/{_RATE_PERIODS[period[0]]}"

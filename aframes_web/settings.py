@@ -11,7 +11,7 @@ from pathlib import Path
 
 import dj_database_url
 
-from aframes_web.env import ConfigError, env_bool, env_int, env_list, env_str
+from aframes_web.env import ConfigError, env_bool, env_int, env_list, env_rate, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("AFRAMES_VAR_DIR") or BASE_DIR / "var")
@@ -47,6 +47,8 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI's files, served from our static files (no CDN)
     "django_htmx",
     "template_partials",
     "aframes_web.teams",
@@ -56,6 +58,7 @@ INSTALLED_APPS = [
     "aframes_web.proactivestream",
     "aframes_web.annotation",
     "aframes_web.api",
+    "aframes_web.mcp.apps.McpConfig",
     "aframes_web.dashboard",
 ]
 
@@ -74,6 +77,7 @@ MIDDLEWARE = [
 
 ROOT_URLCONF = "aframes_web.urls"
 WSGI_APPLICATION = "aframes_web.wsgi.application"
+ASGI_APPLICATION = "aframes_web.asgi.application"
 
 TEMPLATES = [
     {
@@ -108,6 +112,21 @@ if _database_url:
             f"DATABASE_URL names engine {_db.get('ENGINE')!r}; Aframes supports "
             "PostgreSQL (postgres://) and SQLite (sqlite://)."
         )
+    if env_bool("AFRAMES_DB_POOL", False) and _db["ENGINE"] == "django.db.backends.postgresql":
+        # Under ASGI each request runs on a thread of its own, so a persistent connection is
+        # never reused (a new one per request); a process-wide psycopg pool is (Django's docs,
+        # "Connection pool"). The web server turns it on (docker/entrypoint.sh); workers keep
+        # persistent connections, which suit their one thread and their forks.
+        _db["CONN_MAX_AGE"] = 0
+        _db.pop("CONN_HEALTH_CHECKS", None)
+        _db["OPTIONS"] = {
+            **_db.get("OPTIONS", {}),
+            "pool": {
+                "min_size": 1,
+                "max_size": env_int("AFRAMES_DB_POOL_SIZE", 8, minimum=1),
+                "timeout": 10,
+            },
+        }
 else:
     _db = {"ENGINE": "django.db.backends.sqlite3", "NAME": str(VAR_DIR / "aframes.sqlite3")}
 if _db["ENGINE"] == "django.db.backends.sqlite3":
@@ -207,7 +226,13 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    # JSON bodies only: the API is for agents and scripts, and one body type is one schema.
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "EXCEPTION_HANDLER": "aframes_web.api.errors.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "SCHEMA_COERCE_PATH_PK": False,  # the schema's paths say {pk}, as the URLs do
+    # Counted in the default cache (Redis when REDIS_URL is set); the rate is AFRAMES_API_RATE.
+    "DEFAULT_THROTTLE_CLASSES": ["aframes_web.api.throttling.PrincipalRateThrottle"],
 }
 
 LOGGING = {
@@ -231,6 +256,29 @@ AFRAMES_MEMORY_LLM_EXTRACTOR = env_bool("AFRAMES_MEMORY_LLM_EXTRACTOR", False)
 # A ProactiveStream run started from the dashboard may take this long on the worker (a run
 # replays every stream of a team through every method; the other tasks keep their limits).
 AFRAMES_BENCHMARK_TIME_LIMIT = env_int("AFRAMES_BENCHMARK_TIME_LIMIT", 3600, minimum=60)
+
+# --- REST API: rate limit and OpenAPI schema ------------------------------------------------
+# Requests per token (a signed-in person: per user) and period; beyond it, 429 with Retry-After.
+AFRAMES_API_RATE = env_rate("AFRAMES_API_RATE", "1200/minute")
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Aframes REST API",
+    "DESCRIPTION": (
+        "Evidence-linked agent memory: ingest events, read compiled activity (days, frames, "
+        "context, evidence), ProactMem memory (trajectories, regularities, decisions), "
+        "ProactiveStream runs and the labelling workbench. Every list is a keyset page "
+        "(`results`, `next`); every error is an RFC 9457 problem (`application/problem+json`)."
+    ),
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SCHEMA_PATH_PREFIX": "/api/v1",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {
+        "DecisionActionEnum": ["intervene", "abstain"],
+    },
+}
 
 LLM_BASE_URL = env_str("LLM_BASE_URL")
 LLM_MODEL = env_str("LLM_MODEL")

@@ -3,12 +3,16 @@ from __future__ import annotations
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 # /healthz is answered by aframes_web.health.HealthCheckMiddleware, before any URL routing.
 urlpatterns = [
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
+    # The OpenAPI schema (YAML, or ?format=json) and Swagger UI from our static files.
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/v1/", include("aframes_web.api.urls")),
     path("", include("aframes_web.dashboard.urls")),
 ]

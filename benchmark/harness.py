@@ -156,14 +156,19 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_server(env: dict[str, str], workers: int) -> Iterator[tuple[str, subprocess.Popen]]:
+def running_server(
+    env: dict[str, str], workers: int, *, asgi: bool = False
+) -> Iterator[tuple[str, subprocess.Popen]]:
+    """gunicorn on a free loopback port: the WSGI app on sync workers, or with ``asgi`` the
+    ASGI app (Django and MCP) on uvicorn workers, as ``docker/entrypoint.sh`` serves it."""
     port = free_port()
+    app = ["aframes_web.asgi:application", "--worker-class", "uvicorn_worker.UvicornWorker"]
     proc = subprocess.Popen(
         [
             sys.executable,
             "-m",
             "gunicorn",
-            "aframes_web.wsgi:application",
+            *(app if asgi else ["aframes_web.wsgi:application"]),
             "--bind",
             f"127.0.0.1:{port}",
             "--workers",

@@ -9,7 +9,11 @@ case "$role" in
     # Migrations run before the server accepts requests; worker and beat wait for web to be
     # healthy in compose, so they never see an unmigrated schema.
     python manage.py migrate --noinput
-    exec gunicorn aframes_web.wsgi:application \
+    # ASGI: Django and the MCP server (/mcp) in one application, on uvicorn workers, with a
+    # database connection pool per worker (settings.py: AFRAMES_DB_POOL).
+    export AFRAMES_DB_POOL="${AFRAMES_DB_POOL:-1}"
+    exec gunicorn aframes_web.asgi:application \
+      --worker-class uvicorn_worker.UvicornWorker \
       --bind 0.0.0.0:8000 \
       --workers "${WEB_CONCURRENCY:-2}" \
       --timeout 120 \

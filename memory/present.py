@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from aframes_web.streams.records import format_timestamp
 from memory.models import Decision, Regularity, Segment, Trajectory
 
 
@@ -12,7 +13,7 @@ def decision_record(d: Decision) -> dict[str, Any]:
         "id": d.pk,
         "event_id": d.event_id,
         "point_id": d.point_id,
-        "occurred_at": d.occurred_at.isoformat(),
+        "occurred_at": format_timestamp(d.occurred_at),
         "day": d.day.isoformat(),
         "policy": d.policy,
         "action": d.action,
@@ -39,8 +40,8 @@ def segment_record(s: Segment) -> dict[str, Any]:
         "index": s.index,
         "kind": s.kind,
         "source": s.source,
-        "start": s.start.isoformat(),
-        "end": s.end.isoformat(),
+        "start": format_timestamp(s.start),
+        "end": format_timestamp(s.end),
         "accepted": s.accepted,
         "reason": s.reason or None,
         "citations": list(s.cited_ids),
@@ -51,7 +52,7 @@ def segment_record(s: Segment) -> dict[str, Any]:
                 "type": f.type,
                 "path": list(f.path),
                 "value": f.value,
-                "at": f.at.isoformat() if f.at else None,
+                "at": format_timestamp(f.at),
                 "grounded_in": (
                     {"event_id": f.grounded_event_id, "path": f.grounded_path}
                     if f.grounded_event_id
@@ -71,7 +72,7 @@ def trajectory_summary(t: Trajectory) -> dict[str, Any]:
         "rejected": t.rejected_count,
         "facts": t.fact_count,
         "late_events": t.late_events,
-        "closed_at": t.closed_at.isoformat(),
+        "closed_at": format_timestamp(t.closed_at),
     }
 
 

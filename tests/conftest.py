@@ -41,6 +41,19 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 
 @pytest.fixture(autouse=True)
+def own_cache(settings: Any) -> None:
+    """Each test counts requests in a cache of its own (a fresh key prefix on the configured
+    backend): the file cache under var/ and Redis outlive a run, and token ids repeat from one
+    test database to the next, so a throttle must never see another test's requests."""
+    import uuid
+
+    settings.CACHES = {
+        alias: {**config, "KEY_PREFIX": f"test-{uuid.uuid4().hex}"}
+        for alias, config in settings.CACHES.items()
+    }
+
+
+@pytest.fixture(autouse=True)
 def eager_tasks() -> Any:
     """Tasks run inline unless a test starts a real worker (tests/test_celery_wiring.py)."""
     from aframes_web.celery import app

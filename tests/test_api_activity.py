@@ -147,7 +147,11 @@ def test_days_says_which_days_have_a_compile_pending(owner_api, desktop, small_d
 
 
 def test_days_of_an_entity_without_activity_is_an_empty_list(owner_api, desktop) -> None:
-    assert owner_api.get(BASE + "/days").json() == {"results": [], "pending_days": []}
+    assert owner_api.get(BASE + "/days").json() == {
+        "results": [],
+        "next": None,
+        "pending_days": [],
+    }
 
 
 # --- GET .../days/{date} ----------------------------------------------------------------------

@@ -124,7 +124,7 @@ def dockerfile_env() -> dict[str, str]:
 
 def settings_variables() -> set[str]:
     """Every environment variable settings.py reads through the typed env helpers."""
-    pattern = re.compile(r"\benv_(?:str|bool|int|list)\(\s*[\"']([A-Z][A-Z0-9_]*)[\"']")
+    pattern = re.compile(r"\benv_(?:str|bool|int|list|rate)\(\s*[\"']([A-Z][A-Z0-9_]*)[\"']")
     return set(pattern.findall(SETTINGS.read_text()))
 
 
@@ -276,12 +276,18 @@ def test_worker_and_beat_load_the_aframes_celery_app() -> None:
     assert set(names) == {app.main}
 
 
-def test_web_role_serves_the_configured_wsgi_application() -> None:
+def test_web_role_serves_the_configured_asgi_application_on_uvicorn_workers() -> None:
+    import importlib
+
     from django.conf import settings
 
-    served = re.search(r"\bgunicorn (\S+):(\w+)", ENTRYPOINT.read_text())
+    text = ENTRYPOINT.read_text()
+    served = re.search(r"\bgunicorn (\S+):(\w+)", text)
     assert served is not None
-    assert f"{served[1]}.{served[2]}" == settings.WSGI_APPLICATION
+    assert f"{served[1]}.{served[2]}" == settings.ASGI_APPLICATION
+    worker = re.search(r"--worker-class (\S+)\.(\w+)", text)
+    assert worker is not None, "gunicorn needs an ASGI worker class for the MCP server"
+    assert callable(getattr(importlib.import_module(worker[1]), worker[2]))
 
 
 # --- Dockerfile -----------------------------------------------------------------------------

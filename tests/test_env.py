@@ -105,3 +105,20 @@ def test_env_example_documents_every_variable_settings_reads() -> None:
         "LLM_MODEL",
         "LLM_API_KEY",
     }
+
+
+def test_rate_reads_requests_per_period_and_refuses_anything_else() -> None:
+    from aframes_web.env import env_rate
+
+    assert env_rate("R", "1200/minute", environ={}) == "1200/minute"
+    assert env_rate("R", "1200/minute", environ={"R": " 50/s "}) == "50/second"
+    assert env_rate("R", "1200/minute", environ={"R": "7/Hour"}) == "7/hour"
+    for bad in ("fast", "0/min", "10/week", "10", "-3/min", "1.5/s", "²/s"):
+        with pytest.raises(ConfigError, match="is not a rate"):
+            env_rate("AFRAMES_API_RATE", "1200/minute", environ={"AFRAMES_API_RATE": bad})
+
+
+def test_a_bad_api_rate_stops_the_settings(tmp_path: Path) -> None:
+    done = _settings_with({"AFRAMES_API_RATE": "lots"}, tmp_path)
+    assert done.returncode != 0
+    assert "AFRAMES_API_RATE='lots' is not a rate" in done.stderr

@@ -22,7 +22,7 @@ from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F, Q, QuerySet
+from django.db.models import Count, F, Max, Q, QuerySet
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
@@ -238,6 +238,23 @@ def window_compile_read(
     )
     elapsed = (clock.perf_counter() - began) * 1000.0
     return DayCompile(compiled, rows[-1][0] if rows else 0, len(rows), elapsed)
+
+
+def window_watermark(*, entity: Entity, start: datetime, end: datetime) -> tuple[int, int, int]:
+    """What :func:`window_compile_read` of the window would read, summed up: (events in the
+    window, the highest of their ids, the highest id of the absences before it that may reach
+    in). Events are append-only, so equal watermarks mean an equal compile: a cached rendering
+    of the window stays exact until an event it would read arrives."""
+    inside = Event.objects.filter(
+        entity=entity, occurred_at__gte=start, occurred_at__lt=end, kind__in=KINDS
+    ).aggregate(n=Count("id"), top=Max("id"))
+    before = Event.objects.filter(
+        entity=entity,
+        kind="absence",
+        occurred_at__gte=start - ABSENCE_LOOKBACK,
+        occurred_at__lt=start,
+    ).aggregate(top=Max("id"))
+    return inside["n"], inside["top"] or 0, before["top"] or 0
 
 
 @cache

@@ -64,7 +64,7 @@ def task_record(task: Task, user: Any, page: int = 1) -> dict[str, Any]:
         "stream": task.stream.entity.key,
         "seq": task.seq,
         "points": task.stream.points,
-        "at": task.at.isoformat(),
+        "at": _time(task.at),
         "point": {
             "key": task.point.key,
             "words": describe(task.point.public or {}),
@@ -77,7 +77,7 @@ def task_record(task: Task, user: Any, page: int = 1) -> dict[str, Any]:
             "events": [
                 {
                     "id": e.pk,
-                    "occurred_at": e.occurred_at.isoformat(),
+                    "occurred_at": _time(e.occurred_at),
                     "kind": e.kind,
                     "monitor": e.monitor,
                     "payload": engine_event(e).payload,

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
-from django.http import StreamingHttpResponse
+from django.http import HttpRequest, StreamingHttpResponse
 
 from aframes_web.annotation.agreement import Report, category, report
 from aframes_web.annotation.models import (
@@ -29,6 +29,7 @@ from aframes_web.annotation.models import (
     Verdict,
 )
 from aframes_web.annotation.services import role_in, valid_until
+from aframes_web.streaming import streamed
 from aframes_web.streams.models import Event
 from aframes_web.teams.models import Role, Team
 from benchmark.labelers.base import Label as ReferenceLabel
@@ -359,10 +360,10 @@ def export_csv(project: LabelProject) -> Iterator[str]:
 EXPORTS = {"jsonl": "application/jsonl; charset=utf-8", "csv": "text/csv; charset=utf-8"}
 
 
-def export_response(project: LabelProject, fmt: str) -> StreamingHttpResponse:
+def export_response(request: HttpRequest, project: LabelProject, fmt: str) -> StreamingHttpResponse:
     """The final labels as a download, ``fmt`` one of :data:`EXPORTS`."""
     body = export_jsonl(project) if fmt == "jsonl" else export_csv(project)
-    response = StreamingHttpResponse(body, content_type=EXPORTS[fmt])
+    response = streamed(request, body, content_type=EXPORTS[fmt])
     response["Content-Disposition"] = f'attachment; filename="labels-{project.pk}.{fmt}"'
     return response
 

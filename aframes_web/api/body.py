@@ -8,6 +8,7 @@ from typing import Any
 
 from django.http import HttpRequest
 
+from aframes_web.api.errors import Problem
 from aframes_web.streams.records import ItemError
 
 NDJSON_TYPES = ("application/x-ndjson", "application/jsonl", "application/ndjson")
@@ -23,6 +24,16 @@ class BodyError(Exception):
         self.status = status
         self.message = message
         self.errors = errors or []
+
+    def problem(self) -> Problem:
+        """This error as the API answers it."""
+        if self.status == 413:
+            return Problem("payload-too-large", self.message)
+        if self.status == 415:
+            return Problem("unsupported-media-type", self.message)
+        if self.errors:
+            return Problem("invalid-body", self.message, errors=[e.as_dict() for e in self.errors])
+        return Problem("invalid-body", self.message)
 
 
 def _too_large(limit: int, what: str) -> BodyError:

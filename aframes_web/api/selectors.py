@@ -8,18 +8,25 @@ its bytes come from, so a client can check one against the other.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 
+from django.core.cache import cache
 from django.db.models import F, QuerySet
 
 from aframes_web.activity.models import CompileRequest, DayDocument, Frame
 from aframes_web.activity.selectors import documents_current
-from aframes_web.activity.services import day_compile_read, stored_params, window_compile_read
+from aframes_web.activity.services import (
+    day_compile_read,
+    stored_params,
+    window_compile_read,
+    window_watermark,
+)
 from aframes_web.streams.models import Entity
 from compiler.emit import context_block, render, to_json, to_markdown, to_yaml
-from compiler.params import Params
+from compiler.params import COMPILER_VERSION, Params
 
 CONTENT_TYPES = {
     "json": "application/json; charset=utf-8",
@@ -28,6 +35,9 @@ CONTENT_TYPES = {
     "context": "text/plain; charset=utf-8",
 }
 FORMATS = tuple(CONTENT_TYPES)
+# How long a rendered window is kept; a stale one can never be served (its key names the
+# events it read), so this only bounds the cache's size.
+WINDOW_CACHE_S = 3600
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,17 +123,42 @@ def window_rendering(
     include_text: bool = False,
     budget_tokens: int | None = None,
 ) -> Rendering:
-    """The context block of any window (e.g. the last N hours, across days), compiled now."""
-    result = window_compile_read(
-        entity=entity, start=start, end=end, params=Params(include_text=include_text)
+    """The context block of any window (e.g. the last N hours, across days).
+
+    A window is compiled from its events on request and its rendering kept in the cache under
+    the window's watermark (:func:`window_watermark`): agents ask for the same recent window
+    again and again, and an event that would change the compile changes the key.
+    """
+    params = Params(include_text=include_text)
+    watermark = window_watermark(entity=entity, start=start, end=end)
+    parts = "|".join(
+        map(
+            str,
+            (
+                COMPILER_VERSION,
+                entity.pk,
+                entity.created_at.timestamp(),  # a database may reuse a deleted entity's id
+                entity.timezone,
+                start.timestamp(),
+                end.timestamp(),
+                params.digest(),
+                budget_tokens,
+                *watermark,
+            ),
+        )
     )
+    key = "aframes-window:" + hashlib.sha256(parts.encode()).hexdigest()
+    cached = cache.get(key)
+    if cached is not None:
+        etag, text = cached
+        return Rendering(etag, CONTENT_TYPES["context"], lambda: text)
+    result = window_compile_read(entity=entity, start=start, end=end, params=params)
     compiled = result.compiled
     assert compiled is not None  # a window always compiles, empty or not
-    return Rendering(
-        rendering_etag(result.sha256, "context", budget_tokens),
-        CONTENT_TYPES["context"],
-        lambda: context_block(compiled, budget_tokens=budget_tokens),
-    )
+    etag = rendering_etag(result.sha256, "context", budget_tokens)
+    text = context_block(compiled, budget_tokens=budget_tokens)
+    cache.set(key, (etag, text), WINDOW_CACHE_S)
+    return Rendering(etag, CONTENT_TYPES["context"], lambda: text)
 
 
 def days_listed(*, entity: Entity) -> QuerySet[DayDocument]:

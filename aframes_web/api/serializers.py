@@ -3,26 +3,66 @@
 from __future__ import annotations
 
 from typing import Any
-from zoneinfo import ZoneInfo
+from zoneinfo import ZoneInfo, available_timezones
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from aframes_web.activity.models import DayDocument, Frame
 from aframes_web.streams.models import Entity, Event
-from aframes_web.streams.records import PRIVATE_FIELD, SCOPES, TEXT_FIELDS
+from aframes_web.streams.records import (
+    PRIVATE_FIELD,
+    SCOPES,
+    TEXT_FIELDS,
+    FieldInvalid,
+    check_storable_text,
+    format_timestamp,
+)
+from aframes_web.streams.services import ENTITY_KEY_RE
+
+
+def _storable(value: str) -> None:
+    try:
+        check_storable_text(value, "")
+    except FieldInvalid as problem:
+        raise serializers.ValidationError(problem.message) from None
+
+
+class TextField(serializers.CharField):
+    """A string a database can store: no U+0000 (DRF refuses it already), no lone surrogate."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.validators.append(_storable)
+
+
+@extend_schema_field({"type": "string", "pattern": ENTITY_KEY_RE.pattern, "maxLength": 100})
+class EntityKeyField(TextField):
+    """Checked by ``entity_create`` (its message names the rule); the schema states the rule."""
+
+
+@extend_schema_field({"type": "string", "enum": sorted(available_timezones()), "default": "UTC"})
+class TimezoneField(TextField):
+    """An IANA zone name, checked by ``entity_create``."""
+
+
+class TimestampField(serializers.DateTimeField):
+    def to_representation(self, value: Any) -> str | None:
+        return format_timestamp(value)
 
 
 class EntityCreateSerializer(serializers.Serializer):
-    key = serializers.CharField(max_length=100)
+    key = EntityKeyField(max_length=100)
     scope = serializers.ChoiceField(choices=SCOPES)
-    name = serializers.CharField(max_length=200, required=False, allow_blank=True)
-    timezone = serializers.CharField(max_length=64, required=False, default="UTC")
+    name = TextField(max_length=200, required=False, allow_blank=True)
+    timezone = TimezoneField(max_length=64, required=False, default="UTC")
 
 
 class EntitySerializer(serializers.ModelSerializer):
-    days_captured = serializers.IntegerField(read_only=True, default=None)
-    event_total = serializers.IntegerField(read_only=True, default=None)
-    last_activity = serializers.DateTimeField(read_only=True, default=None)
+    created_at = TimestampField(read_only=True)
+    days_captured = serializers.IntegerField(read_only=True, default=0)
+    event_total = serializers.IntegerField(read_only=True, default=0)
+    last_activity = TimestampField(read_only=True, default=None, allow_null=True)
 
     class Meta:
         model = Entity
@@ -48,12 +88,12 @@ def event_record(event: Event, *, include_text: bool) -> dict[str, Any]:
         payload = {k: v for k, v in payload.items() if k != PRIVATE_FIELD}
     return {
         "id": event.id,
-        "occurred_at": event.occurred_at.isoformat(timespec="microseconds").replace("+00:00", "Z"),
+        "occurred_at": format_timestamp(event.occurred_at),
         "kind": event.kind,
         "source_key": event.source_key,
         "monitor": event.monitor,
         "payload": payload,
-        "received_at": event.received_at.isoformat(timespec="microseconds").replace("+00:00", "Z"),
+        "received_at": format_timestamp(event.received_at),
     }
 
 
@@ -66,9 +106,7 @@ def day_summary(document: DayDocument, *, pending: bool) -> dict[str, Any]:
         "frames": document.frame_count,
         "active_minutes": document.active_minutes,
         "events": document.event_count,
-        "compiled_at": document.created_at.isoformat(timespec="microseconds").replace(
-            "+00:00", "Z"
-        ),
+        "compiled_at": format_timestamp(document.created_at),
         "compile_ms": document.compile_ms,
         "pending": pending,
     }
@@ -82,8 +120,8 @@ def frame_record(frame: Frame, *, zone: ZoneInfo) -> dict[str, Any]:
         "app": frame.app,
         "site": frame.site or None,
         "monitor": frame.monitor,
-        "start": frame.start.astimezone(zone).isoformat(timespec="seconds"),
-        "end": frame.end.astimezone(zone).isoformat(timespec="seconds"),
+        "start": format_timestamp(frame.start, zone, timespec="seconds"),
+        "end": format_timestamp(frame.end, zone, timespec="seconds"),
         "active_s": frame.active_s,
         "wall_s": frame.wall_s,
         "keys": frame.keys,

@@ -1,8 +1,8 @@
 from __future__ import annotations
 
-from django.urls import path
+from django.urls import path, re_path
 
-from aframes_web.api import annotation_views, benchmark_views, memory_views, views
+from aframes_web.api import annotation_views, benchmark_views, errors, memory_views, views
 
 app_name = "api"
 urlpatterns = [
@@ -73,4 +73,6 @@ urlpatterns = [
         annotation_views.LabelAssignmentsView.as_view(),
         name="label_assignments",
     ),
+    # Last: any other path under the API is a problem, not the dashboard's HTML 404.
+    re_path(r"^[\s\S]*$", errors.not_found, name="not_found"),  # newlines too
 ]

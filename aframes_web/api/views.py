@@ -2,22 +2,19 @@
 
 from __future__ import annotations
 
-import base64
 import json
-import math
-import re
-from collections.abc import Callable, Collection, Iterator
-from datetime import date, datetime, timedelta
-from operator import attrgetter
+from collections.abc import Iterator
+from datetime import timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
-from django.db.models import QuerySet
 from django.http import HttpResponse, HttpResponseNotModified, StreamingHttpResponse
 from django.utils import timezone
 from django.utils.http import parse_etags
-from rest_framework import exceptions, renderers, status
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import exceptions, renderers, serializers, status
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -29,7 +26,23 @@ from aframes_web.activity.selectors import (
     evidence_events,
     frames_for_entity,
 )
+from aframes_web.api import schema as doc
 from aframes_web.api.body import BodyError, decode_events, read_body
+from aframes_web.api.errors import Problem, parameter_problem
+from aframes_web.api.paging import Keyset, cursor_values, keyset_page
+from aframes_web.api.params import (
+    MIN_MINUTES_MAX,
+    check_text_params,
+    choice_param,
+    day_param,
+    day_value,
+    flag_param,
+    ids_param,
+    int_param,
+    min_minutes_param,
+    policy_param,
+    time_param,
+)
 from aframes_web.api.permissions import HasScope
 from aframes_web.api.selectors import (
     FORMATS,
@@ -47,8 +60,9 @@ from aframes_web.api.serializers import (
     event_record,
     frame_record,
 )
+from aframes_web.streaming import streamed
 from aframes_web.streams.models import Entity
-from aframes_web.streams.records import KINDS, FieldInvalid, parse_timestamp
+from aframes_web.streams.records import KINDS, SCOPES
 from aframes_web.streams.selectors import entity_get, entity_overview, events_for_entity
 from aframes_web.streams.services import (
     BatchRejected,
@@ -59,11 +73,13 @@ from aframes_web.streams.services import (
 )
 from aframes_web.teams.auth import principal_for
 from aframes_web.teams.models import Scope
-from compiler.document import expand_runs
+from memory.engine.decide import POLICIES
 
-# Pages of events and frames.
-PAGE_DEFAULT = 500
-PAGE_MAX = 5000
+# The orders of the lists (aframes_web.api.paging); the last field of each is unique.
+EVENTS_ORDER = Keyset("events", ("occurred_at", "id"))
+FRAMES_ORDER = Keyset("frames", ("start", "id"))
+ENTITIES_ORDER = Keyset("entities", ("key",))
+DAYS_ORDER = Keyset("days", ("day",))
 
 
 class NDJSONRenderer(renderers.BaseRenderer):
@@ -81,6 +97,11 @@ class TeamAPIView(APIView):
     permission_classes = [HasScope]
     required_scopes: dict[str, str] = {"GET": Scope.READ, "HEAD": Scope.READ}
 
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        # Before authentication: a NUL in a parameter is refused whoever sends it.
+        check_text_params(request, kwargs)
+        super().initial(request, *args, **kwargs)
+
     def entity(self, request: Request, key: str, *, overview: bool = False) -> Entity:
         team = principal_for(request).team
         if overview:
@@ -93,13 +114,75 @@ class TeamAPIView(APIView):
         return entity
 
 
+def _include_text(request: Request) -> bool:
+    """Whether typed text and clipboard content are asked for; only the admin scope may."""
+    include_text = flag_param(request, "include_text")
+    if include_text and Scope.ADMIN not in principal_for(request).scopes:
+        raise exceptions.PermissionDenied("include_text needs the 'admin' scope.")
+    return include_text
+
+
+ENTITY_EXAMPLE = {
+    "key": "alice-laptop",
+    "name": "Alice's laptop",
+    "scope": "desktop",
+    "timezone": "Europe/Berlin",
+    "created_at": "2026-03-01T12:00:00.000000Z",
+    "days_captured": 12,
+    "event_total": 48210,
+    "last_activity": "2026-03-13T17:42:10.500000Z",
+}
+
+
 class EntityListView(TeamAPIView):
     required_scopes = {"GET": Scope.READ, "POST": Scope.WRITE}
 
+    @extend_schema(
+        operation_id="entities_list",
+        summary="List the team's entities",
+        description="The team's entities by key, with days captured, events and last activity.",
+        parameters=[
+            OpenApiParameter(
+                "scope",
+                OpenApiTypes.STR,
+                enum=list(SCOPES),
+                description="Only entities of this scope.",
+            ),
+            *doc.PAGED,
+        ],
+        responses={
+            200: doc.page_of("EntityPage", EntitySerializer),
+            **doc.problems(),
+        },
+        examples=[doc.page_example("A page of entities", ENTITY_EXAMPLE)],
+        tags=["entities"],
+    )
     def get(self, request: Request) -> Response:
         team = principal_for(request).team
-        return Response({"results": EntitySerializer(entity_overview(team=team), many=True).data})
+        rows = entity_overview(team=team)
+        scope = choice_param(request, "scope", SCOPES)
+        if scope:
+            rows = rows.filter(scope=scope)
+        page, next_url = keyset_page(request, rows, ENTITIES_ORDER)
+        return Response({"results": EntitySerializer(page, many=True).data, "next": next_url})
 
+    @extend_schema(
+        operation_id="entities_create",
+        summary="Create an entity",
+        description="A new entity of the team (write scope). Its key is unique in the team.",
+        request=EntityCreateSerializer,
+        responses={
+            201: EntitySerializer,
+            **doc.problems(409, 415),
+        },
+        examples=[
+            doc.example(
+                "The new entity",
+                {**ENTITY_EXAMPLE, "days_captured": 0, "event_total": 0, "last_activity": None},
+            )
+        ],
+        tags=["entities"],
+    )
     def post(self, request: Request) -> Response:
         team = principal_for(request).team
         form = EntityCreateSerializer(data=request.data)
@@ -114,150 +197,147 @@ class EntityListView(TeamAPIView):
                 timezone_name=data["timezone"],
             )
         except EntityError as err:
-            code = status.HTTP_409_CONFLICT if isinstance(err, EntityExists) else 400
-            return Response(
-                {"detail": err.message, "fields": {err.field: [err.message]}}, status=code
-            )
-        return Response(EntitySerializer(entity).data, status=status.HTTP_201_CREATED)
+            slug = "conflict" if isinstance(err, EntityExists) else "validation"
+            raise Problem(slug, err.message, fields={err.field: [err.message]}) from None
+        created = entity_overview(team=team).get(pk=entity.pk)
+        return Response(EntitySerializer(created).data, status=status.HTTP_201_CREATED)
 
 
 class EntityDetailView(TeamAPIView):
+    @extend_schema(
+        operation_id="entities_retrieve",
+        summary="One entity",
+        description="An entity of the team with its figures; another team's reads as missing.",
+        parameters=[doc.KEY],
+        responses={200: EntitySerializer, **doc.problems(404)},
+        examples=[doc.example("An entity", ENTITY_EXAMPLE)],
+        tags=["entities"],
+    )
     def get(self, request: Request, key: str) -> Response:
         return Response(EntitySerializer(self.entity(request, key, overview=True)).data)
-
-
-def _encode_cursor(moment: datetime, event_id: int) -> str:
-    return base64.urlsafe_b64encode(f"{moment.isoformat()}|{event_id}".encode()).decode()
-
-
-def _decode_cursor(cursor: str) -> tuple[datetime, int]:
-    try:
-        moment, _, event_id = base64.urlsafe_b64decode(cursor.encode()).decode().partition("|")
-        return datetime.fromisoformat(moment), int(event_id)
-    except (ValueError, UnicodeDecodeError):
-        raise exceptions.ValidationError({"cursor": ["is not a cursor this API issued."]}) from None
-
-
-def _time_param(request: Request, name: str) -> datetime | None:
-    raw = request.query_params.get(name)
-    if not raw:
-        return None
-    try:
-        return parse_timestamp(raw, name)
-    except FieldInvalid as problem:
-        raise exceptions.ValidationError({name: [problem.message]}) from None
-
-
-def _cursor_param(request: Request) -> tuple[datetime, int] | None:
-    cursor = request.query_params.get("cursor")
-    return _decode_cursor(cursor) if cursor else None
-
-
-def _choice_param(
-    request: Request, name: str, choices: Collection[str], default: str | None = None
-) -> str | None:
-    """The query parameter ``name`` if it is one of ``choices``; ``default`` when absent."""
-    value = request.query_params.get(name) or default
-    if value is not None and value not in choices:
-        raise exceptions.ValidationError({name: [f"must be one of {', '.join(choices)}."]})
-    return value
-
-
-def _after_cursor(request: Request, rows: QuerySet[Any], field: str) -> QuerySet[Any]:
-    """``rows`` after the page cursor, if any, in (``field``, id) order."""
-    after = _cursor_param(request)
-    if after is None:
-        return rows
-    moment, last_id = after
-    return rows.filter(**{f"{field}__gt": moment}) | rows.filter(
-        **{field: moment, "id__gt": last_id}
-    )
-
-
-def _int_param(
-    request: Request, name: str, *, low: int, high: int | None = None, default: int | None = None
-) -> int | None:
-    raw = request.query_params.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise exceptions.ValidationError({name: ["must be a whole number."]}) from None
-    if value < low or (high is not None and value > high):
-        bounds = f"from {low} to {high}" if high is not None else f"at least {low}"
-        raise exceptions.ValidationError({name: [f"must be {bounds}, got {value}."]})
-    return value
-
-
-def _keyset_page(
-    request: Request, rows: QuerySet[Any], *, moment: Callable[[Any], datetime]
-) -> tuple[list[Any], str | None]:
-    """One page of rows in (moment, id) order and the URL of the next page, if any."""
-    limit = min(_int_param(request, "limit", low=1, default=PAGE_DEFAULT) or 1, PAGE_MAX)
-    page = list(rows[: limit + 1])
-    more = len(page) > limit
-    page = page[:limit]
-    next_url = None
-    if more:
-        query = request.query_params.copy()
-        query["cursor"] = _encode_cursor(moment(page[-1]), page[-1].id)
-        next_url = request.build_absolute_uri(f"{request.path}?{query.urlencode()}")
-    return page, next_url
-
-
-def _include_text(request: Request) -> bool:
-    """Whether typed text and clipboard content are asked for; only the admin scope may."""
-    include_text = request.query_params.get("include_text") in ("1", "true")
-    if include_text and Scope.ADMIN not in principal_for(request).scopes:
-        raise exceptions.PermissionDenied("include_text needs the 'admin' scope.")
-    return include_text
 
 
 class EntityEventsView(TeamAPIView):
     required_scopes = {"GET": Scope.READ, "POST": Scope.WRITE}
     renderer_classes = [renderers.JSONRenderer, NDJSONRenderer]
 
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        super().initial(request, *args, **kwargs)
+        # ?format= picks the renderer (json or ndjson); DRF passes over a value it does not
+        # know, an empty one included, where a caller should hear that it is wrong.
+        if "format" in request.query_params:
+            choice_param(request, "format", ("json", "ndjson"))
+
+    @extend_schema(
+        operation_id="events_ingest",
+        summary="Ingest a batch of events",
+        description=(
+            "A JSON array or NDJSON (`Content-Type: application/x-ndjson`), optionally gzip "
+            "(`Content-Encoding: gzip`). The whole batch is validated first: one invalid item "
+            "rejects it (400, one error per item) and nothing is stored. Events already stored "
+            "(same `source_key`) count as duplicates. `decide=1` decides each event with "
+            "ProactMem before committing it and answers the decisions."
+        ),
+        parameters=[
+            doc.KEY,
+            OpenApiParameter(
+                "decide",
+                OpenApiTypes.STR,
+                enum=["1", "true", "0", "false"],
+                description="`1`: decide every event in order (ProactMem) before storing it.",
+            ),
+            OpenApiParameter(
+                "policy",
+                OpenApiTypes.STR,
+                enum=sorted(POLICIES),
+                description="With decide=1: the decision policy (default rules).",
+            ),
+        ],
+        request={
+            "application/json": doc.EventInputShape(many=True),
+            "application/x-ndjson": OpenApiTypes.STR,
+        },
+        responses={
+            (201, "application/json"): OpenApiResponse(
+                doc.IngestAnswerShape,
+                description="Stored (accepted > 0), or with decide=1 the "
+                "decisions (`accepted`, `duplicates`, `decisions`).",
+            ),
+            (200, "application/json"): OpenApiResponse(
+                doc.IngestAnswerShape, description="Every event was a duplicate."
+            ),
+            **doc.problems(404, 413, 415),
+        },
+        examples=[
+            doc.example("Stored", {"accepted": 2, "duplicates": 0, "dropped_text_fields": 0}),
+        ],
+        tags=["events"],
+    )
     def post(self, request: Request, key: str) -> Response:
         entity = self.entity(request, key)
+        if "policy" in request.query_params:  # checked even without decide: a typo says so
+            policy_param(request, default="rules")
         try:
             body = read_body(request._request, limit=settings.AFRAMES_MAX_BATCH_BYTES)
             items = decode_events(
                 request._request, body, max_events=settings.AFRAMES_MAX_BATCH_EVENTS
             )
         except BodyError as err:
-            data: dict[str, Any] = {"detail": err.message}
-            if err.errors:
-                data["errors"] = [e.as_dict() for e in err.errors]
-            return Response(data, status=err.status)
-        if request.query_params.get("decide") in ("1", "true"):
+            raise err.problem() from None
+        if flag_param(request, "decide"):
             from aframes_web.api.memory_views import decide_events
 
             return decide_events(entity, items, request)
         try:
             result = events_ingest(entity=entity, items=items)
         except BatchRejected as rejected:
-            return Response(
-                {
-                    "detail": f"{len(rejected.errors)} of {len(items)} events are invalid; "
-                    "nothing was stored.",
-                    "errors": [e.as_dict() for e in rejected.errors],
-                },
-                status=status.HTTP_400_BAD_REQUEST,
-            )
+            raise Problem(
+                "invalid-batch",
+                f"{len(rejected.errors)} of {len(items)} events are invalid; nothing was stored.",
+                errors=[e.as_dict() for e in rejected.errors],
+            ) from None
         code = status.HTTP_201_CREATED if result.accepted else status.HTTP_200_OK
         return Response(result.as_dict(), status=code)
 
+    @extend_schema(
+        operation_id="events_list",
+        summary="Read events in time order",
+        description=(
+            "The entity's events oldest first (ties by id), a page at a time; with "
+            "`Accept: application/x-ndjson` all of them as one stream of lines (no paging). "
+            "Typed text and clipboard content only with include_text=1 (admin scope)."
+        ),
+        parameters=[
+            doc.KEY,
+            doc.TIME_FROM,
+            doc.TIME_TO,
+            OpenApiParameter(
+                "kind", OpenApiTypes.STR, enum=list(KINDS), description="Only events of this kind."
+            ),
+            doc.INCLUDE_TEXT,
+            *doc.PAGED,
+        ],
+        responses={
+            (200, "application/json"): doc.page_of("EventPage", doc.EventShape),
+            (200, "application/x-ndjson"): OpenApiResponse(
+                OpenApiTypes.STR, description="One event record per line."
+            ),
+            **doc.problems(404),
+        },
+        examples=[doc.page_example("A page of events", doc.EVENT_EXAMPLE)],
+        tags=["events"],
+    )
     def get(self, request: Request, key: str) -> Response | StreamingHttpResponse:
         entity = self.entity(request, key)
-        kind = _choice_param(request, "kind", KINDS)
+        kind = choice_param(request, "kind", KINDS)
         include_text = _include_text(request)
+        after = cursor_values(request, EVENTS_ORDER)
         events = events_for_entity(
             entity=entity,
-            start=_time_param(request, "from"),
-            end=_time_param(request, "to"),
+            start=time_param(request, "from"),
+            end=time_param(request, "to"),
             kind=kind,
-            after=_cursor_param(request),
+            after=(after[0], after[1]) if after else None,
         )
         if request.accepted_renderer.format == "ndjson":
 
@@ -270,8 +350,8 @@ class EntityEventsView(TeamAPIView):
                         + "\n"
                     ).encode()
 
-            return StreamingHttpResponse(lines(), content_type=NDJSONRenderer.media_type)
-        page, next_url = _keyset_page(request, events, moment=attrgetter("occurred_at"))
+            return streamed(request._request, lines(), content_type=NDJSONRenderer.media_type)
+        page, next_url = keyset_page(request, events, EVENTS_ORDER, applied=True)
         return Response(
             {
                 "results": [event_record(e, include_text=include_text) for e in page],
@@ -284,10 +364,6 @@ class EntityEventsView(TeamAPIView):
 
 CONTEXT_HOURS_DEFAULT = 24
 CONTEXT_HOURS_MAX = 168  # a week: a window is compiled on request, so its cost is bounded
-EVIDENCE_IDS_MAX = 5000
-MIN_MINUTES_MAX = 1440.0  # a day; a larger floor would only ever omit everything
-_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
-_ID_RUN = re.compile(r"(\d{1,18})(?:-(\d{1,18}))?")  # 18 digits stay inside a bigint
 
 
 class FormatIsAParameter(DefaultContentNegotiation):
@@ -297,58 +373,6 @@ class FormatIsAParameter(DefaultContentNegotiation):
         self, request: Request, renderers: list[Any], format_suffix: str | None = None
     ) -> tuple[Any, str]:
         return renderers[0], renderers[0].media_type
-
-
-def _day_value(raw: str, name: str) -> date:
-    try:
-        if _DAY.fullmatch(raw):
-            return date.fromisoformat(raw)
-    except ValueError:
-        pass
-    raise exceptions.ValidationError({name: [f"{raw!r} is not a date like 2026-03-02."]})
-
-
-def _min_minutes_param(request: Request) -> float | None:
-    raw = request.query_params.get("min_minutes")
-    if raw is None or raw == "":
-        return None
-    try:
-        value = float(raw)
-    except ValueError:
-        value = math.nan
-    if not 0 <= value <= MIN_MINUTES_MAX:  # also false for nan
-        raise exceptions.ValidationError(
-            {"min_minutes": [f"must be a number of minutes from 0 to 1440, got {raw!r}."]}
-        )
-    return value
-
-
-def _ids_param(request: Request) -> list[int]:
-    """Event ids as ``12,15`` or runs ``12-15,19``; counted before expanding, then capped."""
-    raw = request.query_params.get("ids", "")
-    parts = [part.strip() for part in raw.split(",") if part.strip()]
-    if not parts:
-        raise exceptions.ValidationError(
-            {"ids": ["is required: event ids like 12,19 or runs like 12-15,19."]}
-        )
-    total = 0
-    for part in parts:
-        match = _ID_RUN.fullmatch(part)
-        if match is None:
-            raise exceptions.ValidationError(
-                {"ids": [f"{part!r} is not an event id or a run like 12-15."]}
-            )
-        low, high = int(match[1]), int(match[2] or match[1])
-        if high < low:
-            raise exceptions.ValidationError(
-                {"ids": [f"the run {part!r} runs backwards; write {high}-{low}."]}
-            )
-        total += high - low + 1
-        if total > EVIDENCE_IDS_MAX:
-            raise exceptions.ValidationError(
-                {"ids": [f"names more than {EVIDENCE_IDS_MAX:,} ids; ask in smaller pieces."]}
-            )
-    return sorted(set(expand_runs(",".join(parts))))
 
 
 def _yaml_available() -> bool:
@@ -383,32 +407,155 @@ class ActivityAPIView(TeamAPIView):
         return entity
 
 
+DAY_EXAMPLE = {
+    "day": "2026-03-02",
+    "version": 1,
+    "sha256": "9f2c…",
+    "frames": 41,
+    "active_minutes": 312.5,
+    "events": 5120,
+    "compiled_at": "2026-03-02T18:00:01.250000Z",
+    "compile_ms": 84.2,
+    "pending": False,
+}
+
+
 class EntityDaysView(ActivityAPIView):
+    @extend_schema(
+        operation_id="days_list",
+        summary="List compiled days",
+        description=(
+            "The desktop entity's current day documents by day (figures only), a page at a "
+            "time. `pending_days` names the days whose first compile is still to come."
+        ),
+        parameters=[doc.KEY, doc.DAY_FROM, doc.DAY_TO, *doc.PAGED],
+        responses={
+            200: doc.page_of(
+                "DayPage",
+                doc.DaySummaryShape,
+                pending_days=serializers.ListField(
+                    child=serializers.DateField(), help_text="Days with events, no document yet."
+                ),
+            ),
+            **doc.problems(404),
+        },
+        examples=[
+            doc.example(
+                "Days", {"results": [DAY_EXAMPLE], "next": None, "pending_days": ["2026-03-03"]}
+            )
+        ],
+        tags=["activity"],
+    )
     def get(self, request: Request, key: str) -> Response:
         entity = self.desktop(request, key)
-        pending = pending_days(entity=entity)
-        documents = list(days_listed(entity=entity))
-        compiled = {document.day for document in documents}
+        start, end = day_param(request, "from"), day_param(request, "to")
+        documents = days_listed(entity=entity)
+        if start:
+            documents = documents.filter(day__gte=start)
+        if end:
+            documents = documents.filter(day__lte=end)
+        page, next_url = keyset_page(request, documents, DAYS_ORDER)
+        pending = {
+            day
+            for day in pending_days(entity=entity)
+            if (start is None or day >= start) and (end is None or day <= end)
+        }
+        compiled = set(days_listed(entity=entity).values_list("day", flat=True))
         return Response(
             {
-                "results": [day_summary(d, pending=d.day in pending) for d in documents],
+                "results": [day_summary(d, pending=d.day in pending) for d in page],
+                "next": next_url,
                 # Days whose first compile is still to come.
                 "pending_days": [day.isoformat() for day in sorted(pending - compiled)],
             }
         )
 
 
+CONTEXT_EXAMPLE = (
+    "Activity 2026-03-02T09:00 to 2026-03-02T10:00 (Europe/Berlin): measured from capture, "
+    "no interpretation.\n09:00-09:10 Code main.py (10 min, 120 keys)\n"
+)
+FRAME_DOC_EXAMPLE = {"id": "f-812", "app": "Code", "start": "2026-03-02T09:00:05+01:00"}
+_DOCUMENT_TYPES = {
+    "json": "application/json",
+    "yaml": "application/yaml",
+    "md": "text/markdown",
+    "context": "text/plain",
+}
+
+
 class EntityDayView(ActivityAPIView):
     content_negotiation_class = FormatIsAParameter
 
+    @extend_schema(
+        operation_id="days_retrieve",
+        summary="One day's document",
+        description=(
+            "The day's activity document as compiled (JSON, YAML, Markdown or the agent "
+            "context block), with a strong ETag from its sha256; If-None-Match answers 304. "
+            "min_minutes, include_text and budget_tokens recompile on request (nothing stored)."
+        ),
+        parameters=[
+            doc.KEY,
+            OpenApiParameter(
+                "day",
+                OpenApiTypes.DATE,
+                OpenApiParameter.PATH,
+                description="The local day, e.g. 2026-03-02.",
+            ),
+            OpenApiParameter(
+                "format",
+                OpenApiTypes.STR,
+                enum=list(FORMATS),
+                description="json (default), yaml, md or context.",
+            ),
+            OpenApiParameter(
+                "min_minutes",
+                doc.number(0, MIN_MINUTES_MAX),
+                description="Omit frames shorter than this (0 to 1440).",
+            ),
+            OpenApiParameter(
+                "budget_tokens",
+                doc.integer(1),
+                description="format=context only: fit the block in this many tokens.",
+            ),
+            doc.INCLUDE_TEXT,
+        ],
+        responses={
+            **{
+                (200, media): OpenApiResponse(
+                    OpenApiTypes.OBJECT if fmt == "json" else OpenApiTypes.STR,
+                    description=f"format={fmt}",
+                )
+                for fmt, media in _DOCUMENT_TYPES.items()
+            },
+            304: OpenApiResponse(description="The client's copy (If-None-Match) is current."),
+            **doc.problems(404),
+        },
+        examples=[
+            doc.example(
+                "format=context",
+                CONTEXT_EXAMPLE,
+                media_type="text/plain",
+                status_codes=["200"],
+            ),
+            doc.example(
+                "format=json",
+                {"day": "2026-03-02", "frames": [FRAME_DOC_EXAMPLE], "generated_at": "…"},
+                media_type="application/json",
+                status_codes=["200"],
+            ),
+        ],
+        tags=["activity"],
+    )
     def get(self, request: Request, key: str, day: str) -> HttpResponse:
         entity = self.desktop(request, key)
-        when = _day_value(day, "date")
-        fmt = _choice_param(request, "format", FORMATS, default="json")
-        min_minutes = _min_minutes_param(request)
-        budget = _int_param(request, "budget_tokens", low=1)
+        when = day_value(day, "date")  # the name clients have always read
+        fmt = choice_param(request, "format", FORMATS, default="json")
+        min_minutes = min_minutes_param(request)
+        budget = int_param(request, "budget_tokens", low=1)
         if budget is not None and fmt != "context":
-            raise exceptions.ValidationError({"budget_tokens": ["applies only to format=context."]})
+            raise parameter_problem("budget_tokens", "applies only to format=context.")
         include_text = _include_text(request)
         if fmt == "yaml" and not _yaml_available():
             raise exceptions.NotAcceptable(
@@ -439,37 +586,124 @@ class EntityDayView(ActivityAPIView):
         return _conditional(request, rendering)
 
 
+FRAME_EXAMPLE = {
+    "frame_id": "f-812",
+    "day": "2026-03-02",
+    "app": "Firefox",
+    "site": "github.com",
+    "monitor": "0",
+    "start": "2026-03-02T09:00:05+01:00",
+    "end": "2026-03-02T09:12:40+01:00",
+    "active_s": 702.0,
+    "wall_s": 755.0,
+    "keys": 120,
+    "clicks": 14,
+    "copies": 1,
+    "transit": False,
+    "interruptions": 0,
+    "evidence": {"rows": "812-820,824", "inputs": "821-823"},
+    "document": {"version": 1, "sha256": "9f2c…"},
+}
+
+
 class EntityFramesView(ActivityAPIView):
+    @extend_schema(
+        operation_id="frames_list",
+        summary="Read frames in time order",
+        description=(
+            "Frames of the current documents, by start (ties by id); `from`/`to` keep frames "
+            "overlapping [from, to). Times are local with the entity's offset, to the second, "
+            "as in the document."
+        ),
+        parameters=[
+            doc.KEY,
+            doc.TIME_FROM,
+            doc.TIME_TO,
+            OpenApiParameter(
+                "app", OpenApiTypes.STR, description="Only this app (case-insensitive)."
+            ),
+            OpenApiParameter(
+                "site", OpenApiTypes.STR, description="Only this site (case-insensitive)."
+            ),
+            OpenApiParameter("day", OpenApiTypes.DATE, description="Only this local day."),
+            *doc.PAGED,
+        ],
+        responses={200: doc.page_of("FramePage", doc.FrameShape), **doc.problems(404)},
+        examples=[doc.page_example("A page of frames", FRAME_EXAMPLE)],
+        tags=["activity"],
+    )
     def get(self, request: Request, key: str) -> Response:
         entity = self.desktop(request, key)
         params = request.query_params
+        after = cursor_values(request, FRAMES_ORDER)
         frames = frames_for_entity(
             entity=entity,
-            start=_time_param(request, "from"),
-            end=_time_param(request, "to"),
+            start=time_param(request, "from"),
+            end=time_param(request, "to"),
             app=params.get("app") or None,
             site=params.get("site") or None,
-            day=_day_value(params["day"], "day") if params.get("day") else None,
-            after=_cursor_param(request),
+            day=day_param(request, "day"),
+            after=(after[0], after[1]) if after else None,
         )
-        page, next_url = _keyset_page(request, frames_listed(frames), moment=attrgetter("start"))
+        page, next_url = keyset_page(request, frames_listed(frames), FRAMES_ORDER, applied=True)
         zone = ZoneInfo(entity.timezone)
         return Response({"results": [frame_record(f, zone=zone) for f in page], "next": next_url})
 
 
 class EntityContextView(ActivityAPIView):
+    @extend_schema(
+        operation_id="context_retrieve",
+        summary="The context block of a rolling window",
+        description=(
+            "The agent context block of the `hours` before `at` (default now), compiled on "
+            "request across days, with an ETag; If-None-Match answers 304."
+        ),
+        parameters=[
+            doc.KEY,
+            OpenApiParameter(
+                "hours",
+                doc.integer(1, CONTEXT_HOURS_MAX),
+                description=f"Window length, 1 to {CONTEXT_HOURS_MAX} "
+                f"(default {CONTEXT_HOURS_DEFAULT}).",
+            ),
+            OpenApiParameter(
+                "at",
+                OpenApiTypes.DATETIME,
+                description="End of the window, with an offset (default now).",
+            ),
+            OpenApiParameter(
+                "budget_tokens", doc.integer(1), description="Fit the block in this many tokens."
+            ),
+            doc.INCLUDE_TEXT,
+        ],
+        responses={
+            (200, "text/plain"): OpenApiResponse(OpenApiTypes.STR, description="The block."),
+            304: OpenApiResponse(description="The client's copy (If-None-Match) is current."),
+            **doc.problems(404),
+        },
+        examples=[
+            doc.example(
+                "The last 24 hours",
+                CONTEXT_EXAMPLE,
+                media_type="text/plain",
+                status_codes=["200"],
+            )
+        ],
+        tags=["activity"],
+    )
     def get(self, request: Request, key: str) -> HttpResponse:
         entity = self.desktop(request, key)
-        hours = _int_param(
+        hours = int_param(
             request, "hours", low=1, high=CONTEXT_HOURS_MAX, default=CONTEXT_HOURS_DEFAULT
         )
         assert hours is not None  # it has a default
         # Whole seconds: the document states its window to the second.
-        end = (_time_param(request, "at") or timezone.now()).replace(microsecond=0)
-        budget = _int_param(request, "budget_tokens", low=1)
+        end = (time_param(request, "at") or timezone.now()).replace(microsecond=0)
+        start = end - timedelta(hours=hours)
+        budget = int_param(request, "budget_tokens", low=1)
         rendering = window_rendering(
             entity=entity,
-            start=end - timedelta(hours=hours),
+            start=start,
             end=end,
             include_text=_include_text(request),
             budget_tokens=budget,
@@ -478,9 +712,30 @@ class EntityContextView(ActivityAPIView):
 
 
 class EntityEvidenceView(ActivityAPIView):
+    @extend_schema(
+        operation_id="evidence_retrieve",
+        summary="Events by id (a frame's or a fact's evidence)",
+        description=(
+            "The entity's events with these ids, in id order; `missing` names the ids it has "
+            "no event of (another team's id reads the same as one that never existed)."
+        ),
+        parameters=[
+            doc.KEY,
+            OpenApiParameter(
+                "ids",
+                OpenApiTypes.STR,
+                required=True,
+                description="Event ids and runs: 12,19 or 12-15,19 (at most 5,000).",
+            ),
+            doc.INCLUDE_TEXT,
+        ],
+        responses={200: doc.EvidenceShape, **doc.problems(404)},
+        examples=[doc.example("Evidence", {"results": [doc.EVENT_EXAMPLE], "missing": [813]})],
+        tags=["activity"],
+    )
     def get(self, request: Request, key: str) -> Response:
         entity = self.desktop(request, key)
-        ids = _ids_param(request)
+        ids = ids_param(request)
         include_text = _include_text(request)
         events = list(evidence_events(entity=entity, ids=ids))
         found = {event.id for event in events}

@@ -535,7 +535,7 @@ def export(request: HttpRequest, slug: str, pk: int, fmt: str) -> StreamingHttpR
     _require(membership, READ_RESULTS, "export final labels")
     if fmt not in sel.EXPORTS:
         raise Http404("Export as jsonl or csv.")
-    return sel.export_response(found, fmt)
+    return sel.export_response(request, found, fmt)
 
 
 @login_required

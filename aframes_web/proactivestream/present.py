@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from aframes_web.proactivestream.models import BenchmarkRun
+from aframes_web.streams.records import format_timestamp
 
-
-def _time(value: Any) -> str | None:
-    return value.isoformat() if value is not None else None
+_time = format_timestamp  # the API's one spelling of a moment
 
 
 def run_summary(run: BenchmarkRun) -> dict[str, Any]:

@@ -12,7 +12,7 @@ import json
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 from typing import Any, NamedTuple
 
 import orjson
@@ -88,7 +88,24 @@ def parse_timestamp(value: Any, path: str = "occurred_at") -> datetime:
             path,
             f"{value!r} has no UTC offset; naive times are ambiguous: add Z or +HH:MM.",
         )
-    return parsed.astimezone(UTC)
+    try:
+        return parsed.astimezone(UTC)
+    except OverflowError:
+        # Year 1 or 9999 with an offset leaves datetime's range once moved to UTC.
+        raise FieldInvalid(path, f"{value!r} is outside the years 1 to 9999 in UTC.") from None
+
+
+def format_timestamp(
+    value: datetime | None, zone: tzinfo | None = None, *, timespec: str = "microseconds"
+) -> str | None:
+    """The one spelling of a moment the API, MCP and exports write: RFC 3339 with an explicit
+    offset, ``Z`` in UTC (the default zone), the zone's offset otherwise; microseconds unless
+    the source is to the second (compiled frames, as their document states them)."""
+    if value is None:
+        return None
+    if zone is not None:  # local times keep their numeric offset, +00:00 included
+        return value.astimezone(zone).isoformat(timespec=timespec)
+    return value.astimezone(UTC).isoformat(timespec=timespec).removesuffix("+00:00") + "Z"
 
 
 def _kind(value: Any) -> str:
@@ -346,6 +363,15 @@ def _check_encodable(text: str, path: str) -> None:
         text.encode()
     except UnicodeEncodeError as bad:
         raise FieldInvalid(path, _surrogate_message(bad)) from None
+
+
+def check_storable_text(text: str, path: str) -> None:
+    """Raise FieldInvalid when ``text`` holds what no database stores as text: U+0000 or a lone
+    surrogate (PostgreSQL refuses both; letting them through is a 500, not a message)."""
+    if "\x00" in text:
+        raise FieldInvalid(path, "contains the NUL character (\\u0000), which cannot be stored.")
+    if not text.isascii():
+        _check_encodable(text, path)
 
 
 def validate_item(item: Any, *, scope: str, store_text: bool) -> tuple[EventRecord, int]:

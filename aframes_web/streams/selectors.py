@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from django.db.models import Count, Max, Q, QuerySet, Sum
+from django.db.models.functions import Coalesce
 
 from aframes_web.streams.models import Entity, EntityDay, Event, ImportJob
 from aframes_web.teams.models import Team
@@ -22,7 +23,8 @@ def entity_overview(*, team: Team) -> QuerySet[Entity]:
     """Entities with days captured, events and last activity, for lists and dashboards."""
     return entities_for_team(team=team).annotate(
         days_captured=Count("days", distinct=True),
-        event_total=Sum("days__event_count"),
+        # Zero, not null, for an entity with no events yet.
+        event_total=Coalesce(Sum("days__event_count"), 0),
         last_activity=Max("days__last_at"),
     )
 

@@ -1,18 +1,20 @@
-"""manage.py serve: the embedded web server and a Celery worker together, stopped together."""
+"""manage.py serve: the embedded ASGI web server (uvicorn) and a Celery worker, stopped together."""
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
+from types import FrameType
 from typing import Any
 
+import uvicorn
 from django.conf import settings
-from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandParser
 
 
 class Command(BaseCommand):
-    help = "Run the web server and a Celery worker side by side (embedded default)."
+    help = "Run the web server (Django and MCP, over uvicorn) and a Celery worker side by side."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--host", default="127.0.0.1")
@@ -46,14 +48,31 @@ class Command(BaseCommand):
             )
             self.stdout.write(f"Worker started (pid {worker.pid}) on the {broker}.")
         url = f"http://{options['host']}:{options['port']}/"
-        self.stdout.write(f"\nAframes is running at {url}  (Ctrl-C stops web server and worker)\n")
-        try:
-            call_command(
-                "runserver",
-                f"{options['host']}:{options['port']}",
-                use_reloader=False,
-                use_threading=True,
+        self.stdout.write(
+            f"\nAframes is running at {url}  (MCP at {url}mcp; Ctrl-C stops web server and "
+            "worker)\n"
+        )
+        server = uvicorn.Server(
+            uvicorn.Config(
+                "aframes_web.asgi:application",
+                host=options["host"],
+                port=options["port"],
+                lifespan="on",
+                log_level="info",
             )
+        )
+
+        def stop(signum: int, frame: FrameType | None) -> None:
+            server.should_exit = True
+
+        # uvicorn handles SIGINT and SIGTERM while it serves, then restores the handlers it
+        # found and raises the signal again: with the default SIGTERM action the process would
+        # die there, before the finally below stops the worker. A closed terminal (SIGHUP)
+        # stops the server the same way.
+        signal.signal(signal.SIGTERM, stop)
+        signal.signal(signal.SIGHUP, stop)
+        try:
+            server.run()
         finally:
             if worker is not None:
                 worker.terminate()

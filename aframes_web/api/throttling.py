@@ -1,0 +1,33 @@
+"""Request rates per principal, counted in Django's cache (Redis in production).
+
+A token is counted on its own, so one busy agent cannot slow another; a signed-in person is
+counted per user, whichever team they act for; an anonymous caller (the schema and docs) per
+client address. The rate is ``AFRAMES_API_RATE`` (``<requests>/<second|minute|hour|day>``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from rest_framework.request import Request
+from rest_framework.throttling import SimpleRateThrottle
+
+from aframes_web.teams.auth import Principal
+
+
+class PrincipalRateThrottle(SimpleRateThrottle):
+    scope = "api"
+
+    def get_rate(self) -> str:
+        # Read at each request, not at import, so a deployment's (and a test's) setting holds.
+        return str(settings.AFRAMES_API_RATE)
+
+    def get_cache_key(self, request: Request, view: Any) -> str:
+        if isinstance(request.auth, Principal) and request.auth.token is not None:
+            ident = f"token:{request.auth.token.pk}"
+        elif request.user is not None and request.user.is_authenticated:
+            ident = f"user:{request.user.pk}"
+        else:
+            ident = f"addr:{self.get_ident(request)}"
+        return self.cache_format % {"scope": self.scope, "ident": ident}

@@ -1,0 +1,548 @@
+"""What each MCP tool does, as plain synchronous calls of selectors and services.
+
+Every function takes the caller's :class:`~aframes_web.teams.auth.Principal` first and returns
+the text of one MCP text item (JSON where the answer is structured), the shape the reference
+implementation's tools return (``../shared/REFERENCE.md``). The server module
+(``aframes_web.mcp.server``) wraps them for the async SDK; the REST views call the same
+selectors, so both doors read one truth (ARCHITECTURE.md, "Pure cores, thin shells").
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from datetime import date, datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from django.db.models import TextField
+from django.db.models.functions import Cast
+from django.utils import timezone
+
+from aframes_web.activity.selectors import document_current, evidence_events, frame_get
+from aframes_web.activity.services import day_compile_read, window_compile_read
+from aframes_web.api.selectors import day_rendering, window_rendering
+from aframes_web.api.serializers import event_record
+from aframes_web.streams.models import Entity
+from aframes_web.streams.records import KINDS, FieldInvalid, parse_timestamp
+from aframes_web.streams.selectors import entity_get, entity_overview, events_for_entity
+from aframes_web.teams.auth import Principal
+from aframes_web.teams.models import Scope
+from compiler.document import Compiled, expand_runs
+from compiler.params import Params
+from compiler.views import communications, ledger, steps
+
+# Bounds that keep one call's cost and answer size predictable for an agent's context window.
+HOURS_MAX = 168  # a week, as GET …/context allows
+MAX_STEPS_MAX = 5000
+LIST_DEFAULT = 50
+LIST_MAX = 500
+EVIDENCE_IDS_MAX = 5000
+SEARCH_SCAN_MAX = 20_000  # candidate rows read for one search (the database pre-filters them)
+ASSESSMENTS_SHOWN = 10  # evidence days per regularity in get_memory: the most recent ones
+
+
+class ToolFailure(Exception):
+    """A call that cannot be answered; the message tells the agent what to do instead."""
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, indent=1, ensure_ascii=False)
+
+
+def require(principal: Principal, scope: str) -> None:
+    if scope not in principal.scopes:
+        raise ToolFailure(
+            f"This tool needs the '{scope}' scope; {principal.label} has "
+            f"{', '.join(sorted(principal.scopes)) or 'none'}."
+        )
+
+
+def entity_named(principal: Principal, key: str | None, *, desktop: bool = False) -> Entity:
+    """The team's entity ``key``; without a key, the team's only entity."""
+    team = principal.team
+    if not key:
+        keys = list(entity_overview(team=team).order_by("key").values_list("key", flat=True)[:6])
+        if len(keys) == 1:
+            key = keys[0]
+        elif not keys:
+            raise ToolFailure(f"Team {team.slug!r} has no entities yet.")
+        else:
+            shown = ", ".join(keys[:5]) + (", …" if len(keys) > 5 else "")
+            raise ToolFailure(
+                f"Team {team.slug!r} has several entities ({shown}): pass entity=KEY "
+                "(list_entities lists them)."
+            )
+    entity = entity_get(team=team, key=key)
+    if entity is None:
+        # Another team's entity reads exactly like a missing one (ARCHITECTURE.md, principle 7).
+        raise ToolFailure(
+            f"Team {team.slug!r} has no entity {key!r}; list_entities lists the ones it has."
+        )
+    if desktop and entity.scope != Entity.Scope.DESKTOP:
+        raise ToolFailure(
+            f"Entity {key!r} is a {entity.scope} entity; this tool reads compiled desktop "
+            "activity. get_memory, get_decisions and search_events work for every entity."
+        )
+    return entity
+
+
+def _day(raw: str | None, name: str = "day") -> date | None:
+    if not raw:
+        return None
+    try:
+        return date.fromisoformat(raw)
+    except ValueError:
+        raise ToolFailure(f"{name}={raw!r} is not a date like 2026-03-02.") from None
+
+
+def _instant(raw: str | None, name: str) -> datetime | None:
+    if not raw:
+        return None
+    try:
+        return parse_timestamp(raw, name)
+    except FieldInvalid as problem:
+        raise ToolFailure(f"{name}: {problem.message}") from None
+
+
+def _hours(hours: float, low: float = 0.25) -> timedelta:
+    if not low <= hours <= HOURS_MAX:
+        raise ToolFailure(f"hours must be from {low} to {HOURS_MAX}, got {hours}.")
+    return timedelta(hours=hours)
+
+
+def _min_minutes(value: float) -> float:
+    if not 0 <= value <= 1440:  # also false for nan
+        raise ToolFailure(f"min_minutes must be from 0 to 1440, got {value}.")
+    return value
+
+
+def _text_allowed(principal: Principal, include_text: bool) -> bool:
+    if include_text:
+        require(principal, Scope.ADMIN)
+    return include_text
+
+
+def _local_today(entity: Entity) -> date:
+    return timezone.now().astimezone(ZoneInfo(entity.timezone)).date()
+
+
+def _window(entity: Entity, hours: float, params: Params) -> Compiled:
+    end = timezone.now().replace(microsecond=0)
+    result = window_compile_read(entity=entity, start=end - _hours(hours), end=end, params=params)
+    assert result.compiled is not None  # a window always compiles, empty or not
+    return result.compiled
+
+
+def _compiled_day(entity: Entity, day: date, params: Params) -> Compiled:
+    result = day_compile_read(entity=entity, day=day, params=params)
+    if result.compiled is None:
+        raise ToolFailure(f"Entity {entity.key!r} has no desktop activity on {day}.")
+    return result.compiled
+
+
+def _compiled(
+    entity: Entity, day: str | None, hours: float | None, default_hours: float, params: Params
+) -> Compiled:
+    """The compiled ``day`` if given, else the last ``hours`` (``default_hours`` if unset)."""
+    if day and hours is not None:
+        raise ToolFailure("Give day or hours, not both.")
+    when = _day(day)
+    if when is not None:
+        return _compiled_day(entity, when, params)
+    return _window(entity, default_hours if hours is None else hours, params)
+
+
+# -- the six tools of the reference implementation --------------------------------------------
+
+
+def get_context(principal: Principal, *, entity: str | None, hours: float, at: str | None) -> str:
+    require(principal, Scope.READ)
+    found = entity_named(principal, entity, desktop=True)
+    end = (_instant(at, "at") or timezone.now()).replace(microsecond=0)
+    return window_rendering(entity=found, start=end - _hours(hours), end=end).render()
+
+
+def get_activity(
+    principal: Principal,
+    *,
+    entity: str | None,
+    day: str | None,
+    hours: float | None,
+    min_minutes: float,
+) -> str:
+    require(principal, Scope.READ)
+    found = entity_named(principal, entity, desktop=True)
+    floor = _min_minutes(min_minutes)
+    if day and hours is not None:
+        raise ToolFailure("Give day or hours, not both.")
+    if hours is not None:
+        compiled = _window(found, hours, Params(min_minutes=floor))
+        return _json(compiled.document)
+    when = _day(day) or _local_today(found)
+    document = document_current(entity=found, day=when)
+    if document is None:
+        raise ToolFailure(
+            f"Entity {found.key!r} has no compiled document for {when} (nothing captured, or "
+            "its compile is still pending); try hours=N for a window compiled now."
+        )
+    return day_rendering(entity=found, document=document, fmt="json", min_minutes=floor).render()
+
+
+def get_steps(
+    principal: Principal,
+    *,
+    frame: str,
+    entity: str | None,
+    day: str | None,
+    hours: float | None,
+    include_text: bool,
+    max_steps: int,
+) -> str:
+    require(principal, Scope.READ)
+    found = entity_named(principal, entity, desktop=True)
+    if not 1 <= max_steps <= MAX_STEPS_MAX:
+        raise ToolFailure(f"max_steps must be from 1 to {MAX_STEPS_MAX}, got {max_steps}.")
+    params = Params(include_text=_text_allowed(principal, include_text))
+    compiled = _compiled(found, day, hours, 3, params)
+    try:
+        return _json(steps(compiled, frame, max_steps=max_steps))
+    except KeyError:
+        pass
+    # Frame ids are stable (f-<first row id>), so a frame outside the window asked for is
+    # looked up in the stored frames and its own day compiled instead.
+    stored = frame_get(entity=found, frame_id=frame)
+    if stored is None:
+        raise ToolFailure(
+            f"Entity {found.key!r} has no frame {frame!r}; get_activity lists frames with ids."
+        ) from None
+    try:
+        return _json(steps(_compiled_day(found, stored.day, params), frame, max_steps=max_steps))
+    except KeyError:  # pragma: no cover - a stored frame is in its day's compile
+        raise ToolFailure(f"Frame {frame!r} could not be rebuilt from its day.") from None
+
+
+def get_day_summary(principal: Principal, *, entity: str | None, day: str | None) -> str:
+    require(principal, Scope.READ)
+    found = entity_named(principal, entity, desktop=True)
+    when = _day(day) or _local_today(found)
+    compiled = _compiled_day(found, when, Params())
+    return _json(
+        {
+            "day": when.isoformat(),
+            "coverage": compiled.document["coverage"],
+            "apps": ledger(compiled),
+        }
+    )
+
+
+def get_patterns(principal: Principal, *, entity: str | None, days: int) -> str:
+    require(principal, Scope.READ)
+    entity_named(principal, entity, desktop=True)
+    if not 1 <= days <= 90:
+        raise ToolFailure(f"days must be from 1 to 90, got {days}.")
+    return (
+        "Workflow patterns (repeated clicks, action sequences, daily habits, URL patterns, "
+        "app-switching habits, temporal rhythm) are not detected by this server yet, so there "
+        "is nothing to report for the last "
+        f"{days} day{'s' if days != 1 else ''}. Measured activity is available now: "
+        "get_day_summary (apps and minutes per day), get_activity (frames) and get_memory "
+        "(regularities that replay has confirmed)."
+    )
+
+
+COMMUNICATION_KINDS = ("email", "messaging", "messages", "notifications")
+
+
+def get_communications(
+    principal: Principal,
+    *,
+    entity: str | None,
+    hours: float | None,
+    day: str | None,
+    kind: str | None,
+) -> str:
+    require(principal, Scope.READ)
+    found = entity_named(principal, entity, desktop=True)
+    if kind is not None and kind not in COMMUNICATION_KINDS:
+        raise ToolFailure(f"kind must be one of {', '.join(COMMUNICATION_KINDS)}, got {kind!r}.")
+    compiled = _compiled(found, day, hours, 24, Params())
+    return _json(communications(compiled, kind))
+
+
+# -- Aframes' own tools ----------------------------------------------------------------------
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value else None
+
+
+def list_entities(principal: Principal, *, scope: str | None) -> str:
+    require(principal, Scope.READ)
+    rows = entity_overview(team=principal.team).order_by("key")
+    if scope:
+        if scope not in Entity.Scope.values:
+            raise ToolFailure(f"scope must be one of {', '.join(Entity.Scope.values)}.")
+        rows = rows.filter(scope=scope)
+    return _json(
+        [
+            {
+                "key": e.key,
+                "name": e.name,
+                "scope": e.scope,
+                "timezone": e.timezone,
+                "days_captured": e.days_captured or 0,
+                "events": e.event_total or 0,
+                "last_activity": _iso(e.last_activity),
+            }
+            for e in rows
+        ]
+    )
+
+
+def get_memory(principal: Principal, *, entity: str | None, day: str | None) -> str:
+    from memory import present, selectors
+
+    require(principal, Scope.READ)
+    found = entity_named(principal, entity)
+    when = _day(day)
+    if when is None:
+        last = selectors.trajectories_for(found).last()
+        when = last.day if last is not None else None
+    trajectory = selectors.trajectory_detail(found, when) if when is not None else None
+    if day and trajectory is None:
+        raise ToolFailure(
+            f"{day} of {found.key!r} is not closed: a day's trajectory is made once the day is "
+            "complete (a later day has events, or the entity went quiet)."
+        )
+    regularities = []
+    for row in selectors.regularities_for(found, "active"):
+        detailed = selectors.regularity_detail(found, row.rid)
+        assert detailed is not None
+        record = present.regularity_record(detailed)
+        # Evidence: the days replay judged, newest first, each with the facts it cites.
+        judged = [a for a in record.pop("assessments") if a["outcome"] in ("fulfilled", "violated")]
+        record["evidence"] = judged[::-1][:ASSESSMENTS_SHOWN]
+        record.pop("transitions")
+        regularities.append(record)
+    return _json(
+        {
+            "entity": found.key,
+            "scope": found.scope,
+            "trajectory": present.trajectory_record(trajectory) if trajectory else None,
+            "active_regularities": regularities,
+        }
+    )
+
+
+def decide(principal: Principal, *, entity: str | None, event: dict[str, Any], policy: str) -> str:
+    from memory import present
+    from memory.services import DecideRejected, memory_decide, policy_named
+
+    require(principal, Scope.WRITE)
+    found = entity_named(principal, entity)
+    try:
+        policy_named(policy)
+    except ValueError as err:
+        raise ToolFailure(str(err)) from None
+    try:
+        result = memory_decide(entity=found, item=event, policy=policy)
+    except DecideRejected as rejected:
+        problems = "; ".join(
+            f"{e.get('field') or 'event'}: {e.get('message')}" for e in rejected.errors
+        )
+        raise ToolFailure(f"The event is invalid; nothing was stored ({problems}).") from None
+    return _json({**present.decision_record(result.decision), "duplicate": not result.created})
+
+
+def get_decisions(
+    principal: Principal,
+    *,
+    entity: str | None,
+    start: str | None,
+    end: str | None,
+    action: str | None,
+    limit: int,
+) -> str:
+    from memory import present, selectors
+    from memory.models import Decision
+
+    require(principal, Scope.READ)
+    found = entity_named(principal, entity)
+    if action is not None and action not in Decision.Action.values:
+        raise ToolFailure(f"action must be one of {', '.join(Decision.Action.values)}.")
+    rows = selectors.decisions_for(found, action=action)
+    since, until = _instant(start, "from"), _instant(end, "to")
+    if since:
+        rows = rows.filter(occurred_at__gte=since)
+    if until:
+        rows = rows.filter(occurred_at__lt=until)
+    page = _limit(limit)
+    # The newest ``limit`` decisions of the range, shown oldest first.
+    newest = list(rows.order_by("-occurred_at", "-id")[: page + 1])
+    more = len(newest) > page
+    return _json(
+        {
+            "results": [present.decision_record(d) for d in reversed(newest[:page])],
+            "truncated": more,
+        }
+    )
+
+
+def _limit(limit: int) -> int:
+    if not 1 <= limit <= LIST_MAX:
+        raise ToolFailure(f"limit must be from 1 to {LIST_MAX}, got {limit}.")
+    return limit
+
+
+def _evidence_refs(entity: Entity, raw: str) -> tuple[list[int], list[str], list[str]]:
+    """Event ids from ``12,19``, runs ``12-15``, a decision's ``event:N`` and ``fact:…`` refs
+    (a fact's events: the one it is grounded in); the fact refs that name nothing here; and
+    the ``reg:…`` refs, which name regularities rather than events."""
+    from memory.selectors import facts_by_ref
+
+    parts = [p.strip() for p in raw.replace(" ", ",").split(",") if p.strip()]
+    if not parts:
+        raise ToolFailure("ids is required: event ids like 12,19, runs like 12-15, or refs.")
+    runs: list[str] = []
+    facts: list[str] = []
+    regularities: list[str] = []
+    total = 0
+    for part in parts:
+        if part.startswith("fact:"):
+            facts.append(part)
+            continue
+        if part.startswith("reg:"):
+            regularities.append(part)
+            continue
+        low, _, high = part.removeprefix("event:").partition("-")
+        if not low.isdigit() or (high and not high.isdigit()) or len(low) > 18 or len(high) > 18:
+            raise ToolFailure(
+                f"{part!r} is not an event id, a run like 12-15, or an event:, fact: or reg: ref."
+            )
+        if high and int(high) < int(low):
+            raise ToolFailure(f"the run {part!r} runs backwards; write {high}-{low}.")
+        total += (int(high) - int(low) + 1) if high else 1
+        if total > EVIDENCE_IDS_MAX:
+            raise ToolFailure(f"ids names more than {EVIDENCE_IDS_MAX:,}; ask in smaller pieces.")
+        runs.append(f"{low}-{high}" if high else low)
+    found = facts_by_ref(entity, facts)
+    ids = set(expand_runs(",".join(runs))) if runs else set()
+    ids.update(f.grounded_event_id for f in found.values() if f.grounded_event_id)
+    return sorted(ids), [ref for ref in facts if ref not in found], regularities
+
+
+def get_evidence(principal: Principal, *, entity: str | None, ids: str, include_text: bool) -> str:
+    require(principal, Scope.READ)
+    found = entity_named(principal, entity)
+    wanted, unknown, regularities = _evidence_refs(found, ids)
+    text = _text_allowed(principal, include_text)
+    events = evidence_events(entity=found, ids=wanted)
+    seen = {e.id for e in events}
+    return _json(
+        {
+            "results": [event_record(e, include_text=text) for e in events],
+            # Another team's id and an id that never existed read the same (principle 7).
+            "missing": [*unknown, *(i for i in wanted if i not in seen)],
+            # Regularities are evidence too, but not events: get_memory shows them.
+            "regularities": regularities,
+        }
+    )
+
+
+def _matches(record: dict[str, Any], needle: str) -> bool:
+    return needle in json.dumps(record["payload"], ensure_ascii=False).casefold()
+
+
+def search_events(
+    principal: Principal,
+    *,
+    entity: str | None,
+    query: str,
+    start: str | None,
+    end: str | None,
+    kind: str | None,
+    limit: int,
+) -> str:
+    require(principal, Scope.READ)
+    found = entity_named(principal, entity)
+    needle = query.strip().casefold()
+    if not needle:
+        raise ToolFailure("query is required: a word or phrase to find in event payloads.")
+    if "\x00" in needle:
+        raise ToolFailure("query must not contain NUL characters.")
+    if kind is not None and kind not in KINDS:
+        raise ToolFailure(f"kind must be one of {', '.join(KINDS)}.")
+    page = _limit(limit)
+    rows = events_for_entity(
+        entity=found, start=_instant(start, "from"), end=_instant(end, "to"), kind=kind
+    )
+    # The database narrows the rows by the whole stored payload; the match that counts is made
+    # on what the API would show (private ground truth and dropped text never match).
+    candidates = rows.annotate(payload_text=Cast("payload", TextField())).filter(
+        payload_text__icontains=query.strip()
+    )
+    results: list[dict[str, Any]] = []
+    scanned = 0
+    for event in _iterate(candidates[:SEARCH_SCAN_MAX]):
+        scanned += 1
+        record = event_record(event, include_text=False)
+        if _matches(record, needle):
+            results.append(record)
+            if len(results) > page:
+                break
+    return _json(
+        {
+            "results": results[:page],
+            "truncated": len(results) > page or scanned >= SEARCH_SCAN_MAX,
+        }
+    )
+
+
+def _iterate(rows: Any) -> Iterable[Any]:
+    return rows.iterator(chunk_size=500)
+
+
+# -- benchmark and labelling --------------------------------------------------------------
+
+
+def get_benchmark_run(principal: Principal, *, run: int) -> str:
+    from aframes_web.proactivestream import present
+    from aframes_web.proactivestream.models import RunArtefact
+    from aframes_web.proactivestream.selectors import run_get
+
+    require(principal, Scope.READ)
+    found = run_get(team=principal.team, pk=run)
+    if found is None:
+        raise ToolFailure(f"Team {principal.team.slug!r} has no benchmark run {run}.")
+    files = list(RunArtefact.objects.filter(run=found).values_list("name", flat=True))
+    return _json(present.run_record(found, files))
+
+
+def next_label_task(principal: Principal, *, project: int | None, page: int) -> str:
+    from aframes_web.annotation import present, services
+    from aframes_web.annotation import selectors as sel
+    from aframes_web.teams.models import Role
+
+    require(principal, Scope.LABEL)
+    user = principal.token.created_by if principal.token is not None else principal.user
+    if user is None:
+        raise ToolFailure(
+            f"{principal.label} acts for nobody: create a label token for the annotator with "
+            "`manage.py create_token TEAM NAME --scopes read,label --user USERNAME`."
+        )
+    if services.role_in(principal.team, user) != Role.ANNOTATOR:
+        raise ToolFailure(f"{user} is not an annotator of team {principal.team.slug}.")
+    if page < 1:
+        raise ToolFailure(f"page must be at least 1, got {page}.")
+    projects = sel.projects_for_team(team=principal.team).order_by("id")
+    if project is not None:
+        projects = projects.filter(pk=project)
+        if not projects.exists():
+            raise ToolFailure(f"Team {principal.team.slug!r} has no labelling project {project}.")
+    for candidate in projects:
+        task = sel.current_task(candidate, user)
+        if task is not None:
+            return _json({"project": candidate.pk, **present.task_record(task, user, page)})
+    where = f"project {project}" if project is not None else "any project of the team"
+    return f"Nothing to label: {user}'s queue in {where} is done."

@@ -1,0 +1,92 @@
+"""The API serving benchmark's report: figures from a measured run, errors told apart, targets."""
+
+from __future__ import annotations
+
+import json
+
+from benchmark.api_bench import cpu_used, figures, mcp_text, summarise, verdicts
+
+
+def _run(latencies: list[float], errors: dict[str, int] | None = None) -> dict:
+    cpu = {"loadgen": 0.1, "server": 1.5, "postgres": 0.2, "redis": 0.05, "machine_busy": 1.9}
+    return {
+        "latencies_ms": latencies,
+        "errors": errors or {},
+        "window_s": 10.0,
+        "cpu": {**cpu, "machine_cores": 2.0, "other": 0.05},
+    }
+
+
+def test_throughput_counts_only_answers_that_passed_their_check() -> None:
+    run = summarise(_run([10.0] * 3000, {"http_503": 20, "rest_wrong_body": 5}))
+    assert run["ok"] == 3000
+    assert run["requests_per_s"] == 300.0
+    assert run["errors"] == 25
+    assert run["error_kinds"] == {"http_503": 20, "rest_wrong_body": 5}
+
+
+def test_percentiles_come_from_the_latencies_of_the_window() -> None:
+    run = summarise(_run([float(ms) for ms in range(1, 101)]))
+    assert (run["p50_ms"], run["p95_ms"], run["p99_ms"], run["max_ms"]) == (51, 95, 99, 100)
+
+
+def test_an_empty_run_reports_zeros_rather_than_failing() -> None:
+    run = summarise({**_run([]), "window_s": 0.0})
+    assert run["requests_per_s"] == 0.0
+    assert run["p95_ms"] == 0.0
+
+
+def test_targets_are_met_only_when_rest_is_fast_and_mcp_within_twice_of_it() -> None:
+    rest = summarise(_run([20.0] * 3200))
+    mcp = summarise(_run([39.0] * 1700))
+    assert all(met for _, met in verdicts(rest, mcp))
+    slow_mcp = summarise(_run([41.0] * 1500))
+    assert [met for _, met in verdicts(rest, slow_mcp)] == [True, True, False, False]
+    slow_rest = summarise(_run([60.0] * 100))
+    assert [met for _, met in verdicts(slow_rest, slow_rest)] == [False, False, True, True]
+
+
+def test_the_last_line_names_the_issues_keys_first_and_is_plain_json() -> None:
+    rest, mcp = summarise(_run([12.345] * 3000)), summarise(_run([20.0] * 2000, {"x": 1}))
+    line = figures(rest, mcp, workers=2, clients=32, duration_s=60.0)
+    assert list(line)[:6] == [
+        "rest_requests_per_s",
+        "rest_p50_ms",
+        "rest_p95_ms",
+        "rest_p99_ms",
+        "mcp_requests_per_s",
+        "mcp_p50_ms",
+    ]
+    assert line["mcp_p95_ms"] == 20.0
+    assert line["rest_p50_ms"] == 12.3
+    assert line["mcp_errors"] == 1
+    assert json.loads(json.dumps(line)) == line
+
+
+def test_a_tool_error_and_a_protocol_error_are_errors_not_answers() -> None:
+    ok = {"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "ctx"}]}}
+    assert mcp_text(ok) == ("ctx", None)
+    tool_error = {"result": {"content": [{"type": "text", "text": "no"}], "isError": True}}
+    assert mcp_text(tool_error) == (None, "mcp_tool_error")
+    assert mcp_text({"error": {"code": -32602, "message": "bad"}}) == (None, "mcp_jsonrpc_error")
+    assert mcp_text({"result": {"content": []}}) == (None, "mcp_no_text")
+    assert mcp_text([1]) == (None, "mcp_not_json_rpc")
+
+
+def test_cpu_shares_are_cores_over_the_window_and_the_rest_of_the_machine_is_other() -> None:
+    before = dict.fromkeys(
+        ("wall", "machine_busy", "machine_all", "loadgen", "server", "postgres", "redis"), 0.0
+    )
+    after = {
+        "wall": 10.0,
+        "machine_busy": 19.0,
+        "machine_all": 20.0,
+        "loadgen": 2.0,
+        "server": 12.0,
+        "postgres": 1.0,
+        "redis": 0.5,
+    }
+    cores = cpu_used(before, after)
+    assert cores["server"] == 1.2
+    assert cores["machine_cores"] == 2.0
+    assert round(cores["other"], 2) == 0.35

@@ -1,0 +1,112 @@
+"""`manage.py serve` (what `make run` starts): uvicorn with Django and MCP, and its worker.
+
+Each test starts the real command in its own process on its own SQLite database and filesystem
+broker, then stops it the way a person or a process manager would.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    folder = tmp_path_factory.mktemp("serve")
+    environment = {
+        **os.environ,
+        "DATABASE_URL": f"sqlite:///{folder / 'serve.sqlite3'}",
+        "AFRAMES_VAR_DIR": str(folder / "var"),
+        "SECRET_KEY": "serve-test",
+    }
+    environment.pop("REDIS_URL", None)
+    subprocess.run(
+        [sys.executable, str(ROOT / "manage.py"), "migrate", "--noinput"],
+        env=environment,
+        check=True,
+        capture_output=True,
+        timeout=180,
+    )
+    yield environment
+
+
+def _port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _status(url: str) -> int:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as answer:
+            return int(answer.status)
+    except urllib.error.HTTPError as err:
+        return err.code
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def _start(env: dict[str, str]) -> tuple[subprocess.Popen[str], str, int]:
+    port = _port()
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "manage.py"), "serve", "--port", str(port)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert proc.stdout is not None
+    first = proc.stdout.readline()
+    worker = re.search(r"Worker started \(pid (\d+)\)", first)
+    assert worker is not None, first
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            if _status(f"{base}/healthz") == 200:
+                break
+        except OSError:
+            pass
+        assert time.monotonic() < deadline and proc.poll() is None, "serve did not come up"
+        time.sleep(0.2)
+    return proc, base, int(worker[1])
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
+def test_serve_answers_pages_and_mcp_and_every_signal_stops_its_worker(env, signum) -> None:
+    proc, base, worker = _start(env)
+    try:
+        assert _status(f"{base}/login/") == 200
+        assert _status(f"{base}/static/vendor/htmx-2.0.11/htmx.min.js") == 200
+        # MCP is mounted beside Django: without a token it asks for one.
+        assert _status(f"{base}/mcp") == 401
+        assert not _gone(worker)
+        proc.send_signal(signum)
+        proc.wait(timeout=30)
+        deadline = time.monotonic() + 20
+        while not _gone(worker):
+            assert time.monotonic() < deadline, f"the worker outlived serve after {signum!r}"
+            time.sleep(0.1)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
