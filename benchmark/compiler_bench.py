@@ -1,14 +1,18 @@
 """Compile benchmark: our compiler next to the Activity Frames reference on SYNTHETIC days.
 
     python -m benchmark.compiler_bench [--days N] [--sizes 2000,4000,6000] [--repeat R]
+                                       [--aw-days N] [--aw-runs R]
 
 Each day is compiled in-process by ``compiler`` and by the paper's reference implementation
 (PyPI ``activity-frames==0.2.2``, a bench-only dependency the product never imports), from the
 same screenpipe-style capture SQLite, for the same local day in the same time zone. Per day it
 prints rows, warm median compile times and their ratio, cl100k_base tokens of the raw rows, our
 document and context block (and the reference's), and both per-app ledgers with every
-difference decomposed into computed causes. The last line is the JSON of
-``bench-results/compiler.json``.
+difference decomposed into computed causes. Then, on SYNTHETIC ActivityWatch days in the
+exact export format (``benchmark/synthetic/aw_day.py``, AFK present), our read+compile of the
+export against the reference compiling the same emulated 30 s rows from its capture SQLite,
+in-process and as one whole CLI call each, with both sides' tokens and credited minutes
+against ActivityWatch's own totals. The last line is the JSON of ``bench-results/compiler.json``.
 
 How a day of 2,000-6,000 rows is made. One generated working day (``generate_day``, 2
 monitors, input events, element trees) has about 2,000-2,500 snapshot rows over 8-9.5 hours.
@@ -28,7 +32,10 @@ from __future__ import annotations
 
 import argparse
 import gc
+import json
 import os
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -41,15 +48,17 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from benchmark.harness import finish, median
+from benchmark.synthetic import aw_day
 from benchmark.synthetic.desktop import generate_day
 from benchmark.synthetic.native import write_screenpipe
-from compiler.__main__ import EDGE_MARGIN_S, cl100k, raw_rows_json
+from compiler.__main__ import cl100k, raw_rows_json
 from compiler.capture import Capture
 from compiler.document import Compiled, compile_day, day_window
 from compiler.emit import context_block, to_json
 from compiler.params import DWELL_CAP_S, SESSION_GAP_S, Params
 from compiler.segment import is_lock_app, normalise_app
 from compiler.sources import open_source
+from compiler.sources.events import records_from_capture
 from compiler.sources.screenpipe import CaptureDatabase
 from compiler.views import ledger
 
@@ -73,6 +82,16 @@ ROUNDING_MIN = 0.06  # the reference rounds ledger minutes to 0.1, ours to 0.01
 TARGET_SPEEDUP_X = 5.0
 TARGET_2000_ROWS_MS = 15.0
 TARGET_RAW_TO_CONTEXT_X = 86.0  # the paper's figure (context block vs raw rows, cl100k_base)
+TARGET_AW_WHOLEPROCESS_RATIO = 1.0  # one CLI call of ours takes less wall time than theirs
+TARGET_AW_MINUTES_ERROR_PCT = 3.0  # credited minutes within 3 % of ActivityWatch's own totals
+
+# ActivityWatch days: aw_day's working days (08:30-18:00 local) from this Monday on, one a
+# weekday; Europe/Berlin changes to summer time only on 2026-03-29.
+AW_FIRST_DAY = date(2026, 3, 2)
+AW_MAX_DAYS = 5
+AW_DAYS = 2
+AW_CLI_RUNS = 9
+ROOT = Path(__file__).resolve().parent.parent
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -264,9 +283,8 @@ def use_zone(tz: str) -> None:
 
 
 def _read_window(day: date, tz: str) -> tuple[float, float]:
-    start, end = day_window(day, ZoneInfo(tz))
-    # The CLI reads one session gap beyond the day so frames at its edges close the same way.
-    return start - EDGE_MARGIN_S, end + EDGE_MARGIN_S
+    # The CLI reads exactly the local day, as the service does (a day is cut at midnight).
+    return day_window(day, ZoneInfo(tz))
 
 
 def _read(path: Path, day: date, tz: str, *, input_context: bool = False) -> Capture:
@@ -320,6 +338,19 @@ def _reference_reads(db: Any, day: date) -> Callable[[], None]:
     return reads
 
 
+def _timed(call: Callable[[], object], *, warm: bool = True) -> float:
+    """Seconds of one call after a full collection (and, when ``warm``, one untimed call),
+    with the cyclic collector left off; the caller turns it back on (see time_both)."""
+    gc.enable()
+    gc.collect()
+    gc.disable()
+    if warm:
+        call()
+    t0 = time.perf_counter()
+    call()
+    return time.perf_counter() - t0
+
+
 def time_both(path: Path, day: date, tz: str, repeat: int, af: Any) -> Timings:
     """Warm medians of ``repeat`` runs, alternating ours and theirs, after one untimed round.
 
@@ -350,16 +381,6 @@ def time_both(path: Path, day: date, tz: str, repeat: int, af: Any) -> Timings:
         _compile(capture, day, tz)
         return t0, t1, clock()
 
-    def timed(call: Callable[[], object], *, warm: bool = True) -> float:
-        gc.enable()
-        gc.collect()
-        gc.disable()
-        if warm:
-            call()
-        t0 = clock()
-        call()
-        return clock() - t0
-
     try:
         for run in range(repeat + 1):
             gc.enable()
@@ -367,9 +388,9 @@ def time_both(path: Path, day: date, tz: str, repeat: int, af: Any) -> Timings:
             gc.disable()
             ours()
             t0, t1, t2 = ours()
-            ref = timed(lambda: log.day(day.isoformat()))
-            ref_read = timed(ref_reads)
-            oneshot = timed(lambda: _compile(_read(path, day, tz), day, tz), warm=False)
+            ref = _timed(lambda: log.day(day.isoformat()))
+            ref_read = _timed(ref_reads)
+            oneshot = _timed(lambda: _compile(_read(path, day, tz), day, tz), warm=False)
             if run:
                 samples["read"].append((t1 - t0) * 1e3)
                 samples["compile"].append((t2 - t1) * 1e3)
@@ -742,6 +763,225 @@ def prefix_series(bench: BenchDay, work: Path, repeat: int) -> list[tuple[int, f
 
 
 # --------------------------------------------------------------------------------------------
+# ActivityWatch days
+# --------------------------------------------------------------------------------------------
+
+
+def aw_days(count: int, tz: str, *, seed: int = SEED) -> list[tuple[date, aw_day.Day]]:
+    """``count`` SYNTHETIC ActivityWatch working days with AFK, one a weekday from AW_FIRST_DAY."""
+    if not 0 <= count <= AW_MAX_DAYS:
+        raise ValueError(f"--aw-days must be 0-{AW_MAX_DAYS}, got {count}.")
+    days = [AW_FIRST_DAY + timedelta(days=i) for i in range(count)]
+    return [(d, aw_day.generate(d, tz, seed=seed, afk=True)) for d in days]
+
+
+def reference_records(capture: Capture) -> list[Record]:
+    """The rows our reader emulates from an export, as records for the reference's SQLite.
+
+    The reference reads only a ``frames`` table, so it gets the same 30 s rows at the same
+    instants with the same apps, titles and URLs, but neither each row's event end nor the
+    AFK absences: its capture format has no place for them.
+    """
+    return [
+        record for _, record in records_from_capture(capture, "aw") if record["kind"] == "snapshot"
+    ]
+
+
+def minutes_error_pct(credited: float, truth: float) -> float:
+    """Signed error of credited minutes against the recorder's own total, in percent."""
+    if truth <= 0:
+        raise ValueError(f"the recorder's total must be positive, got {truth} min.")
+    return (credited / truth - 1.0) * 100.0
+
+
+def reference_cli() -> str:
+    """The reference's ``aframes`` script, next to this interpreter or on PATH."""
+    beside = Path(sys.executable).with_name("aframes")
+    found = str(beside) if beside.is_file() else shutil.which("aframes")
+    if found is None:
+        raise SystemExit(
+            f"benchmark cannot run: no aframes command of {REFERENCE} next to {sys.executable} "
+            "or on PATH; make bench-compiler installs the bench extra."
+        )
+    return found
+
+
+def cli_commands(
+    export: Path, database: Path, day: date, tz: str, aframes: str
+) -> dict[str, list[str]]:
+    """One complete CLI call each printing the day's context block: ours reads the export,
+    the reference its capture SQLite (it takes the zone from the process, see cli_env)."""
+    return {
+        "ours": [
+            sys.executable, "-m", "compiler", "day", "--source", f"activitywatch:{export}",
+            "--date", day.isoformat(), "--tz", tz, "-f", "context",
+        ],
+        "ref": [aframes, "day", "--db", str(database), day.isoformat(), "-f", "context"],
+    }  # fmt: skip
+
+
+def cli_env(tz: str, pycache: Path) -> dict[str, str]:
+    """The environment of both CLIs: ``tz`` as the local zone, bytecode caches in ``pycache``.
+
+    An installed package runs from bytecode (pip compiles it). Where PYTHONDONTWRITEBYTECODE
+    is set and the source tree has no caches, our side would compile its source on every call
+    while the installed reference ran from its caches; both sides instead keep caches in one
+    fresh folder, written by the untimed first call of each (see wall_medians).
+    """
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["TZ"] = tz
+    env["PYTHONPYCACHEPREFIX"] = str(pycache)
+    return env
+
+
+def wall_medians(
+    commands: Mapping[str, Sequence[str]], runs: int, env: Mapping[str, str]
+) -> tuple[dict[str, float], dict[str, str]]:
+    """Median wall ms of ``runs`` calls of each command, alternating, after one untimed call
+    of each; and what each printed. A command that fails stops the benchmark."""
+    samples: dict[str, list[float]] = {name: [] for name in commands}
+    printed: dict[str, str] = {}
+    for run in range(runs + 1):
+        for name, argv in commands.items():
+            t0 = time.perf_counter()
+            done = subprocess.run(
+                list(argv), env=dict(env), cwd=ROOT, capture_output=True, text=True, check=False
+            )
+            elapsed = time.perf_counter() - t0
+            if done.returncode != 0:
+                raise SystemExit(
+                    f"{' '.join(argv)} exited with {done.returncode}: {done.stderr.strip()[-800:]}"
+                )
+            if run:
+                samples[name].append(elapsed * 1e3)
+            else:
+                printed[name] = done.stdout
+    return {name: median(values) for name, values in samples.items()}, printed
+
+
+def time_aw(
+    export: Path, database: Path, day: date, tz: str, repeat: int, af: Any
+) -> tuple[float, float]:
+    """Warm medians (ms) of our read+compile of the export and the reference's build_day.
+
+    Our reader parses the export whole on every call (a JSON file has no connection to keep
+    open); the reference compiles through its ActivityLog facade kept open. Collection and
+    warm-up as in time_both.
+    """
+    log = af.ActivityLog(str(database))
+    spec, window = f"activitywatch:{export}", _read_window(day, tz)
+    ours: list[float] = []
+    ref: list[float] = []
+    try:
+        for run in range(repeat + 1):
+            mine = _timed(
+                lambda: _compile(open_source(spec, *window, input_context=False), day, tz)
+            )
+            theirs = _timed(lambda: log.day(day.isoformat()))
+            if run:
+                ours.append(mine * 1e3)
+                ref.append(theirs * 1e3)
+    finally:
+        gc.enable()
+        log.close()
+    return median(ours), median(ref)
+
+
+def run_aw_day(
+    number: int,
+    day: date,
+    generated: aw_day.Day,
+    tz: str,
+    work: Path,
+    repeat: int,
+    runs: int,
+    af: Any,
+    count: Callable[[str], int],
+) -> dict[str, Any]:
+    export = work / f"aw-{number}.json"
+    export.write_text(json.dumps(generated.export), encoding="utf-8")
+    capture = open_source(f"activitywatch:{export}", *_read_window(day, tz))
+    compiled = _compile(capture, day, tz)
+    database = work / f"aw-{number}.sqlite"
+    write_screenpipe(database, reference_records(capture))
+    with af.Database(str(database)) as db:
+        ref_doc = af.build_day(db, day.isoformat(), min_minutes=0.5)
+    log = af.ActivityLog(str(database))
+    try:
+        ref_min = float(sum(u.minutes for u in log.apps(day.isoformat())))
+    finally:
+        log.close()
+    ours_min = float(sum(a["minutes"] for a in ledger(compiled)))
+    truth_min = generated.total_minutes
+
+    ours_ms, ref_ms = time_aw(export, database, day, tz, repeat, af)
+    commands = cli_commands(export, database, day, tz, reference_cli())
+    walls, printed = wall_medians(commands, runs, cli_env(tz, work / "pycache"))
+    block, ref_block = context_block(compiled), af.context_block(ref_doc)
+    # The timed calls must have compiled the same day as the figures below describe.
+    if printed["ours"] != block:
+        raise SystemExit(f"ActivityWatch day {number}: our CLI printed another context block")
+    if printed["ref"].rstrip("\n") != ref_block.rstrip("\n"):
+        raise SystemExit(f"ActivityWatch day {number}: the reference CLI printed another block")
+
+    figures: dict[str, Any] = {
+        "day": day.isoformat(),
+        "rows": len(capture.snapshots),
+        "truth_min": truth_min,
+        "ours_ms": ours_ms,
+        "ref_ms": ref_ms,
+        "ours_cli_ms": walls["ours"],
+        "ref_cli_ms": walls["ref"],
+        "context_tokens": count(block),
+        "ref_context_tokens": count(ref_block),
+        "json_tokens": count(to_json(compiled.document)),
+        "ref_json_tokens": count(af.to_json(ref_doc)),
+        "ours_min": ours_min,
+        "ref_min": ref_min,
+        "error_pct": minutes_error_pct(ours_min, truth_min),
+        "ref_error_pct": minutes_error_pct(ref_min, truth_min),
+    }
+    events = generated.events
+    kinds = {
+        kind: sum(n for bucket, n in events.items() if bucket.startswith(prefix))
+        for kind, prefix in (
+            ("window", "aw-watcher-window"),
+            ("web", "aw-watcher-web"),
+            ("AFK", "aw-watcher-afk"),
+        )
+    }
+    print(
+        f"\nActivityWatch day {number}: {day} ({tz}), a SYNTHETIC export in the native format "
+        f"(benchmark/synthetic/aw_day.py, seed {SEED}, AFK present): "
+        + ", ".join(f"{n:,} {kind} events" for kind, n in kinds.items())
+        + f"; {figures['rows']:,} emulated 30 s rows, the reference's frames table"
+    )
+    print(
+        f"  in-process ms (median of {repeat}, warm): ours read+compile of the export "
+        f"{ours_ms:.1f} | reference build_day of its SQLite {ref_ms:.1f} | speedup "
+        f"{ref_ms / ours_ms:.1f}x"
+    )
+    print(
+        f"  whole process ms (median of {runs} CLI calls each, bytecode cached for both): ours "
+        f"`python -m compiler day --source activitywatch:FILE -f context` {walls['ours']:.0f} | "
+        f"reference `aframes day --db FILE -f context` {walls['ref']:.0f} | ours/reference "
+        f"{walls['ours'] / walls['ref']:.2f}"
+    )
+    print(
+        f"  cl100k_base tokens: context block ours {figures['context_tokens']:,}, reference "
+        f"{figures['ref_context_tokens']:,} | JSON document ours {figures['json_tokens']:,}, "
+        f"reference {figures['ref_json_tokens']:,}"
+    )
+    print(
+        f"  credited minutes against ActivityWatch's own focused, not-AFK total of "
+        f"{truth_min:.1f}: ours {ours_min:.1f} ({figures['error_pct']:+.1f} %), reference "
+        f"{ref_min:.1f} ({figures['ref_error_pct']:+.1f} %; its capture format has no AFK "
+        "signal and no event end, so a row earns its dwell up to the next row)"
+    )
+    return figures
+
+
+# --------------------------------------------------------------------------------------------
 # Main
 # --------------------------------------------------------------------------------------------
 
@@ -775,12 +1015,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--repeat", type=int, default=REPEAT, help=f"timed runs (default {REPEAT})")
     parser.add_argument("--tz", default=TZ, help=f"IANA time zone of the days (default {TZ})")
+    parser.add_argument(
+        "--aw-days",
+        type=int,
+        default=AW_DAYS,
+        help=f"SYNTHETIC ActivityWatch days, 0-{AW_MAX_DAYS} (default {AW_DAYS})",
+    )
+    parser.add_argument(
+        "--aw-runs",
+        type=int,
+        default=AW_CLI_RUNS,
+        help=f"timed CLI calls per side and ActivityWatch day (default {AW_CLI_RUNS})",
+    )
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
+    if args.aw_runs < 1:
+        parser.error("--aw-runs must be at least 1")
     try:
         sizes = args.sizes or default_sizes(args.days)
         ZoneInfo(args.tz)
+        aw_inputs = aw_days(args.aw_days, args.tz)
     except (ValueError, KeyError) as exc:
         parser.error(str(exc))
     if len(sizes) > 11:
@@ -808,6 +1063,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             results.append(run_day(number, bench, Path(tmp), args.repeat, af, count))
         biggest = max((r["bench"] for r in results), key=lambda b: b.rows)
         series = prefix_series(biggest, Path(tmp), args.repeat)
+        aw = [
+            run_aw_day(
+                number, day, generated, args.tz, Path(tmp), args.repeat, args.aw_runs, af, count
+            )
+            for number, (day, generated) in enumerate(aw_inputs, start=1)
+        ]
 
     xs = [float(r["rows"]) for r in results]
     compile_ms = [r["timings"].ours_compile_ms for r in results]
@@ -892,6 +1153,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         + (f"R² {r2:.4f}" if linear else "needs a day of 3,000 rows or more")
         + f" [{'met' if checks['linear_r2_at_least_0_99'] else 'MISSED'}]"
     )
+    aw_speedups = [a["ref_ms"] / a["ours_ms"] for a in aw]
+    aw_ratios = [a["ours_cli_ms"] / a["ref_cli_ms"] for a in aw]
+    aw_checks = {
+        "wholeprocess_ratio_under_1": bool(aw) and max(aw_ratios) < TARGET_AW_WHOLEPROCESS_RATIO,
+        "minutes_within_3_pct": bool(aw)
+        and max(abs(a["error_pct"]) for a in aw) <= TARGET_AW_MINUTES_ERROR_PCT,
+    }
+    if aw:
+        print(
+            f"  ActivityWatch (SYNTHETIC, {len(aw)} day(s)): in-process speedup "
+            + ", ".join(f"{v:.1f}x" for v in aw_speedups)
+            + "; whole process ours/reference "
+            + ", ".join(f"{v:.2f}" for v in aw_ratios)
+            + f" [{'met' if aw_checks['wholeprocess_ratio_under_1'] else 'MISSED'}: < 1]"
+            + "; credited minutes ours "
+            + ", ".join(f"{a['error_pct']:+.1f} %" for a in aw)
+            + f" [{'met' if aw_checks['minutes_within_3_pct'] else 'MISSED'}: within 3 %], "
+            + "reference "
+            + ", ".join(f"{a['ref_error_pct']:+.1f} %" for a in aw)
+        )
     finish(
         "compiler",
         {
@@ -949,6 +1230,31 @@ def main(argv: Sequence[str] | None = None) -> int:
             "both_monitors_min": [round(r["both_monitors_min"], 2) for r in results],
             "ledger_apps": [r["ledger_apps"] for r in results],
             "targets_met": checks,
+            "aw_days": len(aw),
+            "aw_source": (
+                "SYNTHETIC ActivityWatch exports in the native format (benchmark/synthetic/"
+                "aw_day.py, AFK present); the reference gets our reader's emulated 30 s rows "
+                "as its frames table"
+            ),
+            "aw_dates": [a["day"] for a in aw],
+            "aw_rows": [a["rows"] for a in aw],
+            "aw_ours_read_compile_ms": [round(a["ours_ms"], 2) for a in aw],
+            "aw_ref_build_day_ms": [round(a["ref_ms"], 2) for a in aw],
+            "aw_inprocess_speedup_x": [round(v, 2) for v in aw_speedups],
+            "aw_cli_runs": args.aw_runs,
+            "aw_ours_cli_ms": [round(a["ours_cli_ms"], 1) for a in aw],
+            "aw_ref_cli_ms": [round(a["ref_cli_ms"], 1) for a in aw],
+            "aw_wholeprocess_ratio": [round(v, 3) for v in aw_ratios],
+            "aw_context_tokens": [a["context_tokens"] for a in aw],
+            "aw_ref_context_tokens": [a["ref_context_tokens"] for a in aw],
+            "aw_json_tokens": [a["json_tokens"] for a in aw],
+            "aw_ref_json_tokens": [a["ref_json_tokens"] for a in aw],
+            "aw_truth_min": [round(a["truth_min"], 2) for a in aw],
+            "aw_ours_min": [round(a["ours_min"], 2) for a in aw],
+            "aw_ref_min": [round(a["ref_min"], 2) for a in aw],
+            "aw_minutes_error_pct": [round(a["error_pct"], 2) for a in aw],
+            "aw_ref_minutes_error_pct": [round(a["ref_error_pct"], 2) for a in aw],
+            "aw_targets_met": aw_checks,
         },
     )
     return 0

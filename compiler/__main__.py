@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
-from datetime import date
+from datetime import UTC, date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -20,11 +21,8 @@ from compiler.document import Compiled, compile_day, day_window
 from compiler.emit import FORMATS, context_block, render, to_json
 from compiler.enrich import LAYOUTS
 from compiler.entities import url_report
-from compiler.params import MIN_MINUTES_DEFAULT, SESSION_GAP_S, Params
+from compiler.params import MIN_MINUTES_DEFAULT, Params
 from compiler.views import communications, ledger, steps
-
-# Rows this far beyond the day are read so frames at the day's edges close the same way every time.
-EDGE_MARGIN_S = SESSION_GAP_S
 
 
 class CliError(Exception):
@@ -49,10 +47,12 @@ def _zone(text: str) -> str:
 def _read_day(
     args: argparse.Namespace, *, input_context: bool = False
 ) -> tuple[Capture, date, str, float, float]:
-    """The capture of the asked day (with edge margins), the day, zone and its UTC bounds.
+    """The capture of the asked day, the day, zone and its UTC bounds.
 
-    Compiling needs no input event's own app, window or URL (see ``open_source``); the raw
-    rows that ``tokens`` measures do.
+    Exactly the rows of the local day are read, as the service reads a day's events: a day
+    is cut at midnight (README, "Cut at midnight"), so the CLI and a stored document agree on
+    frames and minutes. Compiling needs no input event's own app, window or URL (see
+    ``open_source``); the raw rows that ``tokens`` measures do.
     """
     from compiler.sources import SourceError, open_source
 
@@ -60,12 +60,7 @@ def _read_day(
     tz = _zone(args.tz)
     start, end = day_window(day, ZoneInfo(tz))
     try:
-        capture = open_source(
-            args.source,
-            start - EDGE_MARGIN_S,
-            end + EDGE_MARGIN_S,
-            input_context=input_context,
-        )
+        capture = open_source(args.source, start, end, input_context=input_context)
     except SourceError as err:
         raise CliError(str(err)) from None
     return capture, day, tz, start, end
@@ -79,7 +74,27 @@ def _compile(args: argparse.Namespace) -> Compiled:
         layout=getattr(args, "layout", "identity"),
         layout_map=_layout_file(getattr(args, "layout_map", None)),
     )
-    return compile_day(capture, day, tz, params)
+    return compile_day(capture, day, tz, params, generated_at=_generated_at(args))
+
+
+def _generated_at(args: argparse.Namespace) -> str | None:
+    """The pinned generation time: --generated-at, else SOURCE_DATE_EPOCH (the
+    reproducible-builds convention: seconds since the epoch), else None (now)."""
+    given = getattr(args, "generated_at", None)
+    if given:
+        try:
+            moment = datetime.fromisoformat(given)
+        except ValueError:
+            moment = None
+        if moment is None or moment.utcoffset() is None:
+            raise CliError(f"--generated-at {given!r} is not an ISO 8601 time with an offset")
+        return moment.isoformat(timespec="seconds")
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if not epoch:
+        return None
+    if not epoch.isdigit():
+        raise CliError(f"SOURCE_DATE_EPOCH={epoch!r} must be whole seconds since 1970-01-01")
+    return datetime.fromtimestamp(int(epoch), UTC).isoformat(timespec="seconds")
 
 
 def _layout_file(path: str | None) -> tuple[tuple[str, str], ...]:
@@ -240,6 +255,11 @@ def build_parser() -> argparse.ArgumentParser:
     day.add_argument("--budget-tokens", type=int, help="context block token budget (cl100k_base)")
     day.add_argument("--layout", choices=sorted(LAYOUTS), default="identity")
     day.add_argument("--layout-map", help="JSON file mapping captured to typed characters")
+    day.add_argument(
+        "--generated-at",
+        help="pin the document's generated_at (ISO 8601 with offset; default: "
+        "SOURCE_DATE_EPOCH if set, else now), so two runs are byte-identical",
+    )
     day.set_defaults(run=_day)
 
     tokens = commands.add_parser("tokens", help="token counts: raw rows vs document vs block")

@@ -11,11 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import compress, islice
 from operator import attrgetter, eq, le, lt
 from typing import Protocol
 
 INPUT_TYPES = ("key", "text", "click", "clipboard", "app_switch", "scroll")
+# Zero-width and direction marks some platforms put in app names and titles
+# ("\u200eSlack", "Microsoft\u200b Edge").
+INVISIBLE = dict.fromkeys(
+    map(ord, "\u200b\u200c\u200d\u200e\u200f\u2060\u2066\u2067\u2068\u2069\ufeff\u00ad")
+)
 BY_TIME = attrgetter("t", "id")  # (t, id): the order every reader hands rows over in
 ROW_ID = attrgetter("id")
 ROW_T = attrgetter("t")
@@ -24,6 +30,12 @@ ROW_T = attrgetter("t")
 class _Row(Protocol):
     id: int
     t: float
+
+
+@lru_cache(maxsize=4096)
+def normalise_title(text: str) -> str:
+    """A window title without invisible marks and with its spaces collapsed."""
+    return " ".join(text.translate(INVISIBLE).split())
 
 
 def in_time_order(rows: Sequence[_Row], times: Sequence[float] | None = None) -> bool:
@@ -46,7 +58,12 @@ def in_time_order(rows: Sequence[_Row], times: Sequence[float] | None = None) ->
 
 @dataclass(slots=True)
 class Snapshot:
-    """One capture row: what was on screen (focused app, window title, URL) at time t."""
+    """One capture row: what was on screen (focused app, window title, URL) at time t.
+
+    ``end`` is set by sources that know when the screen stopped showing this (an interval
+    recorder such as ActivityWatch): the row is then credited no time past it. Event-driven
+    capture leaves it None and each row earns the time to the next row (activity frames §4.2).
+    """
 
     id: int
     t: float
@@ -54,6 +71,7 @@ class Snapshot:
     app: str
     window: str | None = None
     url: str | None = None
+    end: float | None = None
 
 
 @dataclass(slots=True)

@@ -20,7 +20,15 @@ from operator import le, sub
 from typing import Any, TypeVar
 from zoneinfo import ZoneInfo
 
-from compiler.capture import ROW_ID, ROW_T, Capture, Element, InputEvent, Snapshot
+from compiler.capture import (
+    ROW_ID,
+    ROW_T,
+    Capture,
+    Element,
+    InputEvent,
+    Snapshot,
+    normalise_title,
+)
 from compiler.enrich import TIERS, Attributed, attribute, layout_for, repair_text
 from compiler.entities import parse_url
 from compiler.params import (
@@ -30,7 +38,7 @@ from compiler.params import (
     SCHEMA_VERSION,
     Params,
 )
-from compiler.segment import AwaySpan, Segment, segment
+from compiler.segment import UNKNOWN_APP, AwaySpan, Segment, segment
 
 MAX_FRAME_PAGES = 10
 
@@ -314,6 +322,18 @@ def compile_window(
         inputs = per_frame.get(index, _NO_INPUTS)
         frame_docs.append(_frame_doc(compiled, frame, row_ids[index], active_s, inputs, layout))
     window_times = _times_within(capture.snapshots, start, end)
+    disclosures = list(capture.disclosures)
+    unknown_s = sum(
+        part.active_s
+        for frame in frames
+        for part in (frame, *frame.interruptions)
+        if part.app == UNKNOWN_APP
+    )
+    if unknown_s:
+        disclosures.append(
+            f"{_minutes(unknown_s)} min were captured in windows whose app the recorder could "
+            f"not name; they are counted as {UNKNOWN_APP}, not as an app."
+        )
     document: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "generated_at": generated_at or datetime.now(UTC).isoformat(timespec="seconds"),
@@ -321,7 +341,7 @@ def compile_window(
             "recorder": capture.recorder,
             "reader": capture.reader,
             "parameters": params.as_dict(),
-            "disclosures": list(capture.disclosures),
+            "disclosures": disclosures,
         },
         "window": {
             "start": compiled.local(start),
@@ -366,7 +386,7 @@ def _frame_doc(
     titles: dict[str, int] = {}
     urls: dict[str, int] = {}
     for row in frame.rows:
-        window, url = row.window, row.url
+        window, url = row.window and normalise_title(row.window), row.url
         if window:
             titles[window] = titles.get(window, 0) + 1
         if url:

@@ -12,7 +12,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from compiler.capture import BY_TIME, Absence, Snapshot, in_time_order
+from compiler.capture import (
+    BY_TIME,
+    INVISIBLE,
+    Absence,
+    Snapshot,
+    in_time_order,
+)
 from compiler.entities import site_of
 from compiler.params import Params
 
@@ -32,17 +38,42 @@ LOCK_APPS = frozenset(
         "lockscreen",
     )
 )
-# Zero-width and direction marks some platforms put in app names ("\u200eSlack").
-_INVISIBLE = dict.fromkeys(
-    map(ord, "\u200b\u200c\u200d\u200e\u200f\u2060\u2066\u2067\u2068\u2069\ufeff\u00ad")
-)
+
+
+UNKNOWN_APP = "(unknown app)"
+# Names recorders use for "could not tell which app" (ActivityWatch's window watcher writes
+# "unknown"); they are one disclosed placeholder, never an app of their own.
+_PLACEHOLDERS = frozenset({"", "unknown", "(unknown)", "n/a"})
+# One app under several spellings, as platforms and recorders name it: the key is the name
+# case-folded with spaces, hyphens, underscores and dots taken out and a trailing "exe"
+# dropped; the value is the name shown. Only spellings seen in real captures are listed;
+# any other name is kept exactly as captured (distinct apps stay distinct).
+APP_ALIASES = {
+    "codeinsiders": "Code - Insiders",  # "Code - Insiders" (macOS), "Code-insiders" (Linux)
+    "codeexe": "Code",
+    "msedge": "Microsoft Edge",  # msedge.exe (Windows)
+    "microsoftedge": "Microsoft Edge",
+    "firefoxesr": "Firefox",
+    "mozillafirefox": "Firefox",
+    "zoomus": "zoom.us",
+    "zoom": "zoom.us",
+}
+_FOLD = str.maketrans("", "", " -_.")
+
+
+def _alias_key(name: str) -> str:
+    key = name.casefold().translate(_FOLD)
+    return key[:-3] if key.endswith("exe") and len(key) > 3 else key
 
 
 @lru_cache(maxsize=4096)
 def normalise_app(name: str) -> str:
-    """Remove invisible marks and outer space; distinct apps stay distinct (no case folding)."""
-    cleaned = " ".join(name.translate(_INVISIBLE).split())
-    return cleaned or "(unknown app)"
+    """Remove invisible marks and outer space, then map known spellings of one app to one
+    name (``APP_ALIASES``); placeholders become ``UNKNOWN_APP``. No case folding otherwise."""
+    cleaned = " ".join(name.translate(INVISIBLE).split())
+    if cleaned.casefold() in _PLACEHOLDERS:
+        return UNKNOWN_APP
+    return APP_ALIASES.get(_alias_key(cleaned), cleaned)
 
 
 @lru_cache(maxsize=4096)
@@ -166,6 +197,7 @@ def _segment_monitor(
         lock_run = None
         credit = 0.0
         brk = True
+        own_end = row.end
         if i + 1 < count:
             nxt_t = times[i + 1]
             delta = nxt_t - t
@@ -176,6 +208,18 @@ def _segment_monitor(
             elif delta <= gap:
                 credit = cap if cap < delta else delta
                 brk = False
+            elif own_end is not None:
+                # A known end is credited even before a silence (the source measured it).
+                cut = own_end - t
+                credit = cap if cap < cut else cut
+        elif own_end is not None:
+            cut = own_end - t
+            credit = cap if cap < cut else cut
+        if own_end is not None:
+            # The source says when this row stopped being on screen: no credit past it.
+            cut = own_end - t
+            if cut < credit:
+                credit = cut if cut > 0.0 else 0.0
         url = row.url
         if url:
             try:

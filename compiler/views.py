@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from compiler.capture import normalise_title
 from compiler.document import Compiled, runs
 from compiler.enrich import layout_for, repair_text
 from compiler.entities import parse_url
@@ -43,7 +44,7 @@ def ledger(compiled: Compiled) -> list[dict[str, Any]]:
         sessions[frame.app] += 1
         longest[frame.app] = max(longest.get(frame.app, 0.0), frame.active_s)
         counter = titles.setdefault(frame.app, Counter())
-        counter.update(row.window for row in frame.rows if row.window)
+        counter.update(normalise_title(row.window) for row in frame.rows if row.window)
         for b in frame.interruptions:
             minutes[b.app] = minutes.get(b.app, 0.0) + b.active_s
     order = sorted(minutes, key=lambda app: (-minutes[app], app))

@@ -5,6 +5,8 @@ Only our parts are tested here; timings and the reference comparison live in the
 
 from __future__ import annotations
 
+import json
+import sys
 from collections import Counter
 from datetime import date, datetime
 from pathlib import Path
@@ -13,7 +15,21 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from benchmark.compiler_bench import EDGE_S, BenchDay, build_day, default_sizes, fit_line
+from benchmark.compiler_bench import (
+    AW_FIRST_DAY,
+    EDGE_S,
+    BenchDay,
+    aw_days,
+    build_day,
+    cli_commands,
+    cli_env,
+    default_sizes,
+    fit_line,
+    minutes_error_pct,
+    reference_records,
+    wall_medians,
+)
+from benchmark.synthetic.aw_day import local_day_bounds
 from benchmark.synthetic.native import write_screenpipe
 from compiler.document import day_window
 from compiler.sources import open_source
@@ -94,3 +110,72 @@ def test_default_sizes_spread_over_the_issue_range() -> None:
 def test_fit_line_recovers_a_line() -> None:
     slope, intercept, r2 = fit_line([1, 2, 3, 4], [3, 5, 7, 9])
     assert (round(slope, 9), round(intercept, 9), round(r2, 9)) == (2, 1, 1)
+
+
+def test_aw_days_are_consecutive_weekdays_with_an_afk_bucket() -> None:
+    days = aw_days(2, TZ)
+    assert [d for d, _ in days] == [AW_FIRST_DAY, date(2026, 3, 3)]
+    assert all(d.weekday() < 5 for d, _ in days)
+    assert all(any("afk" in bucket for bucket in day.export["buckets"]) for _, day in days)
+    assert aw_days(0, TZ) == []
+    with pytest.raises(ValueError, match="aw-days"):
+        aw_days(6, TZ)
+
+
+def test_the_reference_gets_the_emulated_rows_at_the_same_instants(tmp_path: Path) -> None:
+    ((day, generated),) = aw_days(1, TZ)
+    window = local_day_bounds(day, TZ)
+    export = tmp_path / "aw.json"
+    export.write_text(json.dumps(generated.export))
+    ours = open_source(f"activitywatch:{export}", *window)
+    assert ours.absences  # the day has AFK time the reference cannot be told about
+    records = reference_records(ours)
+    assert {r["kind"] for r in records} == {"snapshot"}
+    path = tmp_path / "ref.sqlite"
+    assert write_screenpipe(path, records)["frames"] == len(ours.snapshots)
+    back = open_source(f"screenpipe:{path}", *window)
+
+    def rows(capture: Any) -> list[tuple[Any, ...]]:
+        return [(round(s.t, 6), s.app, s.window, s.url) for s in capture.snapshots]
+
+    assert rows(back) == rows(ours)
+    assert any(s.url for s in back.snapshots)
+    assert all(s.end is None for s in back.snapshots) and not back.absences
+
+
+def test_minutes_error_is_a_signed_percentage_of_the_truth() -> None:
+    assert minutes_error_pct(97.0, 100.0) == pytest.approx(-3.0)
+    assert minutes_error_pct(123.0, 100.0) == pytest.approx(23.0)
+    with pytest.raises(ValueError, match="positive"):
+        minutes_error_pct(5.0, 0.0)
+
+
+def test_cli_commands_ask_both_sides_for_the_same_days_context_block(tmp_path: Path) -> None:
+    commands = cli_commands(tmp_path / "aw.json", tmp_path / "ref.sqlite", MONDAY, TZ, "aframes")
+    ours, ref = commands["ours"], commands["ref"]
+    assert ours[:4] == [sys.executable, "-m", "compiler", "day"]
+    assert f"activitywatch:{tmp_path / 'aw.json'}" in ours
+    assert ours[-2:] == ref[-2:] == ["-f", "context"]
+    assert MONDAY.isoformat() in ours and MONDAY.isoformat() in ref
+    assert ref[:4] == ["aframes", "day", "--db", str(tmp_path / "ref.sqlite")]
+
+
+def test_both_clis_run_in_the_days_zone_with_bytecode_caches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    env = cli_env(TZ, tmp_path)
+    assert env["TZ"] == TZ and env["PYTHONPYCACHEPREFIX"] == str(tmp_path)
+    assert "PYTHONDONTWRITEBYTECODE" not in env
+
+
+def test_wall_medians_time_every_command_and_keep_what_it_printed() -> None:
+    commands = {
+        "a": [sys.executable, "-c", "print('a')"],
+        "b": [sys.executable, "-c", "print('b')"],
+    }
+    medians, printed = wall_medians(commands, 2, {})
+    assert set(medians) == {"a", "b"} and all(v > 0 for v in medians.values())
+    assert printed == {"a": "a\n", "b": "b\n"}
+    with pytest.raises(SystemExit, match="exited with 3"):
+        wall_medians({"bad": [sys.executable, "-c", "raise SystemExit(3)"]}, 1, {})

@@ -13,7 +13,7 @@ import pytest
 
 from benchmark.synthetic.desktop import generate_day, write_jsonl
 from benchmark.synthetic.native import write_screenpipe
-from compiler.__main__ import EDGE_MARGIN_S, cl100k, raw_rows_json
+from compiler.__main__ import cl100k, raw_rows_json
 from compiler.document import canonical_sha256, compile_day, day_window
 from compiler.sources import screenpipe
 
@@ -87,7 +87,7 @@ def test_tokens_counts_each_input_events_own_context_which_day_does_not_read(
     assert done.returncode == 0, done.stderr
     figures = json.loads(done.stdout.strip().splitlines()[-1])
     start, end = day_window(date.fromisoformat(DAY), ZoneInfo("Europe/Berlin"))
-    window = (start - EDGE_MARGIN_S, end + EDGE_MARGIN_S)
+    window = (start, end)
     count = cl100k()
     full = screenpipe.read(path, *window)
     lean = screenpipe.read(path, *window, input_context=False)
@@ -183,3 +183,28 @@ def test_layout_map_file_is_checked(day_file: Path, tmp_path: Path) -> None:
     bad.write_text('{"qq": "a"}')
     done = run("day", *day_args(day_file), "--layout-map", str(bad))
     assert done.returncode == 2 and "single characters" in done.stderr
+
+
+def test_generated_at_is_pinned_by_flag_or_source_date_epoch(day_file: Path) -> None:
+    import os
+
+    env = {**os.environ, "SOURCE_DATE_EPOCH": "1772438400"}  # 2026-03-02T08:00:00Z
+    runs = [
+        subprocess.run(
+            [sys.executable, "-m", "compiler", "day", *day_args(day_file)],
+            cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=True,
+        ).stdout
+        for _ in range(2)
+    ]  # fmt: skip
+    assert runs[0] == runs[1]
+    assert json.loads(runs[0])["generated_at"] == "2026-03-02T08:00:00+00:00"
+    pinned = run("day", *day_args(day_file), "--generated-at", "2026-03-02T09:00:00+01:00")
+    assert json.loads(pinned.stdout)["generated_at"] == "2026-03-02T09:00:00+01:00"
+    bad = run("day", *day_args(day_file), "--generated-at", "yesterday")
+    assert bad.returncode == 2 and "--generated-at 'yesterday'" in bad.stderr
+    env["SOURCE_DATE_EPOCH"] = "soon"
+    odd = subprocess.run(
+        [sys.executable, "-m", "compiler", "day", *day_args(day_file)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert odd.returncode == 2 and "SOURCE_DATE_EPOCH='soon'" in odd.stderr

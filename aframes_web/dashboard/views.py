@@ -210,6 +210,8 @@ def entity_day(request: HttpRequest, slug: str, key: str, day: date) -> HttpResp
         "document_tokens": document_tokens(document),
         "coverage": body["coverage"],
         "omitted": body.get("omitted") or {},
+        # What the reader emulated or could not see (e.g. ActivityWatch's 30 s rows).
+        "disclosures": (body.get("source") or {}).get("disclosures") or [],
         "timeline": drawing,
         "ledger": present.ledger(body["frames"]),
         "form": form,

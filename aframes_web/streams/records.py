@@ -164,7 +164,7 @@ def _only(payload: Mapping[str, Any], allowed: frozenset[str], path: str) -> Non
         )
 
 
-_SNAPSHOT_FIELDS = frozenset({"app", "window", "url", "focused"})
+_SNAPSHOT_FIELDS = frozenset({"app", "window", "url", "focused", "end"})
 _INPUT_FIELDS = frozenset(
     {"type", "x", "y", "app", "window", "url", "element_name", "element_role", "text", "snapshot"}
 )
@@ -183,6 +183,9 @@ def _check_snapshot(payload: dict[str, Any], path: str) -> None:
         raise FieldInvalid(
             f"{path}.focused", f"must be a boolean, got {_kind(payload['focused'])}."
         )
+    # When an interval source says the row stopped being on screen (compiler.capture.Snapshot).
+    if payload.get("end") is not None:
+        parse_timestamp(payload["end"], f"{path}.end")
 
 
 def _check_input(payload: dict[str, Any], path: str) -> None:

@@ -114,6 +114,15 @@ def _frame_line(frame: dict[str, Any]) -> str:
     return f"{text}: {detail}" if detail else text
 
 
+def _ledger_entry(app: dict[str, Any]) -> str:
+    """``App 12m (3)``: minutes and sessions; an app seen only inside other apps' frames
+    (a short switch folded in as an interruption) has no session of its own."""
+    minutes = app["minutes"]
+    shown = f"{round(minutes)}m" if minutes >= 0.5 else "<1m"
+    sessions = f"({app['sessions']})" if app["sessions"] else "(within other frames)"
+    return f"{app['app']} {shown} {sessions}"
+
+
 def context_block(
     compiled: Compiled,
     *,
@@ -159,10 +168,7 @@ def context_block(
     apps = ledger(compiled)
     tail = []
     if apps:
-        tail.append(
-            "ledger: "
-            + ", ".join(f"{a['app']} {round(a['minutes'])}m ({a['sessions']})" for a in apps)
-        )
+        tail.append("ledger: " + ", ".join(_ledger_entry(a) for a in apps))
     frames = doc["frames"]
     lines = [_frame_line(f) for f in frames]
     ranked = sorted(range(len(frames)), key=lambda i: (-frames[i]["duration_min"], i))

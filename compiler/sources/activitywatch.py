@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from itertools import groupby
 from typing import Any
 
-from compiler.capture import Absence, Capture, Snapshot
+from compiler.capture import Absence, Capture, Snapshot, normalise_title
 from compiler.sources import SourceError
 from compiler.sources._common import PathLike, in_window, parse_iso, plural, require_file
 
@@ -214,12 +214,18 @@ class _Pages:
             latest = max(latest, page.end)
             self.reach.append(latest)
 
-    def url(self, browser: str, slot_start: float, slot_end: float) -> str | None:
+    def url(
+        self, browser: str, slot_start: float, slot_end: float, window: str | None = None
+    ) -> str | None:
         """The URL of the page of ``browser`` overlapping [slot_start, slot_end) the most.
 
         Ties go to the page open at slot_start, then the later one. A zero-length slot (a
-        window interval of one heartbeat) takes the page open at that instant.
+        window interval of one heartbeat) takes the page open at that instant. A page whose
+        tab title is not part of the ``window`` title is another window's: the extension
+        keeps reporting a normal tab while a private window (which it cannot see) is focused,
+        and a row is never given a URL that was not on its screen.
         """
+        shown = normalise_title(window).casefold() if window else None
         point = slot_end <= slot_start
         best: tuple[float, bool, float, int] | None = None
         found: str | None = None
@@ -239,6 +245,11 @@ class _Pages:
             url = page.data.get("url")
             if not isinstance(url, str) or not url:
                 continue
+            title = page.data.get("title")
+            if shown is not None and isinstance(title, str):
+                tab = normalise_title(title).casefold()
+                if tab and tab not in shown:
+                    continue
             overlap = min(page.end, slot_end) - max(page.start, slot_start)
             score = (overlap, page.start <= slot_start, page.start, page.id)
             if best is None or score > best:
@@ -367,8 +378,9 @@ def _rows(
                 continue
             url = None
             if browser is not None:
-                url = pages.url(browser, t, min(t + HEARTBEAT_S, max(interval.end, t)))
-            snapshots.append(Snapshot(interval.id + k, t, MONITOR, app, window, url))
+                url = pages.url(browser, t, min(t + HEARTBEAT_S, max(interval.end, t)), window)
+            # Each row carries its event's true end, so no row is credited past it.
+            snapshots.append(Snapshot(interval.id + k, t, MONITOR, app, window, url, interval.end))
     snapshots.sort(key=lambda s: (s.t, s.id))
     return snapshots, nameless, truncated
 

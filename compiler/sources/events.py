@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import Any
 
 from compiler.capture import INPUT_TYPES, Absence, Capture, Element, InputEvent, Snapshot
-from compiler.sources import SourceError, utc_iso
+from compiler.sources import SourceError, activitywatch, utc_iso
 from compiler.sources._common import in_window, plural
 
 RECORDER = "aframes"
@@ -38,6 +38,20 @@ def _text(payload: Mapping[str, Any], key: str) -> str | None:
     if value is None or isinstance(value, str):
         return value
     raise RecordInvalid(f"payload.{key} must be a string or null, got {type(value).__name__}.")
+
+
+def _instant(payload: Mapping[str, Any], key: str) -> float | None:
+    """An optional ISO 8601 time with an offset, as UTC seconds."""
+    value = payload.get(key)
+    if value is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(value) if isinstance(value, str) else None
+    except ValueError:
+        moment = None
+    if moment is None or moment.utcoffset() is None:
+        raise RecordInvalid(f"payload.{key} must be an ISO 8601 timestamp with an offset.")
+    return moment.timestamp()
 
 
 def _number(payload: Mapping[str, Any], key: str) -> float | None:
@@ -81,6 +95,10 @@ def _elements(payload: Mapping[str, Any]) -> list[_Node]:
     return out
 
 
+EMULATED_PREFIX = "aw:s"  # snapshot keys of the ActivityWatch importer and sync agent
+EMULATED_AWAY = "aw:a"
+
+
 class RecordConverter:
     """Streams records in, keeps those of the window [start, end), and builds the Capture.
 
@@ -102,6 +120,10 @@ class RecordConverter:
         self._trees: list[tuple[Snapshot, int, list[_Node]]] = []
         self.orphan_trees = 0
         self.repeated = 0
+        # Snapshot rows emulated from ActivityWatch intervals (source keys "aw:s<id>", as the
+        # importer and aframes-sync send them), and AFK absences of that source, in the window.
+        self.emulated = 0
+        self.emulated_away = 0
 
     def add(self, record: object, position: int) -> None:
         if not isinstance(record, Mapping):
@@ -170,7 +192,8 @@ class RecordConverter:
         self._ids[row_id] = position
 
         if kind == "absence":
-            self._absence(row_id, t, payload)
+            if self._absence(row_id, t, payload) and key and key.startswith(EMULATED_AWAY):
+                self.emulated_away += 1
             return
 
         if kind == "snapshot":
@@ -178,12 +201,20 @@ class RecordConverter:
             if not isinstance(app, str) or not app:
                 raise RecordInvalid("payload.app must be a non-empty string.")
             snapshot = Snapshot(
-                row_id, t, monitor, app, _text(payload, "window"), _text(payload, "url")
+                row_id,
+                t,
+                monitor,
+                app,
+                _text(payload, "window"),
+                _text(payload, "url"),
+                _instant(payload, "end"),
             )
             if key is not None:
                 self._snapshot_keys.add(key)
             if not inside:
                 return
+            if key is not None and key.startswith(EMULATED_PREFIX):
+                self.emulated += 1
             self.snapshots.append(snapshot)
             if key is not None:
                 self._kept[key] = snapshot
@@ -211,8 +242,9 @@ class RecordConverter:
         if inside:
             self.inputs.append(event)
 
-    def _absence(self, row_id: int, t: float, payload: Mapping[str, Any]) -> None:
-        """An explicit signal that nobody was there from t to payload.end (e.g. AFK)."""
+    def _absence(self, row_id: int, t: float, payload: Mapping[str, Any]) -> bool:
+        """An explicit signal that nobody was there from t to payload.end (e.g. AFK);
+        whether it reaches into the window."""
         end = payload.get("end")
         try:
             until = datetime.fromisoformat(end) if isinstance(end, str) else None
@@ -228,6 +260,8 @@ class RecordConverter:
         # An absence belongs to a window it overlaps, not only to the one it starts in.
         if (self.end is None or t < self.end) and (self.start is None or stop > self.start):
             self.absences.append(Absence(row_id, t, stop, reason, only))
+            return True
+        return False
 
     def finish(self, *, recorder: str = RECORDER, reader: str = "events") -> Capture:
         """The Capture of everything added so far.
@@ -251,6 +285,14 @@ class RecordConverter:
             for role, name, bounds in tree
         ]
         disclosures: list[str] = []
+        if self.emulated:
+            # What the ActivityWatch reader told the importer, said again with the stored day.
+            disclosures.append(activitywatch.EMULATION)
+            if not self.emulated_away:
+                disclosures.append(
+                    "No ActivityWatch AFK signal reached this window; time away from the "
+                    "computer is unknown, not inactivity."
+                )
         if self.orphan_trees:
             disclosures.append(
                 f"{plural(self.orphan_trees, 'element tree')} named a snapshot that is not in "
@@ -318,7 +360,11 @@ def records_from_capture(capture: Capture, prefix: str) -> Iterator[tuple[str, d
                 "kind": "snapshot",
                 "source_key": key,
                 "monitor": s.monitor,
-                "payload": {"app": s.app, "window": s.window, "url": s.url},
+                "payload": (
+                    {"app": s.app, "window": s.window, "url": s.url}
+                    if s.end is None
+                    else {"app": s.app, "window": s.window, "url": s.url, "end": utc_iso(s.end)}
+                ),
             },
         )
         tree = trees.get(s.id)

@@ -1,0 +1,185 @@
+"""ActivityWatch days as the recorder measured them: minutes, and the CLI against the service.
+
+The days are SYNTHETIC but in the exact native format, with the quirks of real exports
+(``benchmark/synthetic/aw_day.py``): short gaps, zero-duration events, overlapping AFK events,
+private windows, buckets sorting before the window bucket.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from datetime import date
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from aframes_web.activity.models import DayDocument
+from benchmark.synthetic.aw_day import generate, local_day_bounds
+from compiler.capture import Capture, Snapshot
+from compiler.document import compile_day
+from compiler.params import Params
+from compiler.segment import segment
+from compiler.sources import activitywatch
+from compiler.sources.events import capture_from_records, records_from_capture
+from compiler.views import ledger
+
+DAY = date(2026, 3, 2)
+TZ = "Europe/Berlin"
+ROOT = Path(__file__).resolve().parent.parent
+TOLERANCE = 0.03  # credited minutes within 3 % of the recorder's own totals
+
+
+def _credited(capture: Capture) -> dict[str, float]:
+    return {a["app"]: a["minutes"] for a in ledger(compile_day(capture, DAY, TZ))}
+
+
+def test_a_known_end_caps_a_rows_credit_and_other_rows_keep_the_dwell_rule() -> None:
+    rows = [
+        Snapshot(1, 0.0, "0", "Code", "a", None, 12.0),  # its event ended 12 s in
+        Snapshot(2, 40.0, "0", "Code", "a"),  # event-driven: earns the gap, capped at 90 s
+        Snapshot(3, 200.0, "0", "Slack", "b", None, 260.0),  # last row: its own end counts
+    ]
+    credits = [c for s in segment(rows, [], Params()).segments for c in s.credits]
+    assert credits == [12.0, 90.0, 60.0]
+    # An end before the next row never extends the credit past the dwell cap either.
+    long = [Snapshot(1, 0.0, "0", "Code", end=500.0), Snapshot(2, 200.0, "0", "Code")]
+    assert segment(long, [], Params()).segments[0].credits[0] == 90.0
+    # A nonsensical end (before the row) credits nothing rather than a negative time.
+    odd = [Snapshot(1, 10.0, "0", "Code", end=5.0), Snapshot(2, 20.0, "0", "Code")]
+    assert segment(odd, [], Params()).segments[0].credits[0] == 0.0
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("afk", [True, False])
+def test_credited_minutes_match_the_recorders_focused_not_afk_totals(seed, afk) -> None:
+    day = generate(DAY, TZ, seed=seed, afk=afk)
+    start, end = local_day_bounds(DAY, TZ)
+    credited = _credited(activitywatch.read_export(day.export, start, end))
+    total = sum(credited.values())
+    assert abs(total / day.total_minutes - 1) <= TOLERANCE, (total, day.total_minutes)
+    # Every app the recorder saw is credited within the same tolerance or a minute.
+    for app, minutes in day.truth_minutes.items():
+        assert abs(credited.get(app, 0.0) - minutes) <= max(1.0, TOLERANCE * minutes), app
+
+
+def test_the_end_survives_the_event_records_that_import_and_sync_send() -> None:
+    day = generate(DAY, TZ, seed=4)
+    start, end = local_day_bounds(DAY, TZ)
+    capture = activitywatch.read_export(day.export, start, end)
+    records = [record for _, record in records_from_capture(capture, "aw")]
+    assert all("end" in r["payload"] for r in records if r["kind"] == "snapshot")
+    back = capture_from_records(records)
+    assert [s.end for s in back.snapshots] == pytest.approx([s.end for s in capture.snapshots])
+    assert _credited(back) == _credited(capture)
+
+
+@pytest.mark.django_db
+def test_the_cli_and_an_import_compiled_by_the_worker_agree_on_frames_and_minutes(
+    team, tmp_path, django_capture_on_commit_callbacks
+) -> None:
+    export = tmp_path / "aw.json"
+    export.write_text(json.dumps(generate(DAY, TZ, seed=5).export))
+    cli = subprocess.run(
+        [sys.executable, "-m", "compiler", "day", "--source", f"activitywatch:{export}",
+         "--date", DAY.isoformat(), "--tz", TZ, "-f", "json"],
+        capture_output=True, text=True, check=True, cwd=ROOT,
+    )  # fmt: skip
+    ours = json.loads(cli.stdout)
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command(
+            "import_events", "activitywatch", str(export), "--team", "acme", "--entity", "aw",
+            "--tz", TZ, stdout=StringIO(), stderr=StringIO(),
+        )  # fmt: skip
+    stored = DayDocument.objects.get(entity__key="aw", day=DAY, current=True).body
+
+    def shape(document: dict) -> list[tuple]:
+        return [
+            (f["app"], f.get("site"), f["start"], f["end"], f["duration_min"])
+            for f in document["frames"]
+        ]
+
+    assert shape(stored) == shape(ours)
+    for figure in ("active_minutes", "first_activity", "last_activity", "distinct_apps"):
+        assert stored["coverage"][figure] == ours["coverage"][figure], figure
+
+
+def test_one_app_under_several_spellings_is_one_app_and_placeholders_are_disclosed() -> None:
+    from compiler.segment import UNKNOWN_APP, normalise_app
+
+    assert normalise_app("Code - Insiders") == normalise_app("Code-insiders") == "Code - Insiders"
+    assert normalise_app("Microsoft\u200b Edge") == normalise_app("msedge.exe") == "Microsoft Edge"
+    assert normalise_app("unknown") == normalise_app("  ") == UNKNOWN_APP
+    # Names not in the table stay exactly as captured.
+    assert normalise_app("Codex") == "Codex" and normalise_app("slack") == "slack"
+    rows = [
+        Snapshot(1, 0.0, "0", "unknown", "?", None, 120.0),
+        Snapshot(2, 120.0, "0", "Code-insiders", "a\u200b.py", None, 180.0),
+        Snapshot(3, 180.0, "0", "Code - Insiders", "a.py", None, 240.0),
+    ]
+    compiled = compile_day(Capture(snapshots=rows), date(1970, 1, 1), "UTC")
+    apps = [a["app"] for a in ledger(compiled)]
+    assert apps == ["Code - Insiders", UNKNOWN_APP]
+    frames = compiled.document["frames"]
+    assert [f["windows"] for f in frames if f["app"] == "Code - Insiders"] == [["a.py"]]
+    disclosed = " ".join(compiled.document["source"]["disclosures"])
+    # 90 s: the dwell cap holds for a row with a known end too.
+    assert "1.5 min were captured in windows whose app the recorder could not name" in disclosed
+
+
+def test_a_private_window_never_gets_another_tabs_url() -> None:
+    day = generate(DAY, TZ, seed=2)
+    start, end = local_day_bounds(DAY, TZ)
+    rows = activitywatch.read_export(day.export, start, end).snapshots
+    private = [r for r in rows if r.window and "Private Browsing" in r.window]
+    normal = [r for r in rows if r.app == "Firefox" and r not in private]
+    assert private and not any(r.url for r in private)
+    assert sum(1 for r in normal if r.url) > 0.9 * len(normal)
+
+
+def test_an_app_seen_only_as_an_interruption_is_not_shown_as_zero_sessions() -> None:
+    from compiler.emit import context_block
+
+    rows = [
+        Snapshot(1, 0.0, "0", "Code", "a.py"),
+        Snapshot(2, 60.0, "0", "Slack", "chat"),  # 10 s, folded into Code
+        Snapshot(3, 70.0, "0", "Code", "a.py"),
+        Snapshot(4, 130.0, "0", "Code", "a.py"),
+    ]
+    block = context_block(compile_day(Capture(snapshots=rows), date(1970, 1, 1), "UTC"))
+    ledger_line = next(line for line in block.splitlines() if line.startswith("ledger:"))
+    assert "Slack <1m (within other frames)" in ledger_line and "(0)" not in ledger_line
+
+
+@pytest.mark.django_db
+def test_a_stored_activitywatch_day_keeps_the_sources_disclosures(
+    team, tmp_path, django_capture_on_commit_callbacks
+) -> None:
+    for afk in (True, False):
+        export = tmp_path / f"aw-{afk}.json"
+        export.write_text(json.dumps(generate(DAY, TZ, seed=6, afk=afk).export))
+        with django_capture_on_commit_callbacks(execute=True):
+            call_command(
+                "import_events", "activitywatch", str(export), "--team", "acme",
+                "--entity", f"aw-{afk}", "--tz", TZ, stdout=StringIO(), stderr=StringIO(),
+            )  # fmt: skip
+        body = DayDocument.objects.get(entity__key=f"aw-{afk}", day=DAY, current=True).body
+        said = body["source"]["disclosures"]
+        assert activitywatch.EMULATION in said
+        assert any("time away from the computer is unknown" in s for s in said) is (not afk)
+    # The day page says them too.
+    from django.test import Client
+
+    from aframes_web.teams.models import Role
+    from aframes_web.teams.services import member_add, user_get_or_create
+
+    user = user_get_or_create(username="aw-viewer", password="aw-viewer-pass-1")
+    member_add(team=team, user=user, role=Role.VIEWER)
+    client = Client()
+    client.force_login(user)
+    page = client.get(f"/t/acme/e/aw-False/d/{DAY.isoformat()}/").content.decode()
+    assert "What the source could not tell" in page
+    assert "emulated as snapshot rows every 30 s" in page
