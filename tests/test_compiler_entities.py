@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -19,11 +20,10 @@ from compiler.entities.dispatch import (
     HOSTS,
     SUFFIXES,
     compute,
-    compute_site,
     registered_sites,
 )
 from compiler.entities.generic import SEARCH_PARAMS
-from compiler.entities.url import MAX_URL_CHARS, SECRET_PARAMS
+from compiler.entities.url import MAX_URL_CHARS, SECRET_PARAMS, compute_site
 
 P = PageRef
 
@@ -594,3 +594,19 @@ def test_secret_parameters_never_reach_an_entity(url: str, name: str) -> None:
     joiner = "&" if "?" in base else "?"
     ref = parse_url(f"{base}{joiner}{name}={SECRET}{hash_mark}{fragment}")
     assert ref is None or SECRET not in ref.entity
+
+
+def test_site_families_load_with_the_first_url_to_type_not_with_the_package() -> None:
+    probe = (
+        "import sys\n"
+        "from compiler.entities import parse_url, site_of\n"
+        "site_of('https://github.com/acme/app/pull/12')\n"
+        "print('compiler.entities.dispatch' in sys.modules)\n"
+        "parse_url('https://github.com/acme/app/pull/12')\n"
+        "print('compiler.entities.code' in sys.modules)\n"
+    )
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=root, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.split() == ["False", "True"]

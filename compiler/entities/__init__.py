@@ -10,7 +10,6 @@ the query or fragment in it.
 
 from __future__ import annotations
 
-from .dispatch import registered_sites
 from .parse import parse_url, site_of
 from .ref import GENERIC_KINDS, PageRef
 from .report import UrlReport, url_report
@@ -24,3 +23,14 @@ __all__ = [
     "site_of",
     "url_report",
 ]
+
+
+def registered_sites() -> list[str]:
+    """Every host, `*.suffix` family and `brand.*` family with a bespoke parser, sorted.
+
+    Importing this package loads no site family (`parse_url` does, on its first URL); this
+    lists them all, so it imports them.
+    """
+    from .dispatch import registered_sites as every_site
+
+    return every_site()

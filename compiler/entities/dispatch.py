@@ -116,8 +116,3 @@ def compute(text: str) -> PageRef | None:
     one with random input, so a parser that raises fails them instead of hiding."""
     url = split_url(text)
     return None if url is None else resolve(url)
-
-
-def compute_site(text: str) -> str | None:
-    url = split_url(text)
-    return None if url is None else url.site

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from .dispatch import compute, compute_site
 from .ref import PAGE, PageRef
-from .url import MAX_URL_CHARS
+from .url import MAX_URL_CHARS, compute_site
 
 CACHE_SIZE = 65536  # distinct URLs of a busy week fit; an entry is a short str and a PageRef
 
@@ -32,6 +31,11 @@ def site_of(url: str | None) -> str | None:
 
 @lru_cache(maxsize=CACHE_SIZE)
 def _parse(url: str) -> PageRef | None:
+    # The site families are imported with the first URL to type, not with the compiler: a
+    # day without URLs, and every command that types none, never loads them. This runs once
+    # per distinct URL (the cache above), so the import statement costs under a microsecond.
+    from .dispatch import compute
+
     try:
         return compute(url)
     except Exception:

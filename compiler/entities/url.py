@@ -171,6 +171,12 @@ def split_url(text: str) -> Url | None:
     return Url(host, port, path, query, fragment)
 
 
+def compute_site(text: str) -> str | None:
+    """`site_of` without its cache and its guard (see `dispatch.compute`)."""
+    url = split_url(text)
+    return None if url is None else url.site
+
+
 def _split_authority(authority: str, scheme: str) -> tuple[str | None, int | None]:
     hostport = authority.rpartition("@")[2]
     port_text = ""

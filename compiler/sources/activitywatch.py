@@ -18,7 +18,6 @@ id of its first AFK event (k = 0).
 from __future__ import annotations
 
 import bisect
-import gzip
 import json
 import math
 import re
@@ -110,8 +109,12 @@ def _load(name: str) -> Any:
     try:
         with open(name, "rb") as probe:
             gzipped = probe.read(2) == b"\x1f\x8b"
-        opener = gzip.open if gzipped else open
-        with opener(name, "rb") as handle:
+        if not gzipped:
+            with open(name, "rb") as handle:
+                return json.load(handle)
+        import gzip  # only for compressed exports: most are plain JSON
+
+        with gzip.open(name, "rb") as handle:
             return json.load(handle)
     except (ValueError, UnicodeDecodeError) as exc:
         raise SourceError(f"{name}: not a JSON ActivityWatch export ({exc}).") from None
