@@ -55,8 +55,6 @@ APP_ALIASES = {
     "microsoftedge": "Microsoft Edge",
     "firefoxesr": "Firefox",
     "mozillafirefox": "Firefox",
-    "zoomus": "zoom.us",
-    "zoom": "zoom.us",
 }
 _FOLD = str.maketrans("", "", " -_.")
 
