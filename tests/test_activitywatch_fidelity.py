@@ -183,3 +183,27 @@ def test_a_stored_activitywatch_day_keeps_the_sources_disclosures(
     page = client.get(f"/t/acme/e/aw-False/d/{DAY.isoformat()}/").content.decode()
     assert "What the source could not tell" in page
     assert "emulated as snapshot rows every 30 s" in page
+
+
+def test_a_busy_days_block_costs_no_more_than_its_forty_longest_frames() -> None:
+    from compiler.__main__ import cl100k
+    from compiler.emit import _frame_line, context_block
+
+    day = generate(DAY, TZ, seed=7)
+    start, end = local_day_bounds(DAY, TZ)
+    compiled = compile_day(activitywatch.read_export(day.export, start, end), DAY, TZ)
+    block = context_block(compiled)
+    frames = sorted(compiled.document["frames"], key=lambda f: -f["duration_min"])
+    assert len(frames) > 40
+    count = cl100k()
+    head = block.splitlines()[:2]
+    layout = sum(count(line + "\n") for line in head) + sum(
+        count(_frame_line(f) + "\n") for f in frames[:40]
+    )
+    # 30: the omitted line, which the reference's layout has too; the block counts its
+    # budget in approximate tokens, so cl100k may differ a little.
+    assert count(block) <= (layout + 30) * 1.03
+    # ...and still accounts for every app and every away span.
+    ledger_line = next(line for line in block.splitlines() if line.startswith("ledger: "))
+    assert all(app in ledger_line for app in day.truth_minutes)
+    assert block.count("(afk)") == 1 and "12:30-13:15 (45m)" in block

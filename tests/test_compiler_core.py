@@ -429,11 +429,11 @@ def test_context_block_accounts_for_every_minute() -> None:
     assert lines[0].startswith("Activity 2026-03-02 (Europe/Berlin): measured")
     assert lines[1].startswith("coverage: 08:00-")
     assert any(line.startswith("no capture: 08:34-08:55") for line in lines)
-    assert any(line.startswith("away: 09:00-09:03") for line in lines)
+    assert any(line.startswith("away (") and "09:00-09:03" in line for line in lines)
     assert any(line.startswith("- 08:20-") and "github_pr" in line for line in lines)
     ledger_line = next(line for line in lines if line.startswith("ledger: "))
     assert "Code 20m" in ledger_line
-    assert "omitted: 1 frames under 1 min (0.58 m)" in lines  # the transit Finder frame
+    assert "omitted: 1 frame under 1 min (0.58 m)" in lines  # the transit Finder frame
     assert "Finder 1m (1)" in ledger_line  # ...whose minute the ledger still counts
 
 

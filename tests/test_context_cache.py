@@ -63,7 +63,7 @@ def test_an_absence_that_began_before_the_window_and_reaches_in_changes_the_answ
     }
     events_ingest(entity=desktop, items=[away])
     after = _block(desktop)
-    assert after != before and "away: " in after[1]
+    assert after != before and "away (afk): 09:00-09:10" in after[1]
 
 
 def test_events_outside_what_the_window_reads_keep_the_cached_answer(desktop) -> None:

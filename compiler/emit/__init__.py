@@ -99,9 +99,17 @@ def to_markdown(document: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _page_ref(page: dict[str, Any], site: str | None) -> str:
+    """``kind:entity xN``; an entity that only repeats the frame's site (the line already names
+    it, as in ``Chrome/calendar.google.com``) is left out: ``calendar xN``."""
+    entity = page["entity"]
+    named = f"{page['kind']}:{entity}" if entity and entity != site else page["kind"]
+    return f"{named} x{page['count']}"
+
+
 def _frame_line(frame: dict[str, Any]) -> str:
     label = frame["app"] + (f"/{frame['site']}" if frame["site"] else "")
-    refs = [f"{p['kind']}:{p['entity']} x{p['count']}" for p in frame["pages"][:MAX_CONTEXT_PAGES]]
+    refs = [_page_ref(p, frame["site"]) for p in frame["pages"][:MAX_CONTEXT_PAGES]]
     detail = "; ".join(refs) if refs else (frame["windows"][0] if frame["windows"] else "")
     if frame["input"]["keys"] > TYPED_CHARS_NOTE_KEYS:
         detail = (
@@ -112,6 +120,10 @@ def _frame_line(frame: dict[str, Any]) -> str:
     span = f"{_hhmm(frame['start'])}-{_hhmm(frame['end'])}"
     text = f"- {span} {label} ({round(frame['duration_min'])} m)"
     return f"{text}: {detail}" if detail else text
+
+
+def _frames(count: int) -> str:
+    return f"{count} frame" if count == 1 else f"{count} frames"
 
 
 def _ledger_entry(app: dict[str, Any]) -> str:
@@ -132,9 +144,11 @@ def context_block(
 ) -> str:
     """The compact block for system prompts; every active minute is accounted for.
 
-    Frames beyond ``max_frames`` or the token budget are dropped longest-last (the longest
-    frames stay, in chronological order) and named in an ``omitted`` line; the per-app ledger
-    line covers every credited minute, listed or not.
+    Frames beyond the token budget are dropped longest-last (the longest frames stay, in
+    chronological order) and counted in the ``omitted`` line; the per-app ledger line covers
+    every credited minute, listed or not. Without a budget the block is held to the size of
+    the header and the ``max_frames`` longest frame lines, the layout of the Activity Frames
+    reference (REFERENCE.md), so the lines it adds cost no more than that.
     """
     doc = compiled.document
     cov = doc["coverage"]
@@ -158,13 +172,16 @@ def context_block(
         head.append(
             f"no capture: {_hhmm(gap['start'])}-{_hhmm(gap['end'])} ({round(gap['minutes'])}m)"
         )
+    # One line per reason (afk, lock_screen), its spans in time order: each span costs a
+    # prompt a third of what a line of its own would.
+    spans: dict[str, list[str]] = {}
     for away in aways:
         if away["minutes"] < 1:
             continue  # still in the document; too short to be worth a prompt line
-        head.append(
-            f"away: {_hhmm(away['start'])}-{_hhmm(away['end'])} "
-            f"({round(away['minutes'])}m, {away['reason']})"
+        spans.setdefault(away["reason"], []).append(
+            f"{_hhmm(away['start'])}-{_hhmm(away['end'])} ({round(away['minutes'])}m)"
         )
+    head.extend(f"away ({reason}): {', '.join(times)}" for reason, times in spans.items())
     apps = ledger(compiled)
     tail = []
     if apps:
@@ -173,6 +190,19 @@ def context_block(
     lines = [_frame_line(f) for f in frames]
     ranked = sorted(range(len(frames)), key=lambda i: (-frames[i]["duration_min"], i))
     fixed = sum(count_tokens(line + "\n") for line in head + tail) + 30  # room for omitted lines
+    if budget_tokens is None and len(frames) > max_frames:
+        # A day with more frames than can be listed costs what a block of the header, the
+        # coverage line and the ``max_frames`` longest frames costs: the away spans and the
+        # ledger, which account for every minute, are paid for by the shortest of those
+        # frames, whose minutes the ledger still counts.
+        budget_tokens = (
+            sum(count_tokens(line + "\n") for line in head[:2])
+            + sum(count_tokens(lines[i] + "\n") for i in ranked[:max_frames])
+            + 30
+        )
+        beyond = f"the size of {max_frames} frames"
+    else:
+        beyond = "the token budget" if budget_tokens is not None else "the frame limit"
     keep: set[int] = set()
     used = fixed
     for i in ranked[:max_frames]:
@@ -184,17 +214,17 @@ def context_block(
     body = [lines[i] for i in range(len(frames)) if i in keep]
     dropped = [frames[i] for i in range(len(frames)) if i not in keep]
     omitted = doc["omitted"]
+    left_out = []
     if omitted["below_min_minutes"]:
-        tail.append(
-            f"omitted: {omitted['below_min_minutes']} frames under {omitted['min_minutes']} min "
+        left_out.append(
+            f"{_frames(omitted['below_min_minutes'])} under {omitted['min_minutes']} min "
             f"({omitted['minutes']} m)"
         )
     if dropped:
         minutes = round(sum(f["duration_min"] for f in dropped), 1)
-        reason = (
-            "the token budget" if budget_tokens is not None else f"the {max_frames}-frame limit"
-        )
-        tail.append(f"omitted: {len(dropped)} shorter frames beyond {reason} ({minutes} m)")
+        left_out.append(f"{_frames(len(dropped))} beyond {beyond} ({minutes} m)")
+    if left_out:
+        tail.append("omitted: " + "; ".join(left_out))
     return "\n".join(head + body + tail) + "\n"
 
 
