@@ -160,26 +160,34 @@ def min_minutes_param(request: Request) -> float | None:
     return value
 
 
-def ids_param(request: Request) -> list[int]:
-    """Event ids as ``12,15`` or runs ``12-15,19``; counted before expanding, then capped."""
-    raw = request.query_params.get("ids", "")
-    parts = [part.strip() for part in raw.split(",") if part.strip()]
-    if not parts:
-        raise parameter_problem("ids", "is required: event ids like 12,19 or runs like 12-15,19.")
+def id_runs(parts: list[str]) -> list[int]:
+    """Event ids from ``12``/``12-15`` parts, counted before expanding and capped; ValueError
+    says what is wrong with the first bad part. REST's ``ids`` and MCP's get_evidence read
+    them so."""
     total = 0
     for part in parts:
         match = _ID_RUN.fullmatch(part)
         if match is None:
-            raise parameter_problem("ids", f"{part!r} is not an event id or a run like 12-15.")
+            raise ValueError(f"{part!r} is not an event id or a run like 12-15.")
         low, high = int(match[1]), int(match[2] or match[1])
         if high < low:
-            raise parameter_problem("ids", f"the run {part!r} runs backwards; write {high}-{low}.")
+            raise ValueError(f"the run {part!r} runs backwards; write {high}-{low}.")
         total += high - low + 1
         if total > EVIDENCE_IDS_MAX:
-            raise parameter_problem(
-                "ids", f"names more than {EVIDENCE_IDS_MAX:,} ids; ask in smaller pieces."
-            )
-    return sorted(set(expand_runs(",".join(parts))))
+            raise ValueError(f"names more than {EVIDENCE_IDS_MAX:,} ids; ask in smaller pieces.")
+    return sorted(set(expand_runs(",".join(parts)))) if parts else []
+
+
+def ids_param(request: Request) -> list[int]:
+    """Event ids as ``12,15`` or runs ``12-15,19`` (:func:`id_runs`)."""
+    raw = request.query_params.get("ids", "")
+    parts = [part.strip() for part in raw.split(",") if part.strip()]
+    if not parts:
+        raise parameter_problem("ids", "is required: event ids like 12,19 or runs like 12-15,19.")
+    try:
+        return id_runs(parts)
+    except ValueError as err:
+        raise parameter_problem("ids", str(err)) from None
 
 
 def policy_param(request: Request, *, default: str) -> str:

@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from aframes_web.activity.selectors import document_current, evidence_events, frame_get
 from aframes_web.activity.services import day_compile_read, window_compile_read
+from aframes_web.api.params import id_runs
 from aframes_web.api.selectors import day_rendering, window_rendering
 from aframes_web.api.serializers import event_record
 from aframes_web.streams.models import Entity
@@ -28,7 +29,7 @@ from aframes_web.streams.records import KINDS, FieldInvalid, parse_timestamp
 from aframes_web.streams.selectors import entity_get, entity_overview, events_for_entity
 from aframes_web.teams.auth import Principal
 from aframes_web.teams.models import Scope
-from compiler.document import Compiled, expand_runs
+from compiler.document import Compiled
 from compiler.params import Params
 from compiler.views import communications, ledger, steps
 
@@ -37,7 +38,6 @@ HOURS_MAX = 168  # a week, as GET …/context allows
 MAX_STEPS_MAX = 5000
 LIST_DEFAULT = 50
 LIST_MAX = 500
-EVIDENCE_IDS_MAX = 5000
 SEARCH_SCAN_MAX = 20_000  # candidate rows read for one search (the database pre-filters them)
 ASSESSMENTS_SHOWN = 10  # evidence days per regularity in get_memory: the most recent ones
 
@@ -404,30 +404,14 @@ def _evidence_refs(entity: Entity, raw: str) -> tuple[list[int], list[str], list
     parts = [p.strip() for p in raw.replace(" ", ",").split(",") if p.strip()]
     if not parts:
         raise ToolFailure("ids is required: event ids like 12,19, runs like 12-15, or refs.")
-    runs: list[str] = []
-    facts: list[str] = []
-    regularities: list[str] = []
-    total = 0
-    for part in parts:
-        if part.startswith("fact:"):
-            facts.append(part)
-            continue
-        if part.startswith("reg:"):
-            regularities.append(part)
-            continue
-        low, _, high = part.removeprefix("event:").partition("-")
-        if not low.isdigit() or (high and not high.isdigit()) or len(low) > 18 or len(high) > 18:
-            raise ToolFailure(
-                f"{part!r} is not an event id, a run like 12-15, or an event:, fact: or reg: ref."
-            )
-        if high and int(high) < int(low):
-            raise ToolFailure(f"the run {part!r} runs backwards; write {high}-{low}.")
-        total += (int(high) - int(low) + 1) if high else 1
-        if total > EVIDENCE_IDS_MAX:
-            raise ToolFailure(f"ids names more than {EVIDENCE_IDS_MAX:,}; ask in smaller pieces.")
-        runs.append(f"{low}-{high}" if high else low)
+    facts = [p for p in parts if p.startswith("fact:")]
+    regularities = [p for p in parts if p.startswith("reg:")]
+    runs = [p.removeprefix("event:") for p in parts if not p.startswith(("fact:", "reg:"))]
+    try:
+        ids = set(id_runs(runs))
+    except ValueError as err:
+        raise ToolFailure(f"ids: {err} Refs are event:N, fact:… or reg:….") from None
     found = facts_by_ref(entity, facts)
-    ids = set(expand_runs(",".join(runs))) if runs else set()
     ids.update(f.grounded_event_id for f in found.values() if f.grounded_event_id)
     return sorted(ids), [ref for ref in facts if ref not in found], regularities
 
