@@ -223,3 +223,15 @@ def test_an_empty_or_unknown_format_on_events_is_refused(owner_api, desktop, met
     assert answer.status_code == 400 and "format" in answer.json()["fields"]
     listed = owner_api.get("/api/v1/entities/alice-laptop/events?format=json")
     assert listed.status_code == 200 and listed.json()["results"] == []
+
+
+@pytest.mark.parametrize(
+    "path", ["/api/v1/entities", "/api/v1/entities/alice-laptop/events?from=2026-03-02T00:00:00Z"]
+)
+def test_head_needs_the_scope_get_needs(make_client, team, desktop, path) -> None:
+    writer = make_client(team, ["write"], "writer-only")
+    assert writer.get(path).status_code == 403
+    # Refused like GET: the size of the answer it would have had never leaves the server.
+    assert writer.client.head(path, headers=writer.headers).status_code == 403
+    reader = make_client(team, ["read"], "reader-only")
+    assert reader.client.head(path, headers=reader.headers).status_code == 200
