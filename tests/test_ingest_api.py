@@ -242,3 +242,17 @@ def test_process_killed_mid_batch_leaves_nothing_on_postgres(desktop) -> None:
     assert done.returncode == -9, done.stderr
     assert int(done.stdout.strip()) == 3000  # all rows were written before the kill...
     assert Event.objects.filter(entity=desktop).count() == 0  # ...and none survived it
+
+
+def test_every_gzip_member_is_read_and_trailing_junk_is_refused(owner_api, desktop) -> None:
+    def line(key: str) -> bytes:
+        return (json.dumps(snapshot("2026-03-02T09:00:00Z", key)) + "\n").encode()
+
+    ndjson = {"Content-Encoding": "gzip"}
+    two = gzip.compress(line("m1")) + gzip.compress(line("m2"))
+    answer = owner_api.post(URL, two, content_type="application/x-ndjson", headers=ndjson)
+    assert answer.status_code == 201 and answer.json()["accepted"] == 2
+    junk = gzip.compress(line("m3")) + b"trailing junk"
+    refused = owner_api.post(URL, junk, content_type="application/x-ndjson", headers=ndjson)
+    assert refused.status_code == 400 and "after its last member" in refused.json()["detail"]
+    assert not Event.objects.filter(source_key="m3").exists()

@@ -14,6 +14,7 @@ from aframes_web.streams.records import ItemError
 NDJSON_TYPES = ("application/x-ndjson", "application/jsonl", "application/ndjson")
 JSON_TYPES = ("application/json",)
 _READ_CHUNK = 1 << 20
+GZIP_MAGIC = b"\x1f\x8b"
 
 
 class BodyError(Exception):
@@ -57,17 +58,35 @@ def read_body(request: HttpRequest, *, limit: int) -> bytes:
         return raw
     if encoding not in ("gzip", "x-gzip"):
         raise BodyError(415, f"Content-Encoding {encoding!r} is not supported; use gzip or none.")
-    decompressor = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+    parts: list[bytes] = []
+    size = 0
+    rest = raw
     try:
-        # Bounded output guards against a small body that inflates without end.
-        body = decompressor.decompress(raw, limit + 1)
-        if len(body) > limit or decompressor.unconsumed_tail:
-            raise _too_large(limit, "decompressed body")
-        if not decompressor.eof:
-            raise BodyError(400, "The gzip body is truncated.")
+        # A gzip body may hold several members one after another (RFC 1952 §2.2; `cat a.gz
+        # b.gz` makes one): each is read, and anything after the last that is not a member
+        # is refused rather than dropped in silence.
+        while True:
+            decompressor = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+            # Bounded output guards against a small body that inflates without end.
+            part = decompressor.decompress(rest, limit + 1 - size)
+            size += len(part)
+            if size > limit or decompressor.unconsumed_tail:
+                raise _too_large(limit, "decompressed body")
+            if not decompressor.eof:
+                raise BodyError(400, "The gzip body is truncated.")
+            parts.append(part)
+            rest = decompressor.unused_data
+            if not rest:
+                break
+            if not rest.startswith(GZIP_MAGIC):
+                raise BodyError(
+                    400,
+                    f"The gzip body has {len(rest):,} bytes after its last member that are not "
+                    "gzip; send only the compressed batch.",
+                )
     except zlib.error as exc:
         raise BodyError(400, f"The body is not valid gzip ({exc}).") from None
-    return body
+    return b"".join(parts)
 
 
 def _media_type(request: HttpRequest) -> str:
