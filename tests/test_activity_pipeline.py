@@ -355,3 +355,25 @@ def test_the_sweep_skips_days_compiling_now_and_days_that_failed_recently(deskto
     out = StringIO()
     call_command("compile_pending", "--dry-run", stdout=out)
     assert "would queue 1 compile(s)." in out.getvalue()
+
+
+def test_an_absence_claiming_a_century_queues_no_more_than_the_days_it_can_reach(
+    load, desktop
+) -> None:
+    from aframes_web.activity.models import CompileRequest
+
+    load(desktop, [snapshot(f"2026-03-03T09:{m:02d}:00+01:00", f"t{m}") for m in (0, 5)])
+    load(desktop, [snapshot(f"2026-03-05T09:{m:02d}:00+01:00", f"h{m}") for m in (0, 5)])
+    absence = {
+        "occurred_at": "2026-03-02T23:50:00+01:00",
+        "kind": "absence",
+        "source_key": "afk-century",
+        "payload": {"end": "2126-03-02T23:50:00+01:00", "reason": "afk"},
+    }
+    load(desktop, [absence])
+    # Monday (its own day) and Tuesday (the next day, which reads it) compile; Thursday is
+    # beyond the day's look-back and Wednesday has no events: nothing else is queued.
+    days = set(CompileRequest.objects.filter(entity=desktop).values_list("day", flat=True))
+    assert days == {date(2026, 3, 2), date(2026, 3, 3), date(2026, 3, 5)}
+    tuesday = DayDocument.objects.get(entity=desktop, day=DAY, current=True)
+    assert [a["reason"] for a in tuesday.body["coverage"]["away"]] == ["afk"]

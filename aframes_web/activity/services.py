@@ -15,7 +15,7 @@ import time as clock
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from functools import cache
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -62,7 +62,8 @@ class DayCompile:
     watermark: int  # highest event id read, 0 for none
     event_count: int
     compile_ms: float
-    absence_ends: tuple[float, ...] = ()  # when the absences the compile read end (epoch s)
+    # (start, end) of the absences the compile read (epoch s)
+    absence_spans: tuple[tuple[float, float], ...] = ()
 
     @property
     def sha256(self) -> str:
@@ -212,8 +213,8 @@ def day_compile_read(
         generated_at=generated_at,
     )
     elapsed = (clock.perf_counter() - began) * 1000.0
-    ends = tuple(a.end for a in capture.absences)
-    return DayCompile(compiled, watermark, count, elapsed, ends)
+    spans = tuple((a.start, a.end) for a in capture.absences)
+    return DayCompile(compiled, watermark, count, elapsed, spans)
 
 
 def window_compile_read(
@@ -364,25 +365,40 @@ def day_compile(
             compile_ms=round(result.compile_ms, 2),
         )
         _frames_replace(current, stored, document["frames"])
-        later = _days_reached(entity, day, result.absence_ends)
+        later = _days_reached(entity, day, result.absence_spans)
         if later:
             transaction.on_commit(lambda: _dispatch_compiles([(entity.pk, d) for d in later]))
         return stored
 
 
-def _days_reached(entity: Entity, day: date, ends: tuple[float, ...]) -> list[date]:
-    """The later local days that absences read for this day reach into (they compile too)."""
-    _, end = day_bounds(entity, day)
+def _days_reached(entity: Entity, day: date, spans: tuple[tuple[float, float], ...]) -> list[date]:
+    """The later local days that read an absence this day read, and have events to compile.
+
+    A day reads the absences that began in the ``ABSENCE_LOOKBACK`` before it and reach into
+    it (``_absences_into``), so an absence reaches at most the days starting within that span
+    of its own start, however late it claims to end: one event never queues more than a
+    day's compile or two, and a day without events has no document to redo.
+    """
     zone = ZoneInfo(entity.timezone)
+    _, day_end = day_bounds(entity, day)
+    reach = ABSENCE_LOOKBACK.total_seconds()
     days: set[date] = set()
-    for stop in ends:
-        if stop > end.timestamp():
-            last = datetime.fromtimestamp(stop, zone).date()
-            current = day + timedelta(days=1)
-            while current <= last:
-                days.add(current)
-                current += timedelta(days=1)
-    return sorted(days)
+    for start, end in spans:
+        current = day + timedelta(days=1)
+        current_start = day_end.timestamp()
+        while current_start < end and current_start - start <= reach:
+            days.add(current)
+            current += timedelta(days=1)
+            current_start = datetime.combine(current, time(), tzinfo=zone).timestamp()
+    return sorted(
+        d
+        for d in days
+        if Event.objects.filter(
+            entity=entity,
+            occurred_at__gte=day_bounds(entity, d)[0],
+            occurred_at__lt=day_bounds(entity, d)[1],
+        ).exists()
+    )
 
 
 def _dispatch_compiles(pairs: list[tuple[int, date]]) -> None:
