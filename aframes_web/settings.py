@@ -145,6 +145,14 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 REDIS_URL = env_str("REDIS_URL")
 if REDIS_URL and not REDIS_URL.startswith(("redis://", "rediss://", "unix://")):
     raise ConfigError(f"REDIS_URL={REDIS_URL!r} must start with redis://, rediss:// or unix://.")
+if not REDIS_URL and not DEBUG and _db["ENGINE"] == "django.db.backends.postgresql":
+    # PostgreSQL means a real deployment, usually with web and workers on several machines or
+    # containers: a filesystem broker in one machine's var/ would leave the others' tasks
+    # unrun without a word.
+    raise ConfigError(
+        "REDIS_URL must be set when DATABASE_URL names PostgreSQL (e.g. redis://redis:6379/0); "
+        "the filesystem broker in var/ is for the embedded SQLite default only."
+    )
 BROKER_DIR = VAR_DIR / "broker"
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL

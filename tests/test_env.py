@@ -74,6 +74,16 @@ def test_secret_key_required_for_a_configured_database(tmp_path: Path) -> None:
     assert "SECRET_KEY must be set" in done.stderr
 
 
+def test_postgresql_without_redis_stops_the_settings(tmp_path: Path) -> None:
+    done = _settings_with({"DATABASE_URL": "postgres://u@h:5432/d", "SECRET_KEY": "x"}, tmp_path)
+    assert done.returncode != 0 and "REDIS_URL must be set" in done.stderr
+    both = {"DATABASE_URL": "postgres://u@h:5432/d", "SECRET_KEY": "x", "REDIS_URL": "redis://h/0"}
+    assert _settings_with(both, tmp_path).returncode == 0
+    # SQLite through DATABASE_URL is still the embedded setup, with its filesystem broker.
+    sqlite = {"DATABASE_URL": f"sqlite:///{tmp_path / 'x.sqlite3'}", "SECRET_KEY": "x"}
+    assert _settings_with(sqlite, tmp_path).returncode == 0
+
+
 def test_bad_database_and_redis_urls_fail_loudly(tmp_path: Path) -> None:
     done = _settings_with({"DATABASE_URL": "mysql://u@h/d", "SECRET_KEY": "x"}, tmp_path)
     assert "Aframes supports PostgreSQL" in done.stderr
