@@ -256,3 +256,30 @@ def test_every_gzip_member_is_read_and_trailing_junk_is_refused(owner_api, deskt
     refused = owner_api.post(URL, junk, content_type="application/x-ndjson", headers=ndjson)
     assert refused.status_code == 400 and "after its last member" in refused.json()["detail"]
     assert not Event.objects.filter(source_key="m3").exists()
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_overlapping_batches_all_succeed_on_postgresql(desktop) -> None:
+    import random
+    from concurrent.futures import ThreadPoolExecutor
+
+    from django.db import connection as default_connection
+    from django.db import connections
+
+    need_service("PostgreSQL (DATABASE_URL)", default_connection.vendor == "postgresql")
+    keys = [f"k{i:04d}" for i in range(4000)]
+
+    def send(seed: int) -> int:
+        shuffled = random.Random(seed).sample(keys, len(keys))
+        items = [snapshot(f"2026-03-02T09:{i % 60:02d}:00Z", key) for i, key in enumerate(shuffled)]
+        try:
+            return services.events_ingest(entity=desktop, items=items).accepted
+        finally:
+            connections.close_all()
+
+    with ThreadPoolExecutor(8) as pool:
+        accepted = list(pool.map(send, range(16)))
+    # Every batch answered (no deadlock), and every key was stored exactly once.
+    assert sum(accepted) == len(keys)
+    assert Event.objects.filter(entity=desktop).count() == len(keys)
