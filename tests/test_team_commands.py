@@ -50,3 +50,29 @@ def test_revoke_token_command() -> None:
     _call("create_token", "lab", "ci")
     assert "Revoked" in _call("revoke_token", "lab", "ci")
     assert ApiToken.objects.get(name="ci").revoked_at is not None
+
+
+def test_add_member_refuses_a_weak_password_and_creates_nobody() -> None:
+    from django.contrib.auth import get_user_model
+
+    _call("create_team", "weak", "--name", "Weak")
+    for weak in ("a", "12345678", "password1"):
+        with pytest.raises(CommandError, match="The password is refused"):
+            _call("add_member", "weak", "bob", "viewer", "--password", weak)
+    assert not get_user_model().objects.filter(username="bob").exists()
+
+
+def test_repeated_failed_sign_ins_lock_the_account_for_that_address(team, owner) -> None:
+    from django.test import Client
+
+    client = Client()
+    for _ in range(5):
+        wrong = client.post("/login/", {"username": "olivia", "password": "not-it"})
+        assert wrong.status_code in (200, 429)
+    locked = client.post("/login/", {"username": "olivia", "password": "owner-pass-1"})
+    assert locked.status_code == 429 and b"Sign-in paused" in locked.content
+    assert "_auth_user_id" not in client.session
+    # The same account from another address still signs in.
+    other = Client(REMOTE_ADDR="10.9.9.9")
+    fine = other.post("/login/", {"username": "olivia", "password": "owner-pass-1"})
+    assert fine.status_code == 302

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib.auth import get_user_model
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from aframes_web.teams.models import Role, Team
@@ -23,7 +26,17 @@ class Command(BaseCommand):
         team = Team.objects.filter(slug=options["team"]).first()
         if team is None:
             raise CommandError(f"No team {options['team']!r}; create it with create_team.")
-        user = user_get_or_create(username=options["username"], password=options["password"])
+        password = options["password"]
+        if password is not None:
+            # The same validators as a password change (settings.AUTH_PASSWORD_VALIDATORS),
+            # checked before anything is created.
+            user_model = get_user_model()
+            probe = user_model.objects.filter(username=options["username"]).first()
+            try:
+                validate_password(password, probe or user_model(username=options["username"]))
+            except ValidationError as err:
+                raise CommandError("The password is refused: " + " ".join(err.messages)) from None
+        user = user_get_or_create(username=options["username"], password=password)
         try:
             membership = member_add(team=team, user=user, role=options["role"])
         except TeamError as err:
