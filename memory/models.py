@@ -1,5 +1,6 @@
 """ProactMem's stored memory: daily trajectories with facts and citations, regularities with
-their assessments and lifecycle, and decisions with their evidence (issue 6).
+their assessments and lifecycle, and decisions with their evidence (ARCHITECTURE.md,
+"Data model").
 
 Everything here is derived from events and can be rebuilt (``manage.py memory_rebuild``); the
 pure engine in ``memory/engine/`` computes it, services store it.

@@ -1,4 +1,5 @@
-"""Writes of ProactMem: decide on an event, close days, rebuild (issue 6).
+"""Writes of ProactMem: decide on an event, close days, rebuild (ProactMem §2-§3;
+ARCHITECTURE.md, "How data flows" 3-4).
 
 Thin around the pure engine: load rows, call ``memory.engine``, store what it returns. One
 writer per entity at a time (a PostgreSQL advisory lock; SQLite's single writer serialises).
@@ -6,7 +7,7 @@ writer per entity at a time (a PostgreSQL advisory lock; SQLite's single writer 
 The causal order of :func:`memory_decide`, inside one transaction: read memory (queries that
 cannot see the new event), stage the event (insert it, uncommitted), decide, control, store
 the decision, commit (the event and its decision become visible together), and after commit
-run the due maintenance (day closes) before answering, as issue 6 fixes it.
+run the due maintenance (day closes) before answering, as ARCHITECTURE.md, principle 4, fixes it.
 
 Memory is a function of the stored events: an event that arrives for a day already closed
 (late capture, an older day imported after newer ones) makes the next maintenance rebuild the

@@ -1,4 +1,4 @@
-"""Regularities: canonical matching, replay, activation and the lifecycle (ProactMem, issue 6)."""
+"""Regularities: canonical matching, replay, activation and the lifecycle (ProactMem §3)."""
 
 from __future__ import annotations
 

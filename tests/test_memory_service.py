@@ -1,4 +1,5 @@
-"""ProactMem's service side: decide in causal order, day close, rebuild, resume (issue 6)."""
+"""ProactMem's service side: decide in causal order (ARCHITECTURE.md, principle 4), day close,
+rebuild, resume."""
 
 from __future__ import annotations
 

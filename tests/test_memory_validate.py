@@ -1,4 +1,4 @@
-"""Validation of trajectory segments against their cited events (issue 6, "Validation")."""
+"""Validation of trajectory segments against their cited events (ProactMem §2.2)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Intervention control: suppress a repeat of an intervention already allowed (ProactMem, issue 6).
+"""Intervention control: suppress a repeat of an intervention already allowed (ProactMem B.3).
 
 Control acts only on a proposed intervention; an abstention passes through unchanged, so control
 can never turn an abstention into an intervention. Where the rule leaves a choice open, the choice

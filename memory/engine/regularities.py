@@ -1,7 +1,7 @@
 """Regularities: replay a proposal over daily records, activate it, and run its lifecycle.
 
-ProactMem (arXiv 2610.36967) §2–§3 as issue 6 states them. Where the rules leave a choice open,
-the choice is written next to the code that makes it and tested by name.
+ProactMem (arXiv 2610.36967) §2–§3 as ARCHITECTURE.md and the README state them. Where the
+rules leave a choice open, the choice is written next to the code that makes it and tested by name.
 """
 
 from __future__ import annotations
@@ -156,7 +156,7 @@ def family_key(p: Proposal) -> str:
 
 
 def matches(pred: Predicate, obs: Observation) -> bool:
-    """Same field path and the same canonical value (issue 6's matching rule)."""
+    """Same field path and the same canonical value (the matching rule of ProactMem §3.1)."""
     return obs.path == pred.path and same(pred.value, obs.value)
 
 

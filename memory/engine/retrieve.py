@@ -1,4 +1,4 @@
-"""Retrieval: the at most three regularities that bear on the current moment (ProactMem, issue 6).
+"""Retrieval: the at most three regularities that bear on the current moment (ProactMem §3.2).
 
 Only active or weakening regularities are retrieved, never a candidate or a dormant one.
 """

@@ -1,6 +1,7 @@
 """ProactMem over one entity's stream, in memory: the causal loop the service runs with a database.
 
-:class:`MemoryStream` processes events in order, each in the causal order issue 6 fixes:
+:class:`MemoryStream` processes events in order, each in the causal order of
+ARCHITECTURE.md, principle 4:
 
 1. **read memory** as it stood before the event (recent events, closed days, regularities,
    today's observations so far, the control state);

@@ -1,4 +1,4 @@
-"""Source validation of a trajectory segment (ProactMem, issue 6 "Validation").
+"""Source validation of a trajectory segment (ProactMem §2.2, source validation).
 
 A segment is kept only when every fact leaf it claims is grounded in an event it cites; one bad
 citation or one ungrounded leaf rejects the whole segment, with a sentence saying why.

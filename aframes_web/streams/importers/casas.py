@@ -8,7 +8,7 @@ time; trailing fields may be empty). Three layouts are told apart line by line:
   begin``. An annotation ``Name begin`` / ``Name end`` (also ``N-begin`` / ``N-start`` /
   ``N-end`` for numbered tasks) opens or closes an activity; any other annotation is a label of
   that line's event only (e.g. adlmr's ``2 2``).
-- **rooms** (assumed from the issue, not checked against a real file):
+- **rooms** (assumed from CASAS's documentation of the form, not checked against a real file):
   ``date time sensor room value label``, a per-event label. A line is read this way when the
   field after the sensor is not a sensor value and the one after it is.
 - **hh** (UCI "Human Activity Recognition from Continuous Ambient Sensor Data", whose README
