@@ -1,4 +1,4 @@
-"""Writes of ProactMem: decide on an event, close days, rebuild (ProactMem §2-§3;
+"""Writes of ProactMem: decide on an event, close days, rebuild (ProactMem;
 ARCHITECTURE.md, "How data flows" 3-4).
 
 Thin around the pure engine: load rows, call ``memory.engine``, store what it returns. One

@@ -1,4 +1,4 @@
-"""Regularities: canonical matching, replay, activation and the lifecycle (ProactMem §3)."""
+"""Regularities: canonical matching, replay, activation and the lifecycle (ProactMem)."""
 
 from __future__ import annotations
 

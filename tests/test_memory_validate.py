@@ -1,4 +1,4 @@
-"""Validation of trajectory segments against their cited events (ProactMem §2.2)."""
+"""Validation of trajectory segments against their cited events (ProactMem, source validation)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The one canonical form of a scalar that matching and grounding compare (ProactMem §3.1).
+"""The one canonical form of a scalar that matching and grounding compare (ProactMem:
+fact matching).
 
 Replay matches a predicate against an observation, and validation grounds a fact leaf against an
 event payload, by the same rule: an equal field path and an equal ``canonical`` value.

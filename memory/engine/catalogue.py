@@ -1,4 +1,5 @@
-"""The per-scope service catalogue: what an agent may offer, and when (ProactMem §4, B.3).
+"""The per-scope service catalogue: what an agent may offer, and when (ProactiveStream's
+services; ProactMem B.3).
 
 A *service* is one thing the agent can do for an entity of a scope. It *applies* to a
 regularity by the segment kind of the regularity's behavior (the first part of the behavior

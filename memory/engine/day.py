@@ -1,9 +1,9 @@
 """Closing a local day: extract its trajectory, validate it, and advance the regularities.
 
-The pure half of ProactMem's day close (ProactMem §2; ARCHITECTURE.md, "Remember"): the Django
-side loads a day's events, calls :func:`close_day` and :func:`advance_regularities`, and stores
-what they return; the in-memory stream (stream.py) calls the same two functions, so a benchmark
-run and the service agree.
+The pure half of ProactMem's day close (ARCHITECTURE.md, "Remember"): the Django side loads a
+day's events, calls :func:`close_day` and :func:`advance_regularities`, and stores what they
+return; the in-memory stream (stream.py) calls the same two functions, so a benchmark run and the
+service agree.
 
 Choices made here:
 

@@ -1,4 +1,5 @@
-"""Recent events: what a decision sees of the stream right before now (ProactMem §2.1).
+"""Recent events: what a decision sees of the stream right before now (ProactMem's
+recent-events layer).
 
 The current event plus at most RECENT_MAX_PRIOR earlier events of the same entity from the last
 RECENT_WINDOW. Only events before the current one count (the causal order: memory is read as it

@@ -156,7 +156,7 @@ def family_key(p: Proposal) -> str:
 
 
 def matches(pred: Predicate, obs: Observation) -> bool:
-    """Same field path and the same canonical value (the matching rule of ProactMem §3.1)."""
+    """Same field path and the same canonical value (ProactMem's matching rule)."""
     return obs.path == pred.path and same(pred.value, obs.value)
 
 

@@ -1,4 +1,4 @@
-"""Retrieval: the at most three regularities that bear on the current moment (ProactMem §3.2).
+"""Retrieval: the at most three regularities that bear on the current moment (ProactMem, retrieval).
 
 Only active or weakening regularities are retrieved, never a candidate or a dormant one.
 """

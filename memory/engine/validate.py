@@ -1,4 +1,4 @@
-"""Source validation of a trajectory segment (ProactMem §2.2, source validation).
+"""Source validation of a trajectory segment (ProactMem: source-validated trajectories).
 
 A segment is kept only when every fact leaf it claims is grounded in an event it cites; one bad
 citation or one ungrounded leaf rejects the whole segment, with a sentence saying why.
