@@ -10,12 +10,11 @@ selectors, so both doors read one truth (ARCHITECTURE.md, "Pure cores, thin shel
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from django.db.models import TextField
+from django.db.models import Prefetch, TextField
 from django.db.models.functions import Cast
 from django.utils import timezone
 
@@ -302,6 +301,7 @@ def list_entities(principal: Principal, *, scope: str | None) -> str:
 
 def get_memory(principal: Principal, *, entity: str | None, day: str | None) -> str:
     from memory import present, selectors
+    from memory.models import Assessment
 
     require(principal, Scope.READ)
     found = entity_named(principal, entity)
@@ -316,10 +316,12 @@ def get_memory(principal: Principal, *, entity: str | None, day: str | None) -> 
             "complete (a later day has events, or the entity went quiet)."
         )
     regularities = []
-    for row in selectors.regularities_for(found, "active"):
-        detailed = selectors.regularity_detail(found, row.rid)
-        assert detailed is not None
-        record = present.regularity_record(detailed)
+    # One query for the assessments of all of them, in day order as regularity_detail has them.
+    active = selectors.regularities_for(found, "active").prefetch_related(
+        Prefetch("assessments", queryset=Assessment.objects.order_by("day")), "transitions"
+    )
+    for row in active:
+        record = present.regularity_record(row)
         # Evidence: the days replay judged, newest first, each with the facts it cites.
         judged = [a for a in record.pop("assessments") if a["outcome"] in ("fulfilled", "violated")]
         record["evidence"] = judged[::-1][:ASSESSMENTS_SHOWN]
@@ -468,7 +470,7 @@ def search_events(
     )
     results: list[dict[str, Any]] = []
     scanned = 0
-    for event in _iterate(candidates[:SEARCH_SCAN_MAX]):
+    for event in candidates[:SEARCH_SCAN_MAX].iterator(chunk_size=500):
         scanned += 1
         record = event_record(event, include_text=False)
         if _matches(record, needle):
@@ -481,10 +483,6 @@ def search_events(
             "truncated": len(results) > page or scanned >= SEARCH_SCAN_MAX,
         }
     )
-
-
-def _iterate(rows: Any) -> Iterable[Any]:
-    return rows.iterator(chunk_size=500)
 
 
 # -- benchmark and labelling --------------------------------------------------------------
