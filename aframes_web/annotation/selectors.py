@@ -38,6 +38,25 @@ from benchmark.reference import LabelKey
 HISTORY_PAGE = 50
 
 
+def acting_annotator(principal: Any) -> Any:
+    """The person a label request acts for (the signed-in user, or the member a token was
+    created for), who must be an annotator of the team; PermissionError says why not. REST
+    and MCP both ask this."""
+    user = principal.user
+    if principal.token is not None:
+        user = principal.token.created_by
+        if user is None:
+            raise PermissionError(
+                f"{principal.label} acts for nobody: create a label token for the annotator "
+                "with `manage.py create_token TEAM NAME --scopes read,label --user USERNAME`."
+            )
+    if role_in(principal.team, user) != Role.ANNOTATOR:
+        raise PermissionError(
+            f"{user} is not an annotator of team {principal.team.slug}; only annotators label."
+        )
+    return user
+
+
 def projects_for_team(*, team: Team) -> QuerySet[LabelProject]:
     return LabelProject.objects.filter(team=team).order_by("-created_at", "-id")
 

@@ -28,7 +28,7 @@ from aframes_web.api.params import choice_param, int_param
 from aframes_web.api.views import TeamAPIView
 from aframes_web.streams.records import FieldInvalid, check_storable_text
 from aframes_web.teams.auth import principal_for
-from aframes_web.teams.models import Role, Scope
+from aframes_web.teams.models import Scope
 
 PROJECTS_ORDER = Keyset("label-projects", ("-created_at", "-id"))
 ASSIGNMENTS_ORDER = Keyset(
@@ -102,20 +102,10 @@ def _project(request: Request, pk: int) -> LabelProject:
 
 def _annotator(request: Request) -> Any:
     """The person a label request acts for, who must be an annotator of the team."""
-    principal = principal_for(request)
-    user = principal.user
-    if principal.token is not None:
-        user = principal.token.created_by
-        if user is None:
-            raise exceptions.PermissionDenied(
-                f"{principal.label} acts for nobody: create a label token for the annotator "
-                "with `manage.py create_token TEAM NAME --scopes label --user USERNAME`."
-            )
-    if services.role_in(principal.team, user) != Role.ANNOTATOR:
-        raise exceptions.PermissionDenied(
-            f"{user} is not an annotator of team {principal.team.slug}; only annotators label."
-        )
-    return user
+    try:
+        return sel.acting_annotator(principal_for(request))
+    except PermissionError as err:
+        raise exceptions.PermissionDenied(str(err)) from None
 
 
 def _history_page(request: Request) -> int:
