@@ -13,8 +13,8 @@ from aframes_web.api.paging import Keyset, keyset_page
 from aframes_web.api.params import choice_param, time_param
 from aframes_web.api.views import TeamAPIView
 from aframes_web.proactivestream import present
-from aframes_web.proactivestream.models import BenchmarkRun, RunArtefact
-from aframes_web.proactivestream.selectors import run_get, runs_for_team
+from aframes_web.proactivestream.models import BenchmarkRun
+from aframes_web.proactivestream.selectors import run_file_names, run_get, runs_for_team
 from aframes_web.teams.auth import principal_for
 
 RUNS_ORDER = Keyset("benchmark-runs", ("created_at", "id"))
@@ -109,5 +109,4 @@ class BenchmarkRunView(TeamAPIView):
         run = run_get(team=team, pk=pk)
         if run is None:
             raise exceptions.NotFound(f"Team {team.slug!r} has no benchmark run {pk}.")
-        files = list(RunArtefact.objects.filter(run=run).values_list("name", flat=True))
-        return Response(present.run_record(run, files))
+        return Response(present.run_record(run, run_file_names(run)))

@@ -18,7 +18,12 @@ from aframes_web.dashboard.forms import BenchmarkRunForm, OutcomeFilterForm
 from aframes_web.dashboard.memory_views import event_row
 from aframes_web.dashboard.views import _membership
 from aframes_web.proactivestream.models import BenchmarkRun, RunArtefact, RunOutcome
-from aframes_web.proactivestream.selectors import outcomes_for_run, run_get, runs_for_team
+from aframes_web.proactivestream.selectors import (
+    outcomes_for_run,
+    run_file_names,
+    run_get,
+    runs_for_team,
+)
 from aframes_web.proactivestream.services import RunConfigError, run_create
 from aframes_web.teams.models import Membership, Role
 from benchmark.labelers.registry import rule_text
@@ -106,7 +111,7 @@ def _tables(run: BenchmarkRun) -> list[dict[str, Any]]:
 @login_required
 def benchmark_run(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     membership, run = _run(request, slug, pk)
-    names = list(RunArtefact.objects.filter(run=run).values_list("name", flat=True))
+    names = run_file_names(run)
     context = {
         "team": membership.team,
         "run": run,

@@ -490,31 +490,24 @@ def search_events(
 
 def get_benchmark_run(principal: Principal, *, run: int) -> str:
     from aframes_web.proactivestream import present
-    from aframes_web.proactivestream.models import RunArtefact
-    from aframes_web.proactivestream.selectors import run_get
+    from aframes_web.proactivestream.selectors import run_file_names, run_get
 
     require(principal, Scope.READ)
     found = run_get(team=principal.team, pk=run)
     if found is None:
         raise ToolFailure(f"Team {principal.team.slug!r} has no benchmark run {run}.")
-    files = list(RunArtefact.objects.filter(run=found).values_list("name", flat=True))
-    return _json(present.run_record(found, files))
+    return _json(present.run_record(found, run_file_names(found)))
 
 
 def next_label_task(principal: Principal, *, project: int | None, page: int) -> str:
-    from aframes_web.annotation import present, services
+    from aframes_web.annotation import present
     from aframes_web.annotation import selectors as sel
-    from aframes_web.teams.models import Role
 
     require(principal, Scope.LABEL)
-    user = principal.token.created_by if principal.token is not None else principal.user
-    if user is None:
-        raise ToolFailure(
-            f"{principal.label} acts for nobody: create a label token for the annotator with "
-            "`manage.py create_token TEAM NAME --scopes read,label --user USERNAME`."
-        )
-    if services.role_in(principal.team, user) != Role.ANNOTATOR:
-        raise ToolFailure(f"{user} is not an annotator of team {principal.team.slug}.")
+    try:
+        user = sel.acting_annotator(principal)
+    except PermissionError as err:
+        raise ToolFailure(str(err)) from None
     if page < 1:
         raise ToolFailure(f"page must be at least 1, got {page}.")
     projects = sel.projects_for_team(team=principal.team).order_by("id")

@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 
 from django.db.models import QuerySet
 
-from aframes_web.proactivestream.models import BenchmarkRun, DecisionPoint, RunOutcome
+from aframes_web.proactivestream.models import BenchmarkRun, DecisionPoint, RunArtefact, RunOutcome
 from aframes_web.streams.models import Entity, Event
 from aframes_web.teams.models import Team
 from benchmark.streams.records import DecisionPoint as PointRecord
@@ -75,6 +75,11 @@ def runs_for_team(*, team: Team) -> QuerySet[BenchmarkRun]:
 
 def run_get(*, team: Team, pk: int) -> BenchmarkRun | None:
     return BenchmarkRun.objects.filter(team=team, pk=pk).first()
+
+
+def run_file_names(run: BenchmarkRun) -> list[str]:
+    """The names of a run's stored files (results, tables, plots)."""
+    return list(RunArtefact.objects.filter(run=run).values_list("name", flat=True))
 
 
 def outcomes_for_run(
