@@ -195,7 +195,7 @@ def _segment_monitor(
         lock_run = None
         credit = 0.0
         brk = True
-        own_end = row.end
+        silent = True  # no next row within the session gap, and no absence cuts the row short
         if i + 1 < count:
             nxt_t = times[i + 1]
             delta = nxt_t - t
@@ -203,21 +203,17 @@ def _segment_monitor(
             if n_absences and a < n_absences and t < starts[a] < nxt_t:
                 cut = starts[a] - t
                 credit = cap if cap < cut else cut  # min(cut, cap), without the call
+                silent = False
             elif delta <= gap:
                 credit = cap if cap < delta else delta
-                brk = False
-            elif own_end is not None:
-                # A known end is credited even before a silence (the source measured it).
-                cut = own_end - t
-                credit = cap if cap < cut else cut
-        elif own_end is not None:
-            cut = own_end - t
-            credit = cap if cap < cut else cut
+                brk = silent = False
+        own_end = row.end
         if own_end is not None:
-            # The source says when this row stopped being on screen: no credit past it.
-            cut = own_end - t
-            if cut < credit:
-                credit = cut if cut > 0.0 else 0.0
+            # The source says when this row left the screen: never credited past that, and
+            # credited up to it (capped) even before a silence, since the source measured it.
+            known = own_end - t if own_end > t else 0.0
+            if silent or known < credit:
+                credit = cap if cap < known else known
         url = row.url
         if url:
             try:
