@@ -390,15 +390,14 @@ def _days_reached(entity: Entity, day: date, spans: tuple[tuple[float, float], .
             days.add(current)
             current += timedelta(days=1)
             current_start = datetime.combine(current, time(), tzinfo=zone).timestamp()
-    return sorted(
-        d
-        for d in days
+    with_events = []
+    for later in sorted(days):
+        start, end = day_bounds(entity, later)
         if Event.objects.filter(
-            entity=entity,
-            occurred_at__gte=day_bounds(entity, d)[0],
-            occurred_at__lt=day_bounds(entity, d)[1],
-        ).exists()
-    )
+            entity=entity, occurred_at__gte=start, occurred_at__lt=end
+        ).exists():
+            with_events.append(later)
+    return with_events
 
 
 def _dispatch_compiles(pairs: list[tuple[int, date]]) -> None:
