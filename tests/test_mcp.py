@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -33,6 +32,7 @@ from aframes_web.proactivestream.models import BenchmarkRun
 from aframes_web.streams.models import Entity, Event
 from aframes_web.streams.services import entity_create
 from aframes_web.teams.services import token_create, token_revoke
+from benchmark.harness import free_port
 from memory.models import Decision
 from memory.services import decide_batch
 from tests.home_streams import START, motion, routine_day, stream
@@ -58,18 +58,12 @@ TOOLS = {
 }
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def server_url() -> Iterator[str]:
     """The ASGI application on uvicorn in a thread, as `manage.py serve` runs it."""
     from aframes_web.asgi import build_application
 
-    port = _free_port()
+    port = free_port()
     config = uvicorn.Config(
         build_application(), host="127.0.0.1", port=port, lifespan="on", log_level="warning"
     )

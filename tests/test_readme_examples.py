@@ -13,7 +13,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -22,6 +21,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from benchmark.harness import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -67,12 +68,6 @@ def blocks(language: str) -> list[tuple[str, str]]:
     return picked
 
 
-def _port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dict[str, str], str]]:
     folder = tmp_path_factory.mktemp("readme")
@@ -91,7 +86,7 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dict[
     manage = [sys.executable, str(ROOT / "manage.py")]
     for command in (["migrate", "--noinput"], ["load_demo"]):
         subprocess.run([*manage, *command], env=env, cwd=folder, check=True, capture_output=True)
-    port = _port()
+    port = free_port()
     # As `make run` serves: the web server and its worker, which compiles the demo's days.
     server = subprocess.Popen(
         [*manage, "serve", "--port", str(port)],

@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -19,6 +18,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from benchmark.harness import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -43,12 +44,6 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     yield environment
 
 
-def _port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def _status(url: str) -> int:
     try:
         with urllib.request.urlopen(url, timeout=2) as answer:
@@ -66,7 +61,7 @@ def _gone(pid: int) -> bool:
 
 
 def _start(env: dict[str, str]) -> tuple[subprocess.Popen[str], str, int]:
-    port = _port()
+    port = free_port()
     proc = subprocess.Popen(
         [sys.executable, str(ROOT / "manage.py"), "serve", "--port", str(port)],
         env=env,
