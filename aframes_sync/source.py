@@ -69,9 +69,9 @@ class ActivityWatchServerSource:
     """A running ActivityWatch server's buckets, read over its REST API one UTC day at a time.
 
     The rows are those ``manage.py import_events activitywatch`` makes of a full export of the
-    same server (source keys ``aw:s<id>``, ``aw:a<id>``): the reader's ids number each bucket's
-    events in time order, so every window asks the server how many events come before the
-    ones it fetched and passes that on (:func:`compiler.sources.activitywatch.read_export`).
+    same server (source keys ``aw:s<id>``, ``aw:a<id>``): the reader's ids come from each event's
+    own start (:mod:`compiler.sources.activitywatch`), so a day fetched alone gets the ids a
+    read of the whole export gives.
     """
 
     def __init__(self, url: str, *, timeout: float = 30.0) -> None:
@@ -153,16 +153,15 @@ class ActivityWatchServerSource:
         low = span[0] if start is None else start
         yield from day_windows(low, span[1] + END_PAD_S)
 
-    def export(self, start: float, end: float) -> tuple[dict[str, Any], dict[str, int]]:
-        """Every bucket with the events the window needs, and each one's offset in its bucket.
+    def export(self, start: float, end: float) -> dict[str, Any]:
+        """Every bucket with the events the window needs.
 
-        The events overlapping the window are fetched; from the earliest of them (t0), every
-        event starting at t0 or later, up to a day past the window's end so an AFK span that
-        overlaps the next one is merged as a full read merges it. ``offset`` is the number of
-        the bucket's events that start before t0: they sort before all of these.
+        The events overlapping the window are fetched, and with them every later event up to
+        a day past the window's end, so an AFK span that overlaps the next one is merged as a
+        read of the whole export merges it. Row ids come from the events themselves, so this
+        part of each bucket gives the ids the whole export gives.
         """
         buckets: dict[str, Any] = {}
-        offsets: dict[str, int] = {}
         for bucket_id, meta in sorted(self._buckets().items()):
             bucket = {**meta, "id": bucket_id, "events": []} if isinstance(meta, dict) else meta
             buckets[bucket_id] = bucket
@@ -170,19 +169,18 @@ class ActivityWatchServerSource:
             if not found:
                 continue
             first = min(_moment(e.get("timestamp")) for e in found)
-            first_iso = first.isoformat()
             block = [
                 e
-                for e in self._events(bucket_id, start=first_iso, end=_iso(end + LOOKAHEAD_S))
+                for e in self._events(
+                    bucket_id, start=first.isoformat(), end=_iso(end + LOOKAHEAD_S)
+                )
                 if _moment(e.get("timestamp")) >= first
             ]
-            at_first = sum(1 for e in block if _moment(e.get("timestamp")) == first)
-            offsets[bucket_id] = self._count(bucket_id, end=first_iso) - at_first
             bucket["events"] = [
                 {key: e[key] for key in ("timestamp", "duration", "data") if key in e}
                 for e in block
             ]
-        return {"buckets": buckets}, offsets
+        return {"buckets": buckets}
 
     def records(self, start: float, end: float) -> list[tuple[float, dict[str, Any]]]:
         """The window's snapshot rows, and the AFK absences that start in it, in time order.
@@ -190,8 +188,7 @@ class ActivityWatchServerSource:
         An interval that began before the window gives only its rows inside it; an absence
         is sent whole by the window it starts in, as the importer stores it.
         """
-        data, offsets = self.export(start, end)
-        whole = activitywatch.read_export(data, name=self.name, offsets=offsets)
+        whole = activitywatch.read_export(self.export(start, end), name=self.name)
         capture = dataclasses.replace(
             whole,
             snapshots=[s for s in whole.snapshots if start <= s.t < end],

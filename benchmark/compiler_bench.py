@@ -84,6 +84,7 @@ TARGET_2000_ROWS_MS = 15.0
 TARGET_RAW_TO_CONTEXT_X = 86.0  # the paper's figure (context block vs raw rows, cl100k_base)
 TARGET_AW_WHOLEPROCESS_RATIO = 1.0  # one CLI call of ours takes less wall time than theirs
 TARGET_AW_MINUTES_ERROR_PCT = 3.0  # credited minutes within 3 % of ActivityWatch's own totals
+TARGET_AW_JSON_RATIO = 1.5  # our JSON document at most 1.5x the reference's tokens
 
 # ActivityWatch days: aw_day's working days (08:30-18:00 local) from this Monday on, one a
 # weekday; Europe/Berlin changes to summer time only on 2026-03-29.
@@ -1159,6 +1160,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "wholeprocess_ratio_under_1": bool(aw) and max(aw_ratios) < TARGET_AW_WHOLEPROCESS_RATIO,
         "minutes_within_3_pct": bool(aw)
         and max(abs(a["error_pct"]) for a in aw) <= TARGET_AW_MINUTES_ERROR_PCT,
+        "context_no_larger_than_reference": bool(aw)
+        and all(a["context_tokens"] <= a["ref_context_tokens"] for a in aw),
+        "json_at_most_1_5x": bool(aw)
+        and max(a["json_tokens"] / a["ref_json_tokens"] for a in aw) <= TARGET_AW_JSON_RATIO,
     }
     if aw:
         print(
@@ -1172,6 +1177,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             + f" [{'met' if aw_checks['minutes_within_3_pct'] else 'MISSED'}: within 3 %], "
             + "reference "
             + ", ".join(f"{a['ref_error_pct']:+.1f} %" for a in aw)
+            + "; JSON tokens ours/reference "
+            + ", ".join(f"{a['json_tokens'] / a['ref_json_tokens']:.2f}" for a in aw)
+            + f" [{'met' if aw_checks['json_at_most_1_5x'] else 'MISSED'}: <= 1.5]"
+            + "; context block ours/reference "
+            + ", ".join(f"{a['context_tokens'] / a['ref_context_tokens']:.2f}" for a in aw)
+            + f" [{'met' if aw_checks['context_no_larger_than_reference'] else 'MISSED'}: <= 1]"
         )
     finish(
         "compiler",
@@ -1248,6 +1259,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "aw_context_tokens": [a["context_tokens"] for a in aw],
             "aw_ref_context_tokens": [a["ref_context_tokens"] for a in aw],
             "aw_json_tokens": [a["json_tokens"] for a in aw],
+            "aw_json_ratio": [round(a["json_tokens"] / a["ref_json_tokens"], 3) for a in aw],
             "aw_ref_json_tokens": [a["ref_json_tokens"] for a in aw],
             "aw_truth_min": [round(a["truth_min"], 2) for a in aw],
             "aw_ours_min": [round(a["ours_min"], 2) for a in aw],

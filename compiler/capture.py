@@ -130,6 +130,9 @@ class Capture:
     # intervals, or that a table was missing from an older database.
     disclosures: list[str] = field(default_factory=list)
     screen: tuple[int, int] = (1920, 1080)  # pixels, for click-to-element resolution
+    # False when the recorder captures no input events at all (ActivityWatch): a frame's key,
+    # click and copy counts are then unknown, not zero, and the document says null.
+    inputs_recorded: bool = True
     # Readers of large stores may load element trees on demand: only the trees of snapshots
     # with a click to resolve are ever needed, a few dozen a day out of thousands.
     element_loader: Callable[[Collection[int]], list[Element]] | None = field(

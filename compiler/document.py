@@ -320,7 +320,11 @@ def compile_window(
             omitted_s += active_s
             continue
         inputs = per_frame.get(index, _NO_INPUTS)
-        frame_docs.append(_frame_doc(compiled, frame, row_ids[index], active_s, inputs, layout))
+        frame_docs.append(
+            _frame_doc(
+                compiled, frame, row_ids[index], active_s, inputs, layout, capture.inputs_recorded
+            )
+        )
     window_times = _times_within(capture.snapshots, start, end)
     disclosures = list(capture.disclosures)
     unknown_s = sum(
@@ -381,6 +385,7 @@ def _frame_doc(
     active_s: float,
     inputs: Sequence[Attributed],
     layout: dict[str, str],
+    inputs_recorded: bool = True,
 ) -> dict[str, Any]:
     # One pass over the rows; ties keep first-seen order, as Counter.most_common does.
     titles: dict[str, int] = {}
@@ -432,7 +437,8 @@ def _frame_doc(
             {"kind": kind, "entity": entity, "count": pages[(kind, entity)]}
             for kind, entity in _top(pages, MAX_FRAME_PAGES)
         ],
-        "input": {"keys": keys, "clicks": clicks, "copies": copies},
+        # Unknown (null) where the recorder captures no input events, not zero.
+        "input": {"keys": keys, "clicks": clicks, "copies": copies} if inputs_recorded else None,
         "interruptions": [
             {
                 "app": b.app,
@@ -442,12 +448,11 @@ def _frame_doc(
             }
             for b in frame.interruptions
         ],
-        "evidence": {
-            "rows": runs(row_ids),
-            "inputs": runs([item.event.id for item in inputs]) if inputs else "",
-        },
+        "evidence": {"rows": runs(row_ids)},
     }
-    if compiled.params.include_text:
+    if inputs_recorded:
+        doc["evidence"]["inputs"] = runs([item.event.id for item in inputs]) if inputs else ""
+    if compiled.params.include_text and inputs_recorded:
         doc["input"]["text"] = "".join(typed)
         doc["input"]["clipboard"] = clipboard
     return doc

@@ -31,9 +31,10 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, Max
 from django.utils import timezone
 
-from aframes_web.streams.models import Entity, Event
+from aframes_web.streams.models import Entity, Event, row_id
 from aframes_web.streams.records import EventRecord
 from aframes_web.streams.services import BatchRejected, validate_events
+from compiler.sources.events import row_key
 from memory import selectors
 from memory.engine import words
 from memory.engine.control import Allowed, Controlled, ControlState, Identity, control, identity
@@ -266,14 +267,48 @@ def _frames(
     if held is None or held[0] != current:
         body = DayDocument.objects.filter(pk=current).values_list("body", flat=True).first()
         frames = body.get("frames", []) if isinstance(body, dict) else []
-        rows = [
-            frozenset(expand_runs(str((f.get("evidence") or {}).get("rows") or ""))) for f in frames
-        ]
+        cited = [expand_runs(str((f.get("evidence") or {}).get("rows") or "")) for f in frames]
+        frames, rows = _frames_by_event(entity, frames, cited)
         if len(_FRAMES) >= _OPEN_MAX:
             _FRAMES.clear()
         held = _FRAMES[(_cache_key(entity), day)] = (current, list(zip(frames, rows, strict=True)))
     known = {e.id for e in events}
     return [frame for frame, rows in held[1] if rows <= known]
+
+
+def _frames_by_event(
+    entity: Entity, frames: list[dict[str, Any]], cited: list[list[int]]
+) -> tuple[list[dict[str, Any]], list[frozenset[int]]]:
+    """The frames with their evidence rows as the events memory reads (``EngineEvent.id`` is
+    the stored event's id), and each frame's set of them.
+
+    A document cites rows by ``Event.row_id``: an ActivityWatch row by its reader's id, which
+    names the event through its source key. Memory's facts cite stored events, so those rows
+    are translated once per document; a frame citing no such row is handed over unchanged.
+    """
+    from aframes_web.activity.selectors import chunked_rows
+    from compiler.document import runs
+
+    keyed = sorted({row for rows in cited for row in rows if row_key(row) is not None})
+    if not keyed:
+        return frames, [frozenset(rows) for rows in cited]
+    events = Event.objects.filter(entity=entity)
+    pk_of = {
+        row_id(pk, key): pk
+        for part in chunked_rows(events, keyed)
+        for pk, key in part.values_list("pk", "source_key")
+    }
+    translated: list[dict[str, Any]] = []
+    sets: list[frozenset[int]] = []
+    for frame, rows in zip(frames, cited, strict=True):
+        # A row whose event is not stored keeps its id: no event has it, so the frame is
+        # held back as one whose rows are not all known, as it would be without translation.
+        ids = [pk_of.get(row, row) for row in rows]
+        if ids != rows:
+            frame = {**frame, "evidence": {**frame["evidence"], "rows": runs(sorted(ids))}}
+        translated.append(frame)
+        sets.append(frozenset(ids))
+    return translated, sets
 
 
 def _close(

@@ -18,9 +18,12 @@ import pytest
 from django.core.management import call_command
 
 from aframes_web.activity.models import DayDocument
+from aframes_web.activity.selectors import evidence_events
+from aframes_web.streams.models import Entity, Event
 from benchmark.synthetic.aw_day import generate, local_day_bounds
 from compiler.capture import Capture, Snapshot
-from compiler.document import compile_day
+from compiler.document import compile_day, expand_runs
+from compiler.emit import to_json, to_markdown
 from compiler.params import Params
 from compiler.segment import segment
 from compiler.sources import activitywatch
@@ -78,7 +81,7 @@ def test_the_end_survives_the_event_records_that_import_and_sync_send() -> None:
 
 
 @pytest.mark.django_db
-def test_the_cli_and_an_import_compiled_by_the_worker_agree_on_frames_and_minutes(
+def test_the_cli_and_an_import_compiled_by_the_worker_give_the_same_frames_and_evidence_ids(
     team, tmp_path, django_capture_on_commit_callbacks
 ) -> None:
     export = tmp_path / "aw.json"
@@ -95,16 +98,15 @@ def test_the_cli_and_an_import_compiled_by_the_worker_agree_on_frames_and_minute
             "--tz", TZ, stdout=StringIO(), stderr=StringIO(),
         )  # fmt: skip
     stored = DayDocument.objects.get(entity__key="aw", day=DAY, current=True).body
-
-    def shape(document: dict) -> list[tuple]:
-        return [
-            (f["app"], f.get("site"), f["start"], f["end"], f["duration_min"])
-            for f in document["frames"]
-        ]
-
-    assert shape(stored) == shape(ours)
-    for figure in ("active_minutes", "first_activity", "last_activity", "distinct_apps"):
-        assert stored["coverage"][figure] == ours["coverage"][figure], figure
+    # The same frames byte for byte, evidence ids included: a row cited by one is found in the
+    # other (the service compiles an ActivityWatch row under its reader's id).
+    assert to_json(stored["frames"]) == to_json(ours["frames"])
+    assert to_json(stored["coverage"]) == to_json(ours["coverage"])
+    cited = expand_runs(ours["frames"][0]["evidence"]["rows"])
+    assert min(cited) >= activitywatch.ID_FLOOR
+    found = evidence_events(entity=Entity.objects.get(key="aw"), ids=cited)
+    assert [e.source_key for e in found] == [f"aw:s{row}" for row in cited]
+    assert [e.row_id for e in found] == cited
 
 
 def test_one_app_under_several_spellings_is_one_app_and_placeholders_are_disclosed() -> None:
@@ -207,3 +209,45 @@ def test_a_busy_days_block_costs_no_more_than_its_forty_longest_frames() -> None
     ledger_line = next(line for line in block.splitlines() if line.startswith("ledger: "))
     assert all(app in ledger_line for app in day.truth_minutes)
     assert block.count("(afk)") == 1 and "12:30-13:15 (45m)" in block
+
+
+@pytest.mark.django_db
+def test_memory_reads_an_activitywatch_days_frames_and_cites_stored_events(
+    team, tmp_path, django_capture_on_commit_callbacks
+) -> None:
+    from memory.models import Segment
+    from memory.services import memory_close_day
+
+    export = tmp_path / "aw.json"
+    export.write_text(json.dumps(generate(DAY, TZ, seed=6).export))
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command(
+            "import_events", "activitywatch", str(export), "--team", "acme", "--entity", "aw",
+            "--tz", TZ, stdout=StringIO(), stderr=StringIO(),
+        )  # fmt: skip
+    entity = Entity.objects.get(key="aw")
+    document = DayDocument.objects.get(entity=entity, day=DAY, current=True).body
+    assert memory_close_day(entity_id=entity.pk, day=DAY) is not None
+    # The document cites rows by their reader's ids; memory's segments stand on each frame and
+    # cite the stored events those rows are.
+    frames = {f["id"] for f in document["frames"]}
+    segments = list(Segment.objects.filter(trajectory__entity=entity, source__in=frames))
+    assert {s.source for s in segments} == frames
+    cited = {i for s in segments for i in s.cited_ids}
+    stored = dict(Event.objects.filter(entity=entity, pk__in=cited).values_list("pk", "source_key"))
+    assert set(stored) == cited
+    assert all(key.startswith("aw:s") for key in stored.values())
+
+
+def test_a_recorder_without_input_events_gives_unknown_counts_not_zeros(tmp_path) -> None:
+    export = tmp_path / "aw.json"
+    export.write_text(json.dumps(generate(DAY, TZ, seed=2).export))
+    capture = activitywatch.read(export)
+    assert capture.inputs_recorded is False
+    document = compile_day(capture, DAY, TZ, Params()).document
+    assert document["frames"]
+    assert all(f["input"] is None and "inputs" not in f["evidence"] for f in document["frames"])
+    assert "| — | — | — |" in to_markdown(document)
+    # The same rows as stored events read back as a source without input events too.
+    back = capture_from_records(r for _w, r in records_from_capture(capture, "aw"))
+    assert back.inputs_recorded is False

@@ -7,6 +7,7 @@ Round trips go through SYNTHETIC days written in each recorder's native format
 from __future__ import annotations
 
 import ast
+import copy
 import gzip
 import hashlib
 import json
@@ -23,6 +24,7 @@ from typing import Any
 import pytest
 
 import compiler.sources
+from benchmark.synthetic.aw_day import generate as generate_aw
 from benchmark.synthetic.desktop import generate_day, write_jsonl
 from benchmark.synthetic.native import (
     activitywatch_export,
@@ -31,7 +33,7 @@ from benchmark.synthetic.native import (
 )
 from compiler.capture import Capture, Element, InputEvent, Snapshot
 from compiler.sources import SourceError, activitywatch, jsonl, open_source, screenpipe
-from compiler.sources.activitywatch import BUCKET_STRIDE, EMULATION, EVENT_STRIDE, HEARTBEAT_S
+from compiler.sources.activitywatch import EMULATION, EVENT_STRIDE, HEARTBEAT_S, ID_FLOOR
 from compiler.sources.events import capture_from_records
 from compiler.sources.screenpipe import INPUT_ID_BASE
 
@@ -40,6 +42,12 @@ SOURCES = Path(compiler.sources.__file__).resolve().parent
 
 
 @cache
+def _row(start: float) -> int:
+    """The id of the first row of an ActivityWatch event starting at ``start`` (Unix time), the
+    only one in its second: its start in whole seconds, then the row number."""
+    return math.floor(start) * EVENT_STRIDE
+
+
 def _day() -> tuple[dict[str, Any], ...]:
     return tuple(generate_day(DAY, seed=7))
 
@@ -615,11 +623,13 @@ def test_activitywatch_round_trip_emulates_heartbeats(aw_day: Path) -> None:
         expected += [(start + k * HEARTBEAT_S, data["app"], title) for k in range(count)]
     assert [(s.t, s.app, s.window) for s in capture.snapshots] == sorted(expected)
     assert {s.monitor for s in capture.snapshots} == {"0"}
-    # Window buckets sort last (index 3): ids are (3 + 1) * BUCKET_STRIDE + e * EVENT_STRIDE + k.
+    # A row's id is its event's start in tenths of a second (plus ID_EPOCH), then k.
     first, second = capture.snapshots[0], capture.snapshots[1]
-    assert first.id == 4 * BUCKET_STRIDE
-    long_event = next(n for n, (_, d, _) in enumerate(windows) if d > 2 * HEARTBEAT_S)
-    rows = [s for s in capture.snapshots if s.id // EVENT_STRIDE == 4 * 10**9 + long_event]
+    assert first.id == _row(first.t)
+    long_start = min(start for start, d, _ in windows if d > 2 * HEARTBEAT_S)
+    rows = [
+        s for s in capture.snapshots if s.id // EVENT_STRIDE == _row(long_start) // EVENT_STRIDE
+    ]
     assert [s.id % EVENT_STRIDE for s in rows] == list(range(len(rows)))
     assert all(
         b.t - a.t == pytest.approx(HEARTBEAT_S) for a, b in zip(rows, rows[1:], strict=False)
@@ -703,9 +713,8 @@ def test_activitywatch_overlapping_afk_stored_newest_first_merge(tmp_path: Path)
         (at(12), at(12, 10)),
         (at(12, 10), at(12, 11)),
     ]
-    base = BUCKET_STRIDE  # aw-watcher-afk_h sorts first (index 0)
     ids = [a.id for a in newest_first.absences]
-    assert ids == [base + 1 * EVENT_STRIDE, base + 4 * EVENT_STRIDE, base + 6 * EVENT_STRIDE]
+    assert ids == [_row(at(9, 59, 59)), _row(at(12)), _row(at(12, 10))]
     clipped = activitywatch.read(tmp_path / "a.json", at(12, 5), at(13))
     assert [(a.id, a.start, a.end) for a in clipped.absences] == [
         (ids[1], at(12, 5), at(12, 10)),
@@ -728,23 +737,71 @@ def test_activitywatch_ids_do_not_depend_on_the_stored_order_of_ties(tmp_path: P
         for n, order in enumerate((twins, twins[::-1]))
     ]
     assert reads[0] == reads[1]
+    # Both start at the same instant: the second in data order takes the next number.
     assert [(s.id, s.app) for s in reads[0].snapshots] == [
-        (BUCKET_STRIDE, "A"),
-        (BUCKET_STRIDE + EVENT_STRIDE, "B"),
+        (_row(at(9)), "A"),
+        (_row(at(9)) + EVENT_STRIDE, "B"),
     ]
+
+
+def test_activitywatch_ids_come_from_the_event_not_from_the_rest_of_the_export(
+    tmp_path: Path,
+) -> None:
+    day = generate_aw(date(2026, 3, 2), "Europe/Berlin", seed=3, extra_buckets=False).export
+    whole = activitywatch.read(write(tmp_path / "whole.json", day))
+    ids = {(s.t, s.app, s.window): s.id for s in whole.snapshots}
+    # Buckets that sort before the window bucket are added: nothing is renumbered.
+    more = copy.deepcopy(day)
+    more["buckets"]["aa-first"] = _bucket("aa-first", "general.stopwatch", [])
+    more["buckets"]["aw-watcher-afk_a"] = _bucket(
+        "aw-watcher-afk_a", "afkstatus", [_ev("2026-03-02T06:00:00+00:00", 60.0, status="afk")]
+    )
+    added = activitywatch.read(write(tmp_path / "more.json", more))
+    assert {(s.t, s.app, s.window): s.id for s in added.snapshots} == ids
+    # An export holding only the afternoon (older events gone) gives the same rows their ids.
+    noon = datetime(2026, 3, 2, 12, tzinfo=UTC)
+    later = copy.deepcopy(day)
+    for bucket in later["buckets"].values():
+        bucket["events"] = [
+            e for e in bucket["events"] if epoch(e["timestamp"]) >= noon.timestamp()
+        ]
+    part = activitywatch.read(write(tmp_path / "later.json", later))
+    assert part.snapshots and all(ids[s.t, s.app, s.window] == s.id for s in part.snapshots)
+    assert all(s.id >= ID_FLOOR for s in whole.snapshots)
+    assert all(a.id >= ID_FLOOR for a in whole.absences)
+
+
+def test_activitywatch_window_and_afk_events_of_one_instant_get_distinct_ids(
+    tmp_path: Path,
+) -> None:
+    export = _export([_ev("2026-03-02T09:00:00+00:00", 600.0, status="afk")])
+    capture = activitywatch.read(write(tmp_path / "a.json", export))
+    # aw-watcher-afk_h sorts before aw-watcher-window_h: the absence keeps the instant's number.
+    assert [a.id for a in capture.absences] == [_row(at(9))]
+    assert capture.snapshots[0].id == _row(at(9)) + EVENT_STRIDE
+    ids = [s.id for s in capture.snapshots] + [a.id for a in capture.absences]
+    assert len(set(ids)) == len(ids)
+
+
+def test_activitywatch_refuses_timestamps_it_cannot_number(tmp_path: Path) -> None:
+    bucket = _bucket(
+        "aw-watcher-window_h", "currentwindow", [_ev("2001-09-09T01:46:39+00:00", 5.0, app="X")]
+    )
+    with pytest.raises(SourceError, match="before 2001-09-09"):
+        activitywatch.read(write(tmp_path / "old.json", {"buckets": {"w": bucket}}))
 
 
 def test_activitywatch_heartbeats_cover_each_interval(tmp_path: Path) -> None:
     capture = activitywatch.read(write(tmp_path / "a.json", _export([])))
-    window_bucket = 2 * BUCKET_STRIDE
-    assert [(s.id - window_bucket, s.t, s.app, s.url) for s in capture.snapshots] == [
-        (0, at(9), "Code", None),
-        (1, at(9, 0, 30), "Code", None),
-        (2, at(9, 1), "Code", None),
-        (3, at(9, 1, 30), "Code", None),  # 95 s -> rows at 0, 30, 60, 90
-        (EVENT_STRIDE, at(9, 1, 35), "Firefox", None),  # zero duration: one row, no web bucket
-        (2 * EVENT_STRIDE, at(9, 1, 35.5), "Safari", None),
-        (2 * EVENT_STRIDE + 1, at(9, 2, 5.5), "Safari", None),
+    assert [(s.id, s.t, s.app, s.url) for s in capture.snapshots] == [
+        (_row(at(9)), at(9), "Code", None),
+        (_row(at(9)) + 1, at(9, 0, 30), "Code", None),
+        (_row(at(9)) + 2, at(9, 1), "Code", None),
+        (_row(at(9)) + 3, at(9, 1, 30), "Code", None),  # 95 s -> rows at 0, 30, 60, 90
+        (_row(at(9, 1, 35)), at(9, 1, 35), "Firefox", None),  # zero duration: one row
+        # Starts in the same second as Firefox's: the next number.
+        (_row(at(9, 1, 35)) + EVENT_STRIDE, at(9, 1, 35.5), "Safari", None),
+        (_row(at(9, 1, 35)) + EVENT_STRIDE + 1, at(9, 2, 5.5), "Safari", None),
     ]
     assert "The export has no web bucket; browser rows carry no URL." in capture.disclosures
     part = activitywatch.read(tmp_path / "a.json", at(9, 0, 30), at(9, 1, 35))
@@ -820,8 +877,8 @@ def test_activitywatch_reads_single_bucket_exports(tmp_path: Path) -> None:
     two = activitywatch.read(write(tmp_path / "wrapped.json", wrapped))
     assert one == two
     assert [(s.id, s.t) for s in one.snapshots] == [
-        (BUCKET_STRIDE, at(9)),
-        (BUCKET_STRIDE + 1, at(9, 0, 30)),
+        (_row(at(9)), at(9)),
+        (_row(at(9)) + 1, at(9, 0, 30)),
     ]
     gz = tmp_path / "export.json.gz"
     gz.write_bytes(gzip.compress(json.dumps(wrapped).encode()))

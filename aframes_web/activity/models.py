@@ -71,9 +71,10 @@ class Frame(models.Model):
     end = models.DateTimeField()
     active_s = models.FloatField()
     wall_s = models.FloatField()
-    keys = models.PositiveIntegerField()
-    clicks = models.PositiveIntegerField()
-    copies = models.PositiveIntegerField()
+    # Null where the recorder captures no input events (ActivityWatch): unknown, not zero.
+    keys = models.PositiveIntegerField(null=True)
+    clicks = models.PositiveIntegerField(null=True)
+    copies = models.PositiveIntegerField(null=True)
     transit = models.BooleanField()
     interruptions = models.PositiveIntegerField()
     evidence_rows = models.TextField()

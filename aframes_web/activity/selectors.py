@@ -14,7 +14,7 @@ from typing import Any
 from django.db.models import F, Q, QuerySet
 
 from aframes_web.activity.models import CompileRequest, DayDocument, Frame
-from aframes_web.streams.models import Entity, Event
+from aframes_web.streams.models import Entity, Event, rows_named
 from aframes_web.teams.models import Team
 
 
@@ -86,11 +86,16 @@ def chunked_in(
         yield events.filter(**{lookup: values[first : first + EVIDENCE_CHUNK]})
 
 
+def chunked_rows(events: QuerySet[Event], ids: list[int]) -> Iterator[QuerySet[Event]]:
+    """``events`` whose row id (``streams.models.row_id``) is among ``ids``, in chunks."""
+    for first in range(0, len(ids), EVIDENCE_CHUNK):
+        yield events.filter(rows_named(ids[first : first + EVIDENCE_CHUNK]))
+
+
 def evidence_events(*, entity: Entity, ids: list[int]) -> list[Event]:
-    """The raw events behind a frame, only this entity's, in time order (any number of ids)."""
-    found = [
-        e for part in chunked_in(Event.objects.filter(entity=entity), "pk__in", ids) for e in part
-    ]
+    """The raw events behind a frame or a fact, only this entity's, in time order (any number
+    of ids). The ids are those documents cite (``Event.row_id``)."""
+    found = [e for part in chunked_rows(Event.objects.filter(entity=entity), ids) for e in part]
     return sorted(found, key=lambda e: (e.occurred_at, e.id))
 
 

@@ -27,8 +27,8 @@ from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from aframes_web.activity.models import CompileRequest, DayDocument, Frame
-from aframes_web.activity.selectors import chunked_in
-from aframes_web.streams.models import Entity, Event
+from aframes_web.activity.selectors import chunked_in, chunked_rows
+from aframes_web.streams.models import Entity, Event, row_id
 from compiler.capture import Capture
 from compiler.document import (
     Compiled,
@@ -77,9 +77,12 @@ def day_bounds(entity: Entity, day: date) -> tuple[datetime, datetime]:
 
 
 def _records(rows: Iterable[tuple[Any, ...]]) -> Iterator[dict[str, Any]]:
+    """Stored events as the compiler's records. A row's id is the one its source key fixes
+    (an ActivityWatch row keeps its reader's id, so the document cites what the command-line
+    compile of the export cites), otherwise the event's own."""
     for event_id, occurred_at, kind, monitor, payload, source_key in rows:
         yield {
-            "id": event_id,
+            "id": row_id(event_id, source_key),
             "occurred_at": occurred_at,
             "kind": kind,
             "monitor": monitor,
@@ -109,14 +112,14 @@ CONVERTED_DAYS = 8
 _converted: OrderedDict[tuple[int, str, float, float], _Converted] = OrderedDict()
 
 
-def _convert(rows: Iterable[tuple[Any, ...]], into: _Converted) -> None:
-    for row in _records(rows):
+def _convert(rows: list[tuple[Any, ...]], into: _Converted) -> None:
+    for stored, row in zip(rows, _records(rows), strict=True):
         into.count += 1
         try:
             into.converter.add(row, into.count)
         except RecordInvalid as problem:
-            raise SourceError(f"event {row['id']}: {problem}") from None
-        into.watermark = max(into.watermark, row["id"])
+            raise SourceError(f"event {stored[0]}: {problem}") from None
+        into.watermark = max(into.watermark, stored[0])
 
 
 def _day_capture(
@@ -304,13 +307,14 @@ def frame_rows(document: DayDocument, frames: list[dict[str, Any]]) -> list[Fram
             end=datetime.fromisoformat(item["end"]),
             active_s=round(item["duration_min"] * 60.0, 1),
             wall_s=round(item["wall_min"] * 60.0, 1),
-            keys=item["input"]["keys"],
-            clicks=item["input"]["clicks"],
-            copies=item["input"]["copies"],
+            # None where the recorder captures no input events (the document's null).
+            keys=(item["input"] or {}).get("keys"),
+            clicks=(item["input"] or {}).get("clicks"),
+            copies=(item["input"] or {}).get("copies"),
             transit=item["transit"],
             interruptions=len(item["interruptions"]),
             evidence_rows=item["evidence"]["rows"],
-            evidence_inputs=item["evidence"]["inputs"],
+            evidence_inputs=item["evidence"].get("inputs", ""),
         )
         for position, item in enumerate(frames)
     ]
@@ -590,6 +594,11 @@ def _rows_where(events: QuerySet[Event], lookup: str, values: list[Any]) -> list
     ]
 
 
+def _rows_named(events: QuerySet[Event], ids: list[int]) -> list[tuple[Any, ...]]:
+    """Event rows whose row id (``streams.models.row_id``) is among ``ids``."""
+    return [row for part in chunked_rows(events, ids) for row in part.values_list(*_FIELDS)]
+
+
 def frame_verify(*, entity: Entity, frame: Frame) -> Verification:
     """Recompile a frame from exactly the rows its evidence names and compare.
 
@@ -602,10 +611,10 @@ def frame_verify(*, entity: Entity, frame: Frame) -> Verification:
     evidence = expand_runs(stored["evidence"]["rows"])
     for interruption in stored["interruptions"]:
         evidence += expand_runs(interruption["evidence"])
-    inputs = expand_runs(stored["evidence"]["inputs"])
+    inputs = expand_runs(stored["evidence"].get("inputs", ""))
     day_start, day_end = day_bounds(entity, frame.day)
     mine = Event.objects.filter(entity=entity)
-    snapshots = _rows_where(mine.filter(kind="snapshot"), "pk__in", evidence)
+    snapshots = _rows_named(mine.filter(kind="snapshot"), evidence)
     last = max((row[1], row[0]) for row in snapshots)
     closing = (
         mine.filter(kind="snapshot", monitor=frame.monitor, occurred_at__lt=day_end)
@@ -616,7 +625,7 @@ def frame_verify(*, entity: Entity, frame: Frame) -> Verification:
     )
     until = closing[1] if closing else day_end
     keys = [row[5] for row in snapshots]
-    extra = _rows_where(mine, "pk__in", inputs)
+    extra = _rows_named(mine, inputs)
     extra += _rows_where(mine.filter(kind="elements"), "payload__snapshot__in", keys)
     first = min(row[1] for row in snapshots)
     for row in mine.filter(
@@ -626,7 +635,7 @@ def frame_verify(*, entity: Entity, frame: Frame) -> Verification:
             extra.append(row)
     rows = snapshots + ([closing] if closing else []) + extra
     compiled = compile_window(
-        _capture(sorted(rows, key=lambda r: r[0])),
+        _capture(sorted(rows, key=lambda r: row_id(r[0], r[5]))),
         day_start.timestamp(),
         day_end.timestamp(),
         entity.timezone,
@@ -648,8 +657,8 @@ def frame_verify(*, entity: Entity, frame: Frame) -> Verification:
         stored=stored,
         recompiled=again,
         differences=differences,
-        row_ids=[row[0] for row in rows],
-        closing_id=closing[0] if closing else None,
+        row_ids=[row_id(row[0], row[5]) for row in rows],
+        closing_id=row_id(closing[0], closing[5]) if closing else None,
     )
 
 

@@ -233,9 +233,11 @@ class FrameShape(serializers.Serializer):
     end = serializers.DateTimeField()
     active_s = serializers.FloatField()
     wall_s = serializers.FloatField()
-    keys = serializers.IntegerField()
-    clicks = serializers.IntegerField()
-    copies = serializers.IntegerField()
+    keys = serializers.IntegerField(
+        allow_null=True, help_text="Null where the recorder captures no input events."
+    )
+    clicks = serializers.IntegerField(allow_null=True)
+    copies = serializers.IntegerField(allow_null=True)
     transit = serializers.BooleanField()
     interruptions = serializers.IntegerField()
     evidence = EvidenceRefsShape()

@@ -738,7 +738,7 @@ class EntityEvidenceView(ActivityAPIView):
         ids = ids_param(request)
         include_text = _include_text(request)
         events = list(evidence_events(entity=entity, ids=ids))
-        found = {event.id for event in events}
+        found = {i for event in events for i in (event.id, event.row_id)}
         return Response(
             {
                 "results": [event_record(e, include_text=include_text) for e in events],

@@ -92,4 +92,4 @@ def interruption_times(
     }
     if not firsts:
         return {}
-    return {e.id: e.occurred_at for e in evidence_events(entity=entity, ids=sorted(firsts))}
+    return {e.row_id: e.occurred_at for e in evidence_events(entity=entity, ids=sorted(firsts))}

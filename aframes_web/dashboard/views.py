@@ -239,7 +239,7 @@ def _frame_page(
     frame = _frame(entity, frame_id)
     stored = next(f for f in frame.document.body["frames"] if f["id"] == frame.frame_id)
     snapshots = expand_runs(stored["evidence"]["rows"])
-    inputs = expand_runs(stored["evidence"]["inputs"])
+    inputs = expand_runs(stored["evidence"].get("inputs", ""))
     interrupting = [i for item in stored["interruptions"] for i in expand_runs(item["evidence"])]
     events = list(evidence_events(entity=entity, ids=snapshots + inputs + interrupting))
     times = interruption_times(entity=entity, frames=[stored])
@@ -262,9 +262,9 @@ def _frame_page(
         "end": present.parse_time(stored["end"]).astimezone(tz),
         "colour": present.app_colour(stored["app"]),
         "interruptions": interruptions,
-        "snapshots": [e for e in events if e.pk in snapshot_ids],
-        "interrupting": [e for e in events if e.pk in interrupting_ids],
-        "inputs": [e for e in events if e.pk in input_ids],
+        "snapshots": [e for e in events if e.row_id in snapshot_ids],
+        "interrupting": [e for e in events if e.row_id in interrupting_ids],
+        "inputs": [e for e in events if e.row_id in input_ids],
         "check": check,
         "rows_read": runs(check.row_ids) if check else "",
         "differences": [

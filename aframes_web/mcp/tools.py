@@ -424,7 +424,7 @@ def get_evidence(principal: Principal, *, entity: str | None, ids: str, include_
     wanted, unknown, regularities = _evidence_refs(found, ids)
     text = _text_allowed(principal, include_text)
     events = evidence_events(entity=found, ids=wanted)
-    seen = {e.id for e in events}
+    seen = {i for e in events for i in (e.id, e.row_id)}
     return _json(
         {
             "results": [event_record(e, include_text=text) for e in events],

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from django.conf import settings
 from django.db import models
+from django.db.models import Q
 
 from aframes_web.streams.records import SCOPES
 from aframes_web.teams.models import Team
+from compiler.sources.events import keyed_row_id, row_key
 
 
 class Entity(models.Model):
@@ -74,6 +78,33 @@ class Event(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} {self.occurred_at.isoformat()} ({self.source_key})"
+
+    @property
+    def row_id(self) -> int:
+        """The id compiled documents cite this event by (:func:`row_id`)."""
+        return row_id(self.pk, self.source_key)
+
+
+def row_id(pk: int, source_key: str | None) -> int:
+    """The id a compiled document cites an event by: the one its source key fixes (an
+    ActivityWatch row keeps its reader's id, so the service and ``python -m compiler day``
+    cite the same rows), otherwise the event's own id. The two spaces never meet."""
+    keyed = keyed_row_id(source_key)
+    return pk if keyed is None else keyed
+
+
+def rows_named(ids: Iterable[int]) -> Q:
+    """Events whose :func:`row_id` is among ``ids``: by key beyond the store's ids, else by id."""
+    own: list[int] = []
+    keys: list[str] = []
+    for row in ids:
+        named = row_key(row)
+        if named is None:
+            own.append(row)
+        else:
+            keys.extend(named)
+    found = Q(pk__in=own) if own else Q(pk__in=[])
+    return found | Q(source_key__in=keys) if keys else found
 
 
 class EntityDay(models.Model):

@@ -85,8 +85,7 @@ def to_markdown(document: dict[str, Any]) -> str:
         lines.append(
             f"| {_hhmm(frame['start'])}–{_hhmm(frame['end'])} | {_md(frame['monitor'])} | "
             f"{_md(frame['app'])}{flag} | {_md(frame['site'])} | {frame['duration_min']} | "
-            f"{_md(pages)} | {frame['input']['keys']} | {frame['input']['clicks']} | "
-            f"{frame['input']['copies']} | `{frame['id']}` |"
+            f"{_md(pages)} | {_counts(frame['input'])} | `{frame['id']}` |"
         )
     omitted = document["omitted"]
     if omitted["below_min_minutes"]:
@@ -97,6 +96,13 @@ def to_markdown(document: dict[str, Any]) -> str:
         ]
     lines += ["", "## Blind spots", ""] + [f"- {s}" for s in document["blind_spots"]]
     return "\n".join(lines) + "\n"
+
+
+def _counts(counts: dict[str, Any] | None) -> str:
+    """A frame's keys, clicks and copies as table cells; unknown ones (no input recorded) as —."""
+    if counts is None:
+        return "— | — | —"
+    return f"{counts['keys']} | {counts['clicks']} | {counts['copies']}"
 
 
 def _page_ref(page: dict[str, Any], site: str | None) -> str:
@@ -111,7 +117,7 @@ def _frame_line(frame: dict[str, Any]) -> str:
     label = frame["app"] + (f"/{frame['site']}" if frame["site"] else "")
     refs = [_page_ref(p, frame["site"]) for p in frame["pages"][:MAX_CONTEXT_PAGES]]
     detail = "; ".join(refs) if refs else (frame["windows"][0] if frame["windows"] else "")
-    if frame["input"]["keys"] > TYPED_CHARS_NOTE_KEYS:
+    if frame["input"] is not None and frame["input"]["keys"] > TYPED_CHARS_NOTE_KEYS:
         detail = (
             f"{detail}; typed ~{frame['input']['keys']} chars"
             if detail

@@ -9,10 +9,16 @@ element trees do not exist in ActivityWatch.
 Accepts a full export (``{"buckets": {id: bucket}}``) or a single bucket (``{id, type, ...,
 events}``). Events may be stored newest first, without ids, and AFK events may overlap.
 
-Ids are fixed by the file alone, so every read and every window agrees: with the buckets
-sorted by id (index b) and each bucket's events sorted by time (index e), the k-th row of an
-interval has id ``(b + 1) * BUCKET_STRIDE + e * EVENT_STRIDE + k``; a merged absence takes the
-id of its first AFK event (k = 0).
+Ids come from each event itself, so every read agrees however much of an export it holds
+(another bucket, an older or newer export, one day fetched from a server): an event that starts
+at Unix time ``t`` is given the number ``E = floor(t)`` (its start in whole seconds), and the
+k-th row of its interval has id ``E * EVENT_STRIDE + k``; a merged absence takes the id of its
+first AFK event (k = 0). Window and AFK events that start in the same second are put in order
+(start, bucket id, then time, length and data) and each takes the next free number, so a burst
+of events in one second numbers them apart. Every id is at least ``ID_FLOOR`` (15 digits, the
+fewest that number seconds of this century), above any id the service gives an event it stores,
+so the two never meet; the service compiles these rows under the same ids
+(:func:`compiler.sources.events.keyed_row_id`), and evidence reads the same everywhere.
 """
 
 from __future__ import annotations
@@ -35,7 +41,9 @@ RECORDER = "ActivityWatch"
 # which an event-driven recorder re-captures an unchanged screen.
 HEARTBEAT_S = 30.0
 EVENT_STRIDE = 10**5  # rows per interval an id can hold: 10^5 x 30 s, about 35 days
-BUCKET_STRIDE = 10**14  # events per bucket an id can hold: 10^9
+ID_EPOCH_S = 10**9  # the earliest start an id is given: 2001-09-09T01:46:40Z
+ID_FLOOR = ID_EPOCH_S * EVENT_STRIDE  # the smallest id a row can have
+ID_CEILING = 2**53  # the largest id JSON readers hold exactly, far past any real timestamp
 MONITOR = "0"  # ActivityWatch records the focused window, not which monitor showed it
 EMULATION = (
     "ActivityWatch intervals were emulated as snapshot rows every 30 s; AFK intervals are "
@@ -150,12 +158,8 @@ class _Reader:
         self.name = name
         self.naive = 0
 
-    def intervals(self, bucket: Mapping[str, Any], number: int, offset: int = 0) -> list[_Interval]:
-        """The bucket's events sorted by time (ties by duration and data), with their ids.
-
-        ``offset`` is the position of the first given event in the whole bucket, for a read
-        of part of a bucket (see :func:`read_export`).
-        """
+    def intervals(self, bucket: Mapping[str, Any]) -> list[tuple[float, float, Mapping[str, Any]]]:
+        """The bucket's events as (start, end, data), sorted by time (ties by length and data)."""
         bucket_id = bucket.get("id")
         events = bucket.get("events", [])
         if not isinstance(events, list):
@@ -172,6 +176,11 @@ class _Reader:
                 start, naive = parse_iso(stamp)
             except (TypeError, ValueError):
                 raise SourceError(f"{where}: timestamp {stamp!r} is not ISO 8601.") from None
+            if not ID_FLOOR <= _number(start) * EVENT_STRIDE < ID_CEILING - EVENT_STRIDE:
+                raise SourceError(
+                    f"{where}: timestamp {stamp!r} is before 2001-09-09, earlier than any "
+                    "ActivityWatch data, or too far ahead to number."
+                )
             self.naive += naive
             duration = event.get("duration", 0)
             if (
@@ -193,11 +202,40 @@ class _Reader:
             if len(same) > 1:
                 same.sort(key=lambda item: json.dumps(item[2], sort_keys=True, default=str))
             ordered.extend(same)
-        base = (number + 1) * BUCKET_STRIDE
-        return [
-            _Interval(base + e * EVENT_STRIDE, start, start + duration, data)
-            for e, (start, duration, data) in enumerate(ordered, offset)
+        return [(start, start + duration, data) for start, duration, data in ordered]
+
+
+def _number(start: float) -> int:
+    """An event's number E before collisions: its start in whole seconds (Unix time)."""
+    return round(start * 1_000_000) // 1_000_000
+
+
+def _numbered(
+    claims: list[tuple[str, list[tuple[float, float, Mapping[str, Any]]]]],
+) -> list[list[_Interval]]:
+    """Each bucket's intervals with their ids; every claiming event gets its own number E.
+
+    ``claims`` is (bucket id, intervals in bucket order) per bucket; the numbers are handed out
+    in the order of (E, start, bucket id, position in the bucket), each the larger of its own E
+    and one past the previous one, so events in seconds of their own keep their own E.
+    """
+    wanted = sorted(
+        (_number(start), start, bucket_id, b, i)
+        for b, (bucket_id, intervals) in enumerate(claims)
+        for i, (start, _end, _data) in enumerate(intervals)
+    )
+    given: dict[tuple[int, int], int] = {}
+    last = -1
+    for number, _start, _bucket_id, b, i in wanted:
+        last = max(number, last + 1)
+        given[b, i] = last
+    return [
+        [
+            _Interval(given[b, i] * EVENT_STRIDE, start, end, data)
+            for i, (start, end, data) in enumerate(intervals)
         ]
+        for b, (_bucket_id, intervals) in enumerate(claims)
+    ]
 
 
 def _when(item: tuple[float, float, Mapping[str, Any]]) -> tuple[float, float]:
@@ -270,42 +308,44 @@ def read(path: PathLike, start: float | None = None, end: float | None = None) -
 
 
 def read_export(
-    data: Any,
-    start: float | None = None,
-    end: float | None = None,
-    *,
-    name: str = "export",
-    offsets: Mapping[str, int] | None = None,
+    data: Any, start: float | None = None, end: float | None = None, *, name: str = "export"
 ) -> Capture:
     """:func:`read` of an export already parsed from JSON; ``name`` heads error messages.
 
-    ``offsets`` gives, per bucket id, how many events of the whole bucket sort before the
-    events given for it, so a read of part of each bucket (every bucket still listed, as
-    ids number them in order) gives every row the id a read of the whole export gives it.
+    A read of part of an export (one day's events fetched from a server) gives every row the
+    id a read of the whole export gives it: ids come from the events themselves.
     """
     buckets = _buckets(name, data)
     reader = _Reader(name)
-    windows: list[_Interval] = []
+    # Window and AFK events claim numbers (their rows and absences are emitted); web events
+    # are looked up only, numbered by their start alone.
+    claims: list[tuple[str, list[tuple[float, float, Mapping[str, Any]]]]] = []
+    kinds: list[str] = []
     pages: list[tuple[_Interval, str | None]] = []
-    away: list[_Interval] = []
     seen: dict[str, list[str]] = {_WINDOW: [], _WEB: [], _AFK: []}
     ignored: list[str] = []
-    for number, bucket in enumerate(buckets):
+    for bucket in buckets:
         kind = _kind(bucket)
         bucket_id = str(bucket.get("id"))
         if kind is None:
             ignored.append(bucket_id)
             continue
         seen[kind].append(bucket_id)
-        offset = 0 if offsets is None else offsets.get(bucket_id, 0)
-        intervals = reader.intervals(bucket, number, offset)
-        if kind == _WINDOW:
-            windows.extend(intervals)
-        elif kind == _WEB:
+        intervals = reader.intervals(bucket)
+        if kind == _WEB:
             family = _family(bucket_id)
-            pages.extend((interval, family) for interval in intervals)
+            pages.extend(
+                (_Interval(_number(a) * EVENT_STRIDE, a, b, d), family) for a, b, d in intervals
+            )
         else:
-            away.extend(i for i in intervals if i.data.get("status") == "afk")
+            if kind == _AFK:
+                intervals = [item for item in intervals if item[2].get("status") == "afk"]
+            claims.append((bucket_id, intervals))
+            kinds.append(kind)
+    windows: list[_Interval] = []
+    away: list[_Interval] = []
+    for kind, numbered in zip(kinds, _numbered(claims), strict=True):
+        (windows if kind == _WINDOW else away).extend(numbered)
 
     disclosures = [EMULATION, f"ActivityWatch has no monitors; every row is on monitor {MONITOR}."]
     snapshots, nameless, truncated = _rows(windows, _Pages(pages), start, end)
@@ -347,6 +387,7 @@ def read_export(
         recorder=RECORDER,
         reader="activitywatch",
         disclosures=disclosures,
+        inputs_recorded=False,
     )
 
 

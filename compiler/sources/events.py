@@ -99,6 +99,30 @@ EMULATED_PREFIX = "aw:s"  # snapshot keys of the ActivityWatch importer and sync
 EMULATED_AWAY = "aw:a"
 
 
+def keyed_row_id(source_key: str | None) -> int | None:
+    """The row id a source key fixes, or None when the store's own id is the row's.
+
+    ActivityWatch rows carry their reader's ids in their keys (``aw:s<id>``, ``aw:a<id>``),
+    derived from the events themselves and never below ``activitywatch.ID_FLOOR``, so a day
+    compiled from stored events cites the rows ``python -m compiler day`` cites for the same
+    export, and the two id spaces never meet.
+    """
+    if source_key is None or not source_key.startswith((EMULATED_PREFIX, EMULATED_AWAY)):
+        return None
+    digits = source_key[len(EMULATED_PREFIX) :]
+    if not digits.isascii() or not digits.isdigit() or len(digits) > 16:
+        return None
+    row = int(digits)
+    return row if activitywatch.ID_FLOOR <= row < activitywatch.ID_CEILING else None
+
+
+def row_key(row_id: int) -> tuple[str, str] | None:
+    """The source keys (snapshot, absence) a row id beyond the store's own ids is stored under."""
+    if not activitywatch.ID_FLOOR <= row_id < activitywatch.ID_CEILING:
+        return None
+    return f"{EMULATED_PREFIX}{row_id}", f"{EMULATED_AWAY}{row_id}"
+
+
 class RecordConverter:
     """Streams records in, keeps those of the window [start, end), and builds the Capture.
 
@@ -311,6 +335,8 @@ class RecordConverter:
             recorder=recorder,
             reader=reader,
             disclosures=disclosures,
+            # Rows emulated from ActivityWatch and nothing else: no input events were recorded.
+            inputs_recorded=bool(self.inputs) or self.emulated < len(self.snapshots),
         )
 
 

@@ -1,0 +1,86 @@
+"""Data migrations of the event store, run forward on rows written under the older schema."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+
+from compiler.sources import activitywatch
+
+BEFORE = ("streams", "0004_event_absence_index")
+AFTER = ("streams", "0005_activitywatch_row_keys")
+START = datetime(2026, 3, 2, 9, 0, 0, 50_000, tzinfo=UTC)  # 09:00:00.05
+
+
+def _old_id(bucket: int, event: int, k: int) -> int:
+    """The reader's former id: bucket position, event position, heartbeat."""
+    return (bucket + 1) * 10**14 + event * 10**5 + k
+
+
+def _export() -> dict:
+    window = {
+        "timestamp": START.isoformat(),
+        "duration": 100.0,
+        "data": {"app": "Code", "title": "a.py"},
+    }
+    afk = {"timestamp": START.isoformat(), "duration": 50.0, "data": {"status": "afk"}}
+    return {
+        "buckets": {
+            "aw-watcher-afk_h": {"id": "aw-watcher-afk_h", "type": "afkstatus", "events": [afk]},
+            "aw-watcher-window_h": {
+                "id": "aw-watcher-window_h",
+                "type": "currentwindow",
+                "events": [window],
+            },
+        }
+    }
+
+
+@pytest.mark.django_db(transaction=True)
+def test_stored_activitywatch_rows_take_the_ids_the_reader_now_gives_them() -> None:
+    executor = MigrationExecutor(connection)
+    executor.migrate([BEFORE])
+    old = executor.loader.project_state([BEFORE]).apps
+    team = old.get_model("teams", "Team").objects.create(slug="acme", name="Acme")
+    entity = old.get_model("streams", "Entity").objects.create(
+        team=team, scope="desktop", key="aw", name="aw", timezone="UTC"
+    )
+    Event = old.get_model("streams", "Event")
+    now = datetime(2026, 3, 3, tzinfo=UTC)
+
+    def event(key: str, at: datetime, kind: str = "snapshot") -> None:
+        Event.objects.create(
+            entity=entity, occurred_at=at, kind=kind, source_key=key, payload={}, received_at=now
+        )
+
+    # Rows 0 and 2 of the window event (bucket 1 of 2), the absence of the same instant
+    # (bucket 0: it keeps the second's number, the window event takes the next), and a
+    # screenpipe row, which is left alone.
+    event(f"aw:s{_old_id(1, 0, 0)}", START)
+    event(f"aw:s{_old_id(1, 0, 2)}", START + timedelta(seconds=60))
+    event(f"aw:a{_old_id(0, 0, 0)}", START, kind="absence")
+    event("sp:s12", START)
+    capture = activitywatch.read_export(_export())
+    rows = [s.id for s in capture.snapshots]
+
+    executor.loader.build_graph()
+    executor.migrate([AFTER])
+    try:
+        keys = set(
+            executor.loader.project_state([AFTER])
+            .apps.get_model("streams", "Event")
+            .objects.values_list("source_key", flat=True)
+        )
+        assert keys == {
+            f"aw:s{rows[0]}",
+            f"aw:s{rows[2]}",
+            f"aw:a{capture.absences[0].id}",
+            "sp:s12",
+        }
+        assert capture.absences[0].id // 10**5 + 1 == rows[0] // 10**5
+    finally:
+        executor.loader.build_graph()
+        executor.migrate(executor.loader.graph.leaf_nodes())
