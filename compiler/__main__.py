@@ -12,7 +12,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -29,11 +29,11 @@ class CliError(Exception):
     """A usage problem reported as one line, exit status 2."""
 
 
-def _date(text: str) -> date:
+def _date(text: str, flag: str = "--date") -> date:
     try:
         return date.fromisoformat(text)
     except ValueError:
-        raise CliError(f"--date {text!r} is not a date like 2026-03-02") from None
+        raise CliError(f"{flag} {text!r} is not a date like 2026-03-02") from None
 
 
 def _zone(text: str) -> str:
@@ -68,13 +68,16 @@ def _read_day(
 
 def _compile(args: argparse.Namespace) -> Compiled:
     capture, day, tz, _, _ = _read_day(args)
-    params = Params(
+    return compile_day(capture, day, tz, _params(args), generated_at=_generated_at(args))
+
+
+def _params(args: argparse.Namespace) -> Params:
+    return Params(
         min_minutes=args.min_minutes,
         include_text=getattr(args, "include_text", False),
         layout=getattr(args, "layout", "identity"),
         layout_map=_layout_file(getattr(args, "layout_map", None)),
     )
-    return compile_day(capture, day, tz, params, generated_at=_generated_at(args))
 
 
 def _generated_at(args: argparse.Namespace) -> str | None:
@@ -125,13 +128,51 @@ def cl100k() -> Callable[[str], int]:
 
 
 def _day(args: argparse.Namespace) -> str:
-    compiled = _compile(args)
     options: dict[str, Any] = {}
     if args.format == "context":
         options["budget_tokens"] = args.budget_tokens
         if args.budget_tokens is not None:
             options["count_tokens"] = cl100k()
-    return render(compiled, args.format, **options)
+    if args.to is None:
+        return render(_compile(args), args.format, **options)
+    compiled = _compile_range(args)
+    if args.format == "json":
+        return to_json([c.document for c in compiled])
+    if args.format == "yaml":
+        return "---\n".join(render(c, "yaml") for c in compiled)
+    return "\n".join(render(c, args.format, **options) for c in compiled)
+
+
+MAX_RANGE_DAYS = 366
+
+
+def _compile_range(args: argparse.Namespace) -> list[Compiled]:
+    """Each local day from --date to --to (inclusive), the source read once for all of them
+    where its format allows (an ActivityWatch export is parsed once); each day's document is
+    the one a run for that day alone prints."""
+    from compiler.sources import SourceError, open_reader
+
+    first, last = _date(args.date), _date(args.to, "--to")
+    if last < first:
+        raise CliError(f"--to {args.to} is before --date {args.date}")
+    count = (last - first).days + 1
+    if count > MAX_RANGE_DAYS:
+        raise CliError(f"--date to --to spans {count} days; at most {MAX_RANGE_DAYS} at once")
+    tz = _zone(args.tz)
+    params = _params(args)
+    generated_at = _generated_at(args)
+    try:
+        reader = open_reader(args.source, input_context=False)
+        compiled = []
+        for offset in range(count):
+            day = first + timedelta(days=offset)
+            start, end = day_window(day, ZoneInfo(tz))
+            compiled.append(
+                compile_day(reader(start, end), day, tz, params, generated_at=generated_at)
+            )
+    except SourceError as err:
+        raise CliError(str(err)) from None
+    return compiled
 
 
 def raw_rows_json(compiled_source: Capture, start: float, end: float) -> str:
@@ -248,8 +289,14 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--tz", required=True, help="IANA time zone of the day")
         sub.add_argument("--min-minutes", type=float, default=MIN_MINUTES_DEFAULT)
 
-    day = commands.add_parser("day", help="compile one local day")
+    day = commands.add_parser("day", help="compile one local day, or each day of a range")
     day_options(day)
+    day.add_argument(
+        "--to",
+        help="last local day (YYYY-MM-DD) of a range from --date: every day is compiled, the "
+        "source read once; JSON prints an array of documents, YAML one document per day, "
+        "md and context one block per day",
+    )
     day.add_argument("-f", "--format", choices=FORMATS, default="json")
     day.add_argument("--include-text", action="store_true", help="include typed and copied text")
     day.add_argument("--budget-tokens", type=int, help="context block token budget (cl100k_base)")

@@ -208,3 +208,64 @@ def test_generated_at_is_pinned_by_flag_or_source_date_epoch(day_file: Path) -> 
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert odd.returncode == 2 and "SOURCE_DATE_EPOCH='soon'" in odd.stderr
+
+
+def _aw_week(tmp_path: Path) -> Path:
+    """A SYNTHETIC ActivityWatch export of three working days in one file."""
+    from benchmark.synthetic.aw_day import generate as generate_aw
+
+    export: dict = {"buckets": {}}
+    for offset in range(3):
+        day = generate_aw(date(2026, 3, 2 + offset), "Europe/Berlin", seed=offset + 1).export
+        for bucket_id, bucket in day["buckets"].items():
+            kept = export["buckets"].setdefault(bucket_id, {**bucket, "events": []})
+            kept["events"].extend(bucket["events"])
+    path = tmp_path / "aw-week.json"
+    path.write_text(json.dumps(export))
+    return path
+
+
+def test_a_range_of_days_prints_each_days_own_document_and_parses_the_export_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from compiler.__main__ import main
+    from compiler.sources import activitywatch
+
+    export = _aw_week(tmp_path)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1772409600")
+    source = ["--source", f"activitywatch:{export}", "--tz", "Europe/Berlin"]
+    alone = []
+    for day in ("2026-03-02", "2026-03-03", "2026-03-04"):
+        assert main(["day", *source, "--date", day]) == 0
+        alone.append(json.loads(capsys.readouterr().out))
+    loads = []
+    real_load = activitywatch._load
+    monkeypatch.setattr(activitywatch, "_load", lambda name: loads.append(name) or real_load(name))
+    assert main(["day", *source, "--date", "2026-03-02", "--to", "2026-03-04"]) == 0
+    assert json.loads(capsys.readouterr().out) == alone
+    assert loads == [str(export)]
+    assert alone[1]["frames"] and alone[1]["window"]["day"] == "2026-03-03"
+    assert (
+        main(["day", *source, "--date", "2026-03-02", "--to", "2026-03-03", "-f", "context"]) == 0
+    )
+    blocks = capsys.readouterr().out
+    assert blocks.count("Activity 2026-03-0") == 2
+
+
+@pytest.mark.parametrize(
+    ("last", "message"),
+    [
+        ("2026-03-01", "--to 2026-03-01 is before --date 2026-03-02"),
+        ("2027-03-05", "--date to --to spans 369 days; at most 366 at once"),
+        ("tomorrow", "--to 'tomorrow' is not a date like 2026-03-02"),
+    ],
+)
+def test_a_bad_range_is_one_line_and_exit_2(
+    tmp_path: Path, last: str, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from compiler.__main__ import main
+
+    export = _aw_week(tmp_path)
+    argv = ["day", "--source", f"activitywatch:{export}", "--tz", "Europe/Berlin"]
+    assert main([*argv, "--date", "2026-03-02", "--to", last]) == 2
+    assert capsys.readouterr().err.strip() == f"error: {message}"

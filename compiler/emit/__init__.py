@@ -20,7 +20,7 @@ def approx_tokens(text: str) -> int:
     return len(text.encode()) // 4 + 1
 
 
-def to_json(document: dict[str, Any], *, indent: int | None = 2) -> str:
+def to_json(document: dict[str, Any] | list[Any], *, indent: int | None = 2) -> str:
     """Sorted keys, UTF-8 text: the same document always gives the same bytes."""
     return json.dumps(document, sort_keys=True, indent=indent, ensure_ascii=False) + "\n"
 

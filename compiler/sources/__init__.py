@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 
 from compiler.capture import Capture
 
 FORMATS = ("screenpipe", "activitywatch", "jsonl")
+Window = float | None  # a window's edge in epoch seconds; None leaves that side open
 
 
 DAY_S = 86_400.0
@@ -54,6 +55,13 @@ def open_source(
     and URL, which compiling never uses; the screenpipe reader then reads less (the other
     formats are read whole anyway and keep them).
     """
+    return open_reader(spec, input_context=input_context)(start, end)
+
+
+def open_reader(spec: str, *, input_context: bool = True) -> Callable[[Window, Window], Capture]:
+    """A reader of ``FORMAT:PATH`` for any number of windows: ``reader(start, end)`` gives what
+    :func:`open_source` gives. An ActivityWatch export is parsed here, once for all windows;
+    a screenpipe database and a JSONL file are read per window (by index, and as a stream)."""
     name, sep, path = spec.partition(":")
     if not sep or not path:
         raise SourceError(
@@ -71,11 +79,11 @@ def open_source(
     if name == "screenpipe":
         from compiler.sources import screenpipe
 
-        return screenpipe.read(path, start, end, input_context=input_context)
+        return lambda start, end: screenpipe.read(path, start, end, input_context=input_context)
     if name == "activitywatch":
         from compiler.sources import activitywatch
 
-        return activitywatch.read(path, start, end)
+        return activitywatch.open_export(path).read
     from compiler.sources import jsonl
 
-    return jsonl.read(path, start, end)
+    return lambda start, end: jsonl.read(path, start, end)

@@ -303,8 +303,13 @@ def read(path: PathLike, start: float | None = None, end: float | None = None) -
 
     An absence that crosses the window's edge is clipped to it.
     """
+    return open_export(path).read(start, end)
+
+
+def open_export(path: PathLike) -> Export:
+    """The export at ``path``, parsed once for any number of windows (:class:`Export`)."""
     name = require_file(path)
-    return read_export(_load(name), start, end, name=name)
+    return Export(_load(name), name=name)
 
 
 def read_export(
@@ -315,80 +320,102 @@ def read_export(
     A read of part of an export (one day's events fetched from a server) gives every row the
     id a read of the whole export gives it: ids come from the events themselves.
     """
-    buckets = _buckets(name, data)
-    reader = _Reader(name)
-    # Window and AFK events claim numbers (their rows and absences are emitted); web events
-    # are looked up only, numbered by their start alone.
-    claims: list[tuple[str, list[tuple[float, float, Mapping[str, Any]]]]] = []
-    kinds: list[str] = []
-    pages: list[tuple[_Interval, str | None]] = []
-    seen: dict[str, list[str]] = {_WINDOW: [], _WEB: [], _AFK: []}
-    ignored: list[str] = []
-    for bucket in buckets:
-        kind = _kind(bucket)
-        bucket_id = str(bucket.get("id"))
-        if kind is None:
-            ignored.append(bucket_id)
-            continue
-        seen[kind].append(bucket_id)
-        intervals = reader.intervals(bucket)
-        if kind == _WEB:
-            family = _family(bucket_id)
-            pages.extend(
-                (_Interval(_number(a) * EVENT_STRIDE, a, b, d), family) for a, b, d in intervals
+    return Export(data, name=name).read(start, end)
+
+
+class Export:
+    """An export's buckets parsed, sorted and numbered once; :meth:`read` gives any window.
+
+    A run over many days (the command line's ``--to``) reads the file once instead of once a
+    day, and each day's capture is the one a read of that day alone gives.
+    """
+
+    def __init__(self, data: Any, *, name: str = "export") -> None:
+        buckets = _buckets(name, data)
+        reader = _Reader(name)
+        # Window and AFK events claim numbers (their rows and absences are emitted); web
+        # events are looked up only, numbered by their start alone.
+        claims: list[tuple[str, list[tuple[float, float, Mapping[str, Any]]]]] = []
+        kinds: list[str] = []
+        pages: list[tuple[_Interval, str | None]] = []
+        seen: dict[str, list[str]] = {_WINDOW: [], _WEB: [], _AFK: []}
+        ignored: list[str] = []
+        for bucket in buckets:
+            kind = _kind(bucket)
+            bucket_id = str(bucket.get("id"))
+            if kind is None:
+                ignored.append(bucket_id)
+                continue
+            seen[kind].append(bucket_id)
+            intervals = reader.intervals(bucket)
+            if kind == _WEB:
+                family = _family(bucket_id)
+                pages.extend(
+                    (_Interval(_number(a) * EVENT_STRIDE, a, b, d), family) for a, b, d in intervals
+                )
+            else:
+                if kind == _AFK:
+                    intervals = [item for item in intervals if item[2].get("status") == "afk"]
+                claims.append((bucket_id, intervals))
+                kinds.append(kind)
+        self.windows: list[_Interval] = []
+        self.away: list[_Interval] = []
+        for kind, numbered in zip(kinds, _numbered(claims), strict=True):
+            (self.windows if kind == _WINDOW else self.away).extend(numbered)
+        self.pages = _Pages(pages)
+        self.seen = seen
+        self.ignored = ignored
+        self.naive = reader.naive
+
+    def read(self, start: float | None = None, end: float | None = None) -> Capture:
+        """The rows and absences of [start, end), as :func:`read` gives them."""
+        seen = self.seen
+        disclosures = [
+            EMULATION,
+            f"ActivityWatch has no monitors; every row is on monitor {MONITOR}.",
+        ]
+        snapshots, nameless, truncated = _rows(self.windows, self.pages, start, end)
+        absences = _absences(self.away, start, end)
+
+        if len(seen[_WINDOW]) > 1:
+            disclosures.append(
+                f"{len(seen[_WINDOW])} window buckets ({', '.join(seen[_WINDOW])}) were read "
+                f"onto the one monitor {MONITOR}."
             )
-        else:
-            if kind == _AFK:
-                intervals = [item for item in intervals if item[2].get("status") == "afk"]
-            claims.append((bucket_id, intervals))
-            kinds.append(kind)
-    windows: list[_Interval] = []
-    away: list[_Interval] = []
-    for kind, numbered in zip(kinds, _numbered(claims), strict=True):
-        (windows if kind == _WINDOW else away).extend(numbered)
-
-    disclosures = [EMULATION, f"ActivityWatch has no monitors; every row is on monitor {MONITOR}."]
-    snapshots, nameless, truncated = _rows(windows, _Pages(pages), start, end)
-    absences = _absences(away, start, end)
-
-    if len(seen[_WINDOW]) > 1:
-        disclosures.append(
-            f"{len(seen[_WINDOW])} window buckets ({', '.join(seen[_WINDOW])}) were read "
-            f"onto the one monitor {MONITOR}."
+        if not seen[_WINDOW]:
+            disclosures.append("The export has no window bucket; there are no snapshot rows.")
+        if not seen[_WEB]:
+            disclosures.append("The export has no web bucket; browser rows carry no URL.")
+        if not seen[_AFK]:
+            disclosures.append(
+                "The export has no AFK bucket; time away from the computer is unknown, not "
+                "inactivity."
+            )
+        if self.ignored:
+            disclosures.append(f"Buckets not compiled: {', '.join(self.ignored)}.")
+        if nameless:
+            disclosures.append(
+                f"{plural(nameless, 'window interval')} without an app name "
+                f"{'was' if nameless == 1 else 'were'} left out."
+            )
+        if truncated:
+            disclosures.append(
+                f"{plural(truncated, 'window interval')} longer than {EVENT_STRIDE:,} "
+                f"heartbeats {'was' if truncated == 1 else 'were'} cut at that length."
+            )
+        if self.naive:
+            disclosures.append(
+                f"{plural(self.naive, 'timestamp')} had no UTC offset and "
+                f"{'was' if self.naive == 1 else 'were'} read as UTC."
+            )
+        return Capture(
+            snapshots=snapshots,
+            absences=absences,
+            recorder=RECORDER,
+            reader="activitywatch",
+            disclosures=disclosures,
+            inputs_recorded=False,
         )
-    if not seen[_WINDOW]:
-        disclosures.append("The export has no window bucket; there are no snapshot rows.")
-    if not seen[_WEB]:
-        disclosures.append("The export has no web bucket; browser rows carry no URL.")
-    if not seen[_AFK]:
-        disclosures.append(
-            "The export has no AFK bucket; time away from the computer is unknown, not inactivity."
-        )
-    if ignored:
-        disclosures.append(f"Buckets not compiled: {', '.join(ignored)}.")
-    if nameless:
-        disclosures.append(
-            f"{plural(nameless, 'window interval')} without an app name "
-            f"{'was' if nameless == 1 else 'were'} left out."
-        )
-    if truncated:
-        disclosures.append(
-            f"{plural(truncated, 'window interval')} longer than {EVENT_STRIDE:,} heartbeats "
-            f"{'was' if truncated == 1 else 'were'} cut at that length."
-        )
-    if reader.naive:
-        disclosures.append(
-            f"{plural(reader.naive, 'timestamp')} had no UTC offset and "
-            f"{'was' if reader.naive == 1 else 'were'} read as UTC."
-        )
-    return Capture(
-        snapshots=snapshots,
-        absences=absences,
-        recorder=RECORDER,
-        reader="activitywatch",
-        disclosures=disclosures,
-        inputs_recorded=False,
-    )
 
 
 def _rows(
