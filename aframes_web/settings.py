@@ -62,6 +62,7 @@ INSTALLED_APPS = [
     "aframes_web.mcp.apps.McpConfig",
     "aframes_web.dashboard",
     "axes",  # login lockout after repeated failures (AXES_* below)
+    "csp",  # Content-Security-Policy (CONTENT_SECURITY_POLICY below)
 ]
 
 MIDDLEWARE = [
@@ -74,6 +75,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     # Last, as django-axes asks: it turns a locked-out sign-in into its answer.
     "axes.middleware.AxesMiddleware",
@@ -244,9 +246,32 @@ WHITENOISE_USE_FINDERS = True
 
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", False)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
-if env_bool("TRUST_X_FORWARDED_PROTO", False):
+BEHIND_TLS_PROXY = env_bool("TRUST_X_FORWARDED_PROTO", False)
+if BEHIND_TLS_PROXY:
     # Behind a TLS-terminating proxy that sets X-Forwarded-Proto (and strips it from clients).
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# Strict-Transport-Security on HTTPS responses (never on plain HTTP): a year behind a TLS proxy,
+# off otherwise unless asked for.
+SECURE_HSTS_SECONDS = env_int(
+    "AFRAMES_HSTS_SECONDS", 31_536_000 if BEHIND_TLS_PROXY else 0, minimum=0
+)
+# Pages load only our own scripts, styles, images and connections (htmx and Swagger UI are
+# served from our static files); style attributes in templates need 'unsafe-inline' for
+# styles, never for scripts. No page may be framed.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'", "'unsafe-inline'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+}
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -372,3 +372,94 @@ def test_build_time_collectstatic_succeeds_with_only_the_image_environment(
     )
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "staticfiles" / "css" / "aframes.css").exists()
+
+
+# Settings the image itself fixes, or that no deployment sets; compose passes every other one.
+IMAGE_OWNED = {
+    "AFRAMES_VAR_DIR": "the Dockerfile sets /app/var, the shared volume",
+    "STATIC_ROOT": "the Dockerfile collects static files into /app/staticfiles at build time",
+    "CELERY_TASK_ALWAYS_EAGER": "runs tasks inline in the calling process: tests and demos only",
+}
+
+
+def test_compose_passes_every_setting_into_the_containers_from_the_same_named_variable() -> None:
+    services = load_compose(DEPLOY_ENV)["services"]
+    raw = yaml.safe_load(COMPOSE.read_text())["x-aframes-env"]
+    wanted = settings_variables() - set(IMAGE_OWNED)
+    for name in APP_SERVICES:
+        missing = wanted - set(environment_of(services[name]))
+        assert not missing, f"{name} does not pass {sorted(missing)}"
+    # Each is the operator's variable of the same name (with its default), never a constant,
+    # except the three compose builds from its own services and the operator's password.
+    built = {"DATABASE_URL", "REDIS_URL"}
+    for variable in wanted - built:
+        assert re.fullmatch(rf"\$\{{{variable}(:[-?][^}}]*)?\}}", str(raw[variable])), variable
+    assert set(IMAGE_OWNED) <= settings_variables()
+
+
+def test_an_empty_passed_variable_means_the_settings_default(tmp_path: Path) -> None:
+    """Compose passes ``NAME=`` for a variable the operator left unset: settings must read
+    that as unset, not as a bad value."""
+    raw = yaml.safe_load(COMPOSE.read_text())["x-aframes-env"]
+    empty = {name: "" for name, value in raw.items() if str(value).endswith(":-}")}
+    assert len(empty) > 10
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+    env.update({**empty, "AFRAMES_VAR_DIR": str(tmp_path)})
+    done = subprocess.run(
+        [sys.executable, "-c", "import django; django.setup()"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+LOCK = DOCKER_DIR / "requirements.lock"
+
+
+def _locked() -> dict[str, tuple[str, int]]:
+    """Package name (normalised) -> (pinned version, number of hashes) from the lock file."""
+    pins: dict[str, tuple[str, int]] = {}
+    current = ""
+    for line in LOCK.read_text().splitlines():
+        pin = re.match(r"^([A-Za-z0-9_.-]+)==([^ \\]+)", line)
+        if pin:
+            current = re.sub(r"[-_.]+", "-", pin[1]).lower()
+            pins[current] = (pin[2], 0)
+        elif "--hash=sha256:" in line and current:
+            version, hashes = pins[current]
+            pins[current] = (version, hashes + 1)
+    return pins
+
+
+def test_the_image_installs_exact_hashed_versions_then_the_project_without_resolving() -> None:
+    runs = [args for instruction, args in dockerfile_instructions() if instruction == "RUN"]
+    installs = [args for args in runs if "pip install" in args]
+    assert any("--require-hashes -r docker/requirements.lock" in args for args in installs)
+    project = [args for args in installs if re.search(r"pip install[^&]* \.(\s|$)", args)]
+    assert project and all("--no-deps" in args for args in project)
+    copies = [args for instruction, args in dockerfile_instructions() if instruction == "COPY"]
+    assert "docker/requirements.lock ./docker/requirements.lock" in copies
+
+
+def test_the_lock_file_pins_every_runtime_dependency_within_its_range_with_hashes() -> None:
+    from packaging.requirements import Requirement
+
+    text = LOCK.read_text()
+    assert "--index-url" not in text and "--find-links" not in text  # no machine's mirror
+    pins = _locked()
+    assert pins and all(hashes > 0 for _version, hashes in pins.values())
+    dependencies = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    for line in dependencies:
+        requirement = Requirement(line)
+        if requirement.marker is not None and not requirement.marker.evaluate():
+            continue
+        name = re.sub(r"[-_.]+", "-", requirement.name).lower()
+        assert name in pins, f"{requirement.name} is not in {LOCK.name}; regenerate it"
+        version = pins[name][0]
+        assert requirement.specifier.contains(version, prereleases=True), (
+            f"{requirement.name}=={version} in {LOCK.name} is outside {requirement.specifier}"
+        )
