@@ -251,3 +251,43 @@ def test_a_recorder_without_input_events_gives_unknown_counts_not_zeros(tmp_path
     # The same rows as stored events read back as a source without input events too.
     back = capture_from_records(r for _w, r in records_from_capture(capture, "aw"))
     assert back.inputs_recorded is False
+
+
+@pytest.mark.django_db
+def test_memory_close_after_a_command_line_import_does_what_no_worker_did(
+    team, tmp_path, monkeypatch, django_capture_on_commit_callbacks
+) -> None:
+    """The import queues its compiles and summaries for a worker, and none runs (the broker
+    keeps the messages): the command builds the summaries and runs the pending compiles
+    itself, then closes the complete day with its frames."""
+    from aframes_web.activity.tasks import compile_day
+    from aframes_web.streams.tasks import refresh_entity_days
+    from memory.models import Segment, Trajectory
+
+    monkeypatch.setattr(compile_day, "apply_async", lambda *args, **kwargs: None)
+    monkeypatch.setattr(refresh_entity_days, "delay", lambda *args, **kwargs: None)
+
+    export = {"buckets": {}}
+    for offset in range(2):
+        day = generate(date(2026, 3, 2 + offset), TZ, seed=offset + 1).export
+        for bucket_id, bucket in day["buckets"].items():
+            export["buckets"].setdefault(bucket_id, {**bucket, "events": []})["events"].extend(
+                bucket["events"]
+            )
+    path = tmp_path / "aw.json"
+    path.write_text(json.dumps(export))
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command(
+            "import_events", "activitywatch", str(path), "--team", "acme", "--entity", "aw",
+            "--tz", TZ, stdout=StringIO(), stderr=StringIO(),
+        )  # fmt: skip
+    assert not DayDocument.objects.filter(entity__key="aw").exists()
+    out = StringIO()
+    call_command("memory_close", "--team", "acme", "--entity", "aw", stdout=out)
+    assert "aw: compiled 2 pending day(s)" in out.getvalue()
+    assert "aw: 1 day(s) to close" in out.getvalue()
+    assert list(Trajectory.objects.filter(entity__key="aw").values_list("day", flat=True)) == [
+        date(2026, 3, 2)
+    ]
+    assert DayDocument.objects.filter(entity__key="aw", current=True).count() == 2
+    assert Segment.objects.filter(trajectory__entity__key="aw", source__startswith="f-").exists()

@@ -560,6 +560,19 @@ def day_compile_queued(*, entity_id: int, day: date) -> DayDocument | None:
     return stored
 
 
+def compiles_pending_run(*, entity: Entity) -> list[date]:
+    """Compile now, in this process, every day of the entity whose request no compile has
+    covered yet (what the worker would do), oldest first; returns the days compiled."""
+    days = sorted(
+        CompileRequest.objects.filter(entity=entity, requested__gt=F("compiled")).values_list(
+            "day", flat=True
+        )
+    )
+    for day in days:
+        day_compile_queued(entity_id=entity.pk, day=day)
+    return days
+
+
 def entity_event_days(*, entity: Entity) -> list[date]:
     """The local days (entity time zone) that hold desktop events, oldest first."""
     days = (

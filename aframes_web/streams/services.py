@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Count, Max, Min
+from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from aframes_web.streams.dispatch import DayPair, dispatch_days
@@ -308,6 +309,27 @@ def events_ingest(
     """
     batch = validate_events(entity=entity, items=items, store_text=store_text)
     return events_store(entity=entity, batch=batch)
+
+
+def entity_days_rebuild(*, entity_id: int) -> int:
+    """Recount every local day of an entity from its events, and drop summaries of days that
+    hold none; returns days written. What a worker's refreshes would have left, done now (a
+    command run by hand after an import that no worker has seen yet)."""
+    entity = Entity.objects.filter(pk=entity_id).first()
+    if entity is None:
+        return 0
+    zone = check_timezone(entity.timezone)
+    held = (
+        Event.objects.filter(entity=entity)
+        .annotate(local=TruncDate("occurred_at", tzinfo=zone))
+        .values_list("local", flat=True)
+        .distinct()
+    )
+    days = {d.isoformat() for d in held}
+    days |= {
+        d.isoformat() for d in EntityDay.objects.filter(entity=entity).values_list("day", flat=True)
+    }
+    return entity_days_refresh(entity_id=entity_id, days=days)
 
 
 def entity_days_refresh(*, entity_id: int, days: Iterable[str]) -> int:

@@ -7,7 +7,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from aframes_web.activity.services import compiles_pending_run
 from aframes_web.streams.models import Entity
+from aframes_web.streams.services import entity_days_rebuild
 from memory.selectors import memory_summary
 from memory.services import days_due, memory_close_due, memory_rebuild
 
@@ -37,6 +39,13 @@ class Command(BaseCommand):
                 else f"Team {options['team']!r} has no entities (or does not exist)."
             )
         for entity in entities:
+            # Done here, not left to a worker: the day summaries memory reads, and the compiles
+            # desktop days wait for (an import from the command line queues both for a worker).
+            entity_days_rebuild(entity_id=entity.pk)
+            if entity.scope == Entity.Scope.DESKTOP:
+                compiled = compiles_pending_run(entity=entity)
+                if compiled:
+                    self.stdout.write(f"{entity.key}: compiled {len(compiled)} pending day(s)")
             due = len(days_due(entity, by_clock=True))
             began = time.perf_counter()
             if options["rebuild"]:
