@@ -38,6 +38,24 @@ def test_repeated_key_inside_one_batch_counts_as_duplicate(owner_api, desktop) -
     assert Event.objects.get().occurred_at.second == 0
 
 
+def test_a_repeated_key_with_other_content_is_named_in_the_answer(owner_api, desktop) -> None:
+    same = snapshot("2026-03-02T08:00:00Z", "s2")
+    batch = [
+        snapshot("2026-03-02T08:00:00Z", "s1"),
+        same,
+        snapshot("2026-03-02T08:00:09Z", "s1"),  # other content: named
+        dict(same),  # the same content again: an ordinary duplicate
+    ]
+    answer = owner_api.post(URL, batch).json()
+    assert answer["accepted"] == 2 and answer["duplicates"] == 2
+    assert answer["differing_repeats"] == [{"index": 2, "source_key": "s1", "kept_index": 0}]
+    assert answer["differing_repeats_count"] == 1
+    assert Event.objects.get(source_key="s1").occurred_at.second == 0
+    # A batch without such repeats answers as before.
+    plain = owner_api.post(URL, [snapshot("2026-03-02T08:01:00Z", "s3")]).json()
+    assert "differing_repeats" not in plain
+
+
 def test_batch_with_one_bad_item_stores_nothing_and_names_it(owner_api, desktop) -> None:
     batch = [
         snapshot("2026-03-02T08:00:00Z", "s1"),

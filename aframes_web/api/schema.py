@@ -180,12 +180,24 @@ class EventShape(serializers.Serializer):
     received_at = serializers.DateTimeField()
 
 
+class DifferingRepeatShape(serializers.Serializer):
+    index = serializers.IntegerField(help_text="The item that repeated a source_key.")
+    source_key = serializers.CharField()
+    kept_index = serializers.IntegerField(help_text="The earlier item with that key, stored.")
+
+
 class IngestShape(serializers.Serializer):
     accepted = serializers.IntegerField()
     duplicates = serializers.IntegerField()
     dropped_text_fields = serializers.IntegerField(
         help_text="Typed text and clipboard fields dropped (AFRAMES_STORE_INPUT_TEXT off)."
     )
+    differing_repeats = DifferingRepeatShape(
+        many=True,
+        required=False,
+        help_text="Only when items repeated a source_key with other content (first 100).",
+    )
+    differing_repeats_count = serializers.IntegerField(required=False)
 
 
 class IngestAnswerShape(serializers.Serializer):
@@ -194,6 +206,12 @@ class IngestAnswerShape(serializers.Serializer):
     dropped_text_fields = serializers.IntegerField(
         required=False, help_text="Without decide: text fields dropped (AFRAMES_STORE_INPUT_TEXT)."
     )
+    differing_repeats = DifferingRepeatShape(
+        many=True,
+        required=False,
+        help_text="Only when items repeated a source_key with other content (first 100).",
+    )
+    differing_repeats_count = serializers.IntegerField(required=False)
     decisions = serializers.ListField(
         child=serializers.DictField(),
         required=False,

@@ -65,6 +65,9 @@ class ValidatedBatch:
     records: list[EventRecord] = field(default_factory=list)
     errors: list[ItemError] = field(default_factory=list)
     dropped_text_fields: int = 0
+    # Items repeating an earlier item's source_key with other content: (index, first index,
+    # key). The first is stored, as for any repeat; the sender is told which differed.
+    differing_repeats: list[tuple[int, int, str]] = field(default_factory=list)
 
 
 class FieldInvalid(Exception):
@@ -453,12 +456,20 @@ def validate_batch(
     if scope not in SCOPES:
         raise ValueError(f"unknown scope {scope!r}")
     batch = ValidatedBatch()
+    first: dict[str, tuple[int, EventRecord]] = {}
     for index, item in enumerate(items, start=start_index):
         try:
             record, dropped = validate_item(item, scope=scope, store_text=store_text)
         except FieldInvalid as problem:
             batch.errors.append(ItemError(index, problem.path, problem.message))
             continue
+        earlier = first.setdefault(record.source_key, (index, record))
+        if earlier[0] != index and _content(earlier[1]) != _content(record):
+            batch.differing_repeats.append((index, earlier[0], record.source_key))
         batch.records.append(record)
         batch.dropped_text_fields += dropped
     return batch
+
+
+def _content(record: EventRecord) -> tuple[Any, ...]:
+    return record.occurred_at, record.kind, record.monitor, record.payload_json

@@ -52,19 +52,33 @@ class BatchRejected(Exception):
         self.errors = list(errors)
 
 
+# How many differing repeats an answer lists; the count is always whole.
+DIFFERING_REPEATS_LISTED = 100
+
+
 @dataclass
 class IngestResult:
     accepted: int = 0
     duplicates: int = 0
     dropped_text_fields: int = 0
     days: set[DayPair] = field(default_factory=set)
+    differing_repeats: list[tuple[int, int, str]] = field(default_factory=list)
 
-    def as_dict(self) -> dict[str, int]:
-        return {
+    def as_dict(self) -> dict[str, Any]:
+        answer: dict[str, Any] = {
             "accepted": self.accepted,
             "duplicates": self.duplicates,
             "dropped_text_fields": self.dropped_text_fields,
         }
+        if self.differing_repeats:
+            # A repeated key keeps its first item; a repeat with other content is named, so a
+            # sender that reused a key by mistake learns it (nothing is stored from it).
+            answer["differing_repeats"] = [
+                {"index": index, "source_key": key, "kept_index": kept}
+                for index, kept, key in self.differing_repeats[:DIFFERING_REPEATS_LISTED]
+            ]
+            answer["differing_repeats_count"] = len(self.differing_repeats)
+        return answer
 
 
 def check_timezone(name: str) -> ZoneInfo:
@@ -249,6 +263,7 @@ def events_store(
     with transaction.atomic():
         result = _store(entity, batch.records)
         result.dropped_text_fields = batch.dropped_text_fields
+        result.differing_repeats = batch.differing_repeats
         if result.days:
             transaction.on_commit(partial(on_days or dispatch_days, set(result.days)))
     return result
