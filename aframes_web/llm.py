@@ -5,6 +5,12 @@ Configured by ``LLM_BASE_URL`` (e.g. ``http://127.0.0.1:8080/v1``), ``LLM_MODEL`
 (:class:`memory.models.LlmCall`: prompt hash, tokens, latency, reply or error); a prompt asked
 before is answered from the record, so a replay is reproducible and free. Any failure raises
 :class:`LlmUnavailable`, which the LLM policies turn into an abstention (they fail closed).
+
+Spend is bounded: each team may make ``AFRAMES_LLM_CALLS_PER_HOUR`` calls to the model in any
+hour (answers from the record are free); past it, calls fail closed until the hour rolls on.
+What a failure says to API clients is generic (which kind of failure, never the endpoint or
+its answer); the detail is kept in the call's record for operators. Redirects are never
+followed, so the API key is sent to the configured endpoint only.
 """
 
 from __future__ import annotations
@@ -14,9 +20,11 @@ import json
 import time
 import urllib.error
 import urllib.request
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.utils import timezone
 
 from memory.models import LlmCall
 
@@ -24,7 +32,25 @@ TIMEOUT_S = 60.0  # a small local model answers a decision prompt well within th
 
 
 class LlmUnavailable(RuntimeError):
-    """No model is configured, or the call failed; the message says which and why."""
+    """No model is configured, the budget is spent, or the call failed.
+
+    ``str()`` is what a client may read (which kind of failure); ``detail`` is for operators
+    (the endpoint and what it answered) and is kept in the call's record only.
+    """
+
+    def __init__(self, public: str, detail: str = "") -> None:
+        super().__init__(public)
+        self.detail = detail or public
+
+
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    """A 3xx answer is an error: following it could send the API key to another host."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+_OPENER = urllib.request.build_opener(_NoRedirects())
 
 
 def configured() -> bool:
@@ -52,15 +78,21 @@ def complete(prompt: str, *, entity: Any = None) -> str:
     )
     if cached is not None:
         return cached
+    _within_budget(entity)
     began = time.perf_counter()
     try:
         body = _post(model, prompt)
         reply = body["choices"][0]["message"]["content"]
         if not isinstance(reply, str):
-            raise LlmUnavailable(f"the reply's content is {type(reply).__name__}, not text")
-    except (LlmUnavailable, KeyError, IndexError, TypeError) as err:
+            raise LlmUnavailable(
+                "the LLM's reply was not text", f"content is {type(reply).__name__}"
+            )
+    except LlmUnavailable as err:
+        _record(entity, model, digest, prompt, began, error=err.detail)
+        raise
+    except (KeyError, IndexError, TypeError) as err:
         _record(entity, model, digest, prompt, began, error=f"{type(err).__name__}: {err}")
-        raise LlmUnavailable(f"the LLM call failed: {err}") from None
+        raise LlmUnavailable("the LLM's reply was not a chat completion") from None
     usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
     _record(
         entity,
@@ -73,6 +105,25 @@ def complete(prompt: str, *, entity: Any = None) -> str:
         completion_tokens=usage.get("completion_tokens"),
     )
     return reply
+
+
+def calls_last_hour(entity: Any) -> int:
+    """Calls made to the model (not answers from the record) for the entity's team in the
+    last hour; calls for no entity count together."""
+    since = timezone.now() - timedelta(hours=1)
+    calls = LlmCall.objects.filter(created_at__gte=since)
+    if entity is None:
+        return calls.filter(entity__isnull=True).count()
+    return calls.filter(entity__team_id=entity.team_id).count()
+
+
+def _within_budget(entity: Any) -> None:
+    budget = settings.AFRAMES_LLM_CALLS_PER_HOUR
+    if calls_last_hour(entity) >= budget:
+        raise LlmUnavailable(
+            f"the team's LLM budget of {budget} calls an hour is spent; LLM decisions abstain "
+            "until it refills (AFRAMES_LLM_CALLS_PER_HOUR)"
+        )
 
 
 def _post(model: str, prompt: str) -> dict[str, Any]:
@@ -89,16 +140,23 @@ def _post(model: str, prompt: str) -> dict[str, Any]:
         url, data=json.dumps(payload).encode(), headers=headers, method="POST"
     )
     try:
-        with urllib.request.urlopen(request, timeout=TIMEOUT_S) as answer:  # noqa: S310
+        with _OPENER.open(request, timeout=TIMEOUT_S) as answer:
             data = json.loads(answer.read())
     except urllib.error.HTTPError as err:
-        raise LlmUnavailable(f"{url} answered HTTP {err.code}") from None
+        where = f" to {err.headers.get('Location')}" if 300 <= err.code < 400 else ""
+        raise LlmUnavailable(
+            f"the LLM endpoint answered HTTP {err.code}", f"{url} answered HTTP {err.code}{where}"
+        ) from None
     except (urllib.error.URLError, TimeoutError, OSError) as err:
-        raise LlmUnavailable(f"{url} could not be reached: {err}") from None
+        raise LlmUnavailable(
+            "the LLM endpoint could not be reached", f"{url} could not be reached: {err}"
+        ) from None
     except ValueError:
-        raise LlmUnavailable(f"{url} did not answer JSON") from None
+        raise LlmUnavailable("the LLM endpoint did not answer JSON", f"{url}: not JSON") from None
     if not isinstance(data, dict):
-        raise LlmUnavailable(f"{url} answered {type(data).__name__}, not a JSON object")
+        raise LlmUnavailable(
+            "the LLM endpoint did not answer a JSON object", f"{url}: {type(data).__name__}"
+        )
     return data
 
 

@@ -337,3 +337,5 @@ SPECTACULAR_SETTINGS = {
 LLM_BASE_URL = env_str("LLM_BASE_URL")
 LLM_MODEL = env_str("LLM_MODEL")
 LLM_API_KEY = env_str("LLM_API_KEY")
+# Calls to the model each team may make in any hour (answers from the record are free).
+AFRAMES_LLM_CALLS_PER_HOUR = env_int("AFRAMES_LLM_CALLS_PER_HOUR", 200, minimum=0)

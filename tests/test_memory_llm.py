@@ -177,3 +177,82 @@ def test_the_llm_extractor_adds_segments_at_day_close_and_validation_still_rules
     # The open day a decision reads never calls the model: one extraction call per closed day.
     extraction = [r for r in model.requests if r["messages"][0]["content"].startswith("You read")]
     assert len(extraction) == Trajectory.objects.filter(entity=home).count() == 1
+
+
+def test_a_failure_tells_the_client_its_kind_and_keeps_the_endpoint_for_operators(
+    home, model, settings
+) -> None:
+    model.status = 401
+    decision = memory_decide(
+        entity=home, item=motion(START, 7, 0, "bedroom"), policy="llm"
+    ).decision
+    assert decision.action == "abstain"
+    assert "HTTP 401" in decision.message
+    assert "127.0.0.1" not in decision.message and "/v1" not in decision.message
+    failed = LlmCall.objects.get()
+    assert settings.LLM_BASE_URL in failed.error and "401" in failed.error
+
+
+def test_each_team_spends_at_most_its_hourly_budget_and_the_record_stays_free(
+    home, model, settings
+) -> None:
+    settings.AFRAMES_LLM_CALLS_PER_HOUR = 2
+    first = llm.complete("You screen events\n{}", entity=home)
+    llm.complete('You screen events\n{"a": 1}', entity=home)
+    with pytest.raises(llm.LlmUnavailable, match="budget of 2 calls an hour is spent"):
+        llm.complete('You screen events\n{"b": 2}', entity=home)
+    assert len(model.requests) == 2
+    assert llm.complete("You screen events\n{}", entity=home) == first  # from the record
+    # Another team's budget is its own.
+    from aframes_web.teams.services import team_create
+
+    other = entity_create(
+        team=team_create(slug="other", name="Other"), key="h", scope="home", timezone_name="UTC"
+    )
+    llm.complete('You screen events\n{"b": 2}', entity=other)
+    assert len(model.requests) == 3
+    # A request deciding many events through the llm policy stops calling at the budget.
+    LlmCall.objects.all().delete()
+    model.requests.clear()
+    items = [motion(START, 7, minute, "bedroom") for minute in range(6)]
+    decisions = decide_batch(entity=home, items=items, policy="llm")
+    assert len(model.requests) <= 2
+    assert any("budget" in d.decision.message for d in decisions)
+
+
+def test_a_redirect_is_not_followed_so_the_key_stays_with_the_endpoint(home, settings) -> None:
+    seen: list[str | None] = []
+
+    class Elsewhere(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+            seen.append(self.headers.get("Authorization"))
+            self.send_response(200)
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    other = ThreadingHTTPServer(("127.0.0.1", 0), Elsewhere)
+
+    class Redirecting(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+            self.send_response(307)
+            self.send_header("Location", f"http://127.0.0.1:{other.server_address[1]}/steal")
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Redirecting)
+    for s in (server, other):
+        threading.Thread(target=s.serve_forever, daemon=True).start()
+    try:
+        settings.LLM_BASE_URL = f"http://127.0.0.1:{server.server_address[1]}/v1"
+        settings.LLM_MODEL, settings.LLM_API_KEY = "tiny-test-model", "sk-secret"
+        with pytest.raises(llm.LlmUnavailable, match="answered HTTP 307"):
+            llm.complete("hello", entity=home)
+        assert seen == []
+        assert "/steal" in LlmCall.objects.get().error
+    finally:
+        server.shutdown()
+        other.shutdown()
