@@ -337,5 +337,9 @@ SPECTACULAR_SETTINGS = {
 LLM_BASE_URL = env_str("LLM_BASE_URL")
 LLM_MODEL = env_str("LLM_MODEL")
 LLM_API_KEY = env_str("LLM_API_KEY")
+# Import readers: the longest line they hold, and how much a compressed file may unpack to
+# against its own size (a real export compresses 5-30x; a bomb of newlines far more).
+AFRAMES_IMPORT_MAX_LINE_MB = env_int("AFRAMES_IMPORT_MAX_LINE_MB", 64, minimum=1)
+AFRAMES_IMPORT_MAX_UNPACK_RATIO = env_int("AFRAMES_IMPORT_MAX_UNPACK_RATIO", 100, minimum=1)
 # Calls to the model each team may make in any hour (answers from the record are free).
 AFRAMES_LLM_CALLS_PER_HOUR = env_int("AFRAMES_LLM_CALLS_PER_HOUR", 200, minimum=0)

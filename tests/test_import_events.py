@@ -131,3 +131,28 @@ def test_items_for_many_entities_are_stored_before_the_end(team, tmp_path) -> No
     assert summary.imported == 40
     # With batches of 2, at most 2 x PENDING_BATCHES items wait before everything is stored.
     assert max(stored_during) >= 40 - 2 * PENDING_BATCHES
+
+
+def test_a_line_too_long_to_hold_stops_the_import_saying_where(desktop, tmp_path, settings) -> None:
+    settings.AFRAMES_IMPORT_MAX_LINE_MB = 1
+    path = _write(
+        tmp_path / "long.jsonl",
+        [snapshot("2026-03-02T08:00:00Z", "a"), snapshot("2026-03-02T08:00:01Z", "b")],
+        ('{"pad": "' + "x" * (2 << 20) + '"}', json.dumps(snapshot("2026-03-02T08:00:02Z", "c"))),
+    )
+    with pytest.raises(CommandError, match=r"long.jsonl: line 3 is longer than 1 MiB"):
+        _run("jsonl", str(path), "--team", "acme", "--entity", "alice-laptop", "--batch-size", "1")
+    # The batches before the line are stored; nothing from it on is read.
+    assert set(Event.objects.values_list("source_key", flat=True)) == {"a", "b"}
+
+
+def test_a_gzip_bomb_stops_the_import_instead_of_holding_the_worker(
+    desktop, tmp_path, settings
+) -> None:
+    settings.AFRAMES_IMPORT_MAX_UNPACK_RATIO = 2
+    path = tmp_path / "bomb.jsonl.gz"
+    first = json.dumps(snapshot("2026-03-02T08:00:00Z", "a")).encode() + b"\n"
+    path.write_bytes(gzip.compress(first + b"\n" * (80 << 20)))  # ~80 KiB unpacking to 80 MiB
+    with pytest.raises(CommandError, match=r"bomb.jsonl.gz: unpacks to more than"):
+        _run("jsonl", str(path), "--team", "acme", "--entity", "alice-laptop", "--batch-size", "1")
+    assert list(Event.objects.values_list("source_key", flat=True)) == ["a"]

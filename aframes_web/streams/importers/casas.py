@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from aframes_web.streams.importers import Format, SourceItem
+from aframes_web.streams.importers import Format, ReadLimits, SourceItem, numbered_lines
 from aframes_web.streams.importers.labels import (
     ActivityTimeline,
     Span,
@@ -196,13 +196,15 @@ class CasasReader:
         self.notes: list[str] = []
 
     def _lines(self) -> Iterator[tuple[int, int, _Line | str | None]]:
-        """(line number, bytes, the parsed line, an error, or None when blank) per line."""
+        """(line number, bytes with its newline, the parsed line or an error) per line that is not
+        empty."""
+        limits = ReadLimits.for_file(self.path, gzipped=False)
         with self.path.open("rb") as handle:
-            for number, raw in enumerate(handle, start=1):
+            for number, raw in numbered_lines(handle, self.path.name, limits):
                 try:
-                    yield number, len(raw), _parse_line(decode_line(raw))
+                    yield number, len(raw) + 1, _parse_line(decode_line(raw))
                 except ValueError as exc:
-                    yield number, len(raw), str(exc)
+                    yield number, len(raw) + 1, str(exc)
 
     def _timeline(self) -> tuple[ActivityTimeline, bool]:
         """Pair the begin/end annotations (first pass); also says whether any label exists."""

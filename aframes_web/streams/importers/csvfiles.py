@@ -9,6 +9,8 @@ import csv
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from aframes_web.streams.importers import ReadLimits, bounded_lines
+
 # Fitabase writes its float columns from single-precision values (8.5 is 8.5, but 1.88 comes
 # out as 1.87999999523163); four decimals keep every digit the device measured.
 FLOAT_DECIMALS = 4
@@ -47,8 +49,10 @@ class CsvFile:
         self._undecodable: set[int] = set()
 
     def _lines(self) -> Iterator[str]:
+        limits = ReadLimits.for_file(self.path, gzipped=False)
         with self.path.open("rb") as handle:
-            for number_, raw in enumerate(handle, start=1):
+            lines = bounded_lines(handle, self.path.name, limits)
+            for number_, raw in enumerate(lines, start=1):
                 self.on_bytes(len(raw))
                 try:
                     yield raw.decode("utf-8-sig" if number_ == 1 else "utf-8")

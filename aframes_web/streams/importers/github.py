@@ -37,7 +37,13 @@ from zoneinfo import ZoneInfo
 
 import orjson
 
-from aframes_web.streams.importers import Format, SourceItem
+from aframes_web.streams.importers import (
+    FileTooStrange,
+    Format,
+    ReadLimits,
+    SourceItem,
+    bounded_lines,
+)
 from aframes_web.streams.importers.readahead import ReadAhead
 
 # Attributes feed agent memory: long free text is cut here (titles, messages, paths).
@@ -772,12 +778,15 @@ class GithubReader:
         if file.name.lower().removesuffix(".gz").endswith((".ndjson", ".jsonl")):
             return True
         handle, raw = _open_binary(file)
+        limits = ReadLimits.for_file(file, gzipped=handle is not raw)
         try:
             with handle:
-                for line in handle:
+                for line in bounded_lines(handle, file.name, limits):
                     if line.strip():
                         json.loads(line)
                         return True
+        except FileTooStrange:
+            return True  # read as lines, where the reader says what is wrong with them
         except (ValueError, UnicodeDecodeError, OSError, EOFError, zlib.error):
             return False
         finally:
@@ -794,7 +803,9 @@ class GithubReader:
         handle, raw = _open_binary(file)
         done = self._done
         archive = self._archive
-        ahead = ReadAhead(raw, gzipped=handle is not raw)
+        gzipped = handle is not raw
+        limits = ReadLimits.for_file(file, gzipped=gzipped)
+        ahead = ReadAhead(raw, gzipped=gzipped, limits=limits, name=label)
         try:
             with ahead as lines:
                 number = 0

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from aframes_web.streams.importers import Format, SourceItem
+from aframes_web.streams.importers import Format, ReadLimits, SourceItem, numbered_lines
 from compiler.sources.jsonl import open_maybe_gzip
 
 
@@ -20,8 +20,9 @@ class JsonlReader:
         name = self.path.name
         with open_maybe_gzip(self.path) as handle:
             raw = getattr(handle, "fileobj", None)  # gzip: progress is in compressed bytes
-            for number, line in enumerate(handle, start=1):
-                self.bytes_read = raw.tell() if raw is not None else self.bytes_read + len(line)
+            limits = ReadLimits.for_file(self.path, gzipped=raw is not None)
+            for number, line in numbered_lines(handle, name, limits):
+                self.bytes_read = raw.tell() if raw is not None else handle.tell()
                 if not line.strip():
                     continue
                 location = f"{name}:{number}"

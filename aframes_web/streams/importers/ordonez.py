@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from aframes_web.streams.importers import Format, SourceItem
+from aframes_web.streams.importers import Format, ReadLimits, SourceItem, bounded_lines
 from aframes_web.streams.importers.labels import (
     ActivityTimeline,
     Span,
@@ -105,8 +105,10 @@ class OrdonezReader:
         unreadable: list[int] = []
         backwards: list[int] = []
         tally = DstTally()
+        limits = ReadLimits.for_file(self.labels_path, gzipped=False)
         with self.labels_path.open("rb") as handle:
-            for number, raw in enumerate(handle, start=1):
+            lines = bounded_lines(handle, self.labels_path.name, limits)
+            for number, raw in enumerate(lines, start=1):
                 fields = _fields(decode_line(raw))
                 if fields is None:
                     continue
@@ -156,8 +158,9 @@ class OrdonezReader:
         earlier_rows: list[int] = []
         previous_start: datetime | None = None
         name = self.path.name
+        limits = ReadLimits.for_file(self.path, gzipped=False)
         with self.path.open("rb") as handle:
-            for number, raw in enumerate(handle, start=1):
+            for number, raw in enumerate(bounded_lines(handle, name, limits), start=1):
                 self.bytes_read += len(raw)
                 location = f"{name}:{number}"
                 fields = _fields(decode_line(raw))

@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from types import TracebackType
 from typing import IO
 
+from aframes_web.streams.importers import ReadLimits
+
 BLOCK = 1 << 20  # compressed (or plain) bytes read at a time
 OUT_MAX = 8 << 20  # most inflated bytes per block handed over (a highly compressed file)
 AHEAD = 3  # blocks ready but not yet split into lines: memory stays within AHEAD x OUT_MAX
@@ -28,11 +30,21 @@ class ReadAhead:
     or corrupt gzip file) is raised where the lines end, after every complete line before it;
     the incomplete line at the break is not given, as with ``GzipFile``. ``position`` is how
     far into ``raw`` the lines handed over so far reach, for progress. Leaving the block stops
-    the thread.
+    the thread. ``limits`` bound a line and what the file unpacks to (:class:`ReadLimits`);
+    past either, :class:`~aframes_web.streams.importers.FileTooStrange` is raised there.
     """
 
-    def __init__(self, raw: IO[bytes], *, gzipped: bool, block: int = BLOCK) -> None:
+    def __init__(
+        self,
+        raw: IO[bytes],
+        *,
+        gzipped: bool,
+        limits: ReadLimits,
+        name: str = "file",
+        block: int = BLOCK,
+    ) -> None:
         self.raw, self.gzipped, self.block = raw, gzipped, block
+        self.limits, self.name = limits, name
         self.position = 0
         self._blocks: queue.Queue[tuple[bytes, int] | BaseException] = queue.Queue(AHEAD)
         self._stop = threading.Event()
@@ -80,7 +92,8 @@ class ReadAhead:
     def _inflated(self) -> Iterator[tuple[bytes, int]]:
         """Inflate every gzip member in turn, as GzipFile does (zero padding between them too)."""
         inflater = None
-        read = 0
+        read = unpacked = 0
+        most = self.limits.unpacked
         while data := self.raw.read(self.block):
             read += len(data)
             while data:
@@ -95,6 +108,9 @@ class ReadAhead:
                 else:
                     data = inflater.unconsumed_tail
                 if out:
+                    unpacked += len(out)
+                    if most is not None and unpacked > most:
+                        raise self.limits.too_much(self.name)
                     yield out, read
         if inflater is not None:
             raise EOFError(_TRUNCATED)
@@ -103,6 +119,7 @@ class ReadAhead:
 
     def _lines(self) -> Iterator[bytes]:
         rest = b""
+        given = 0
         while True:
             item = self._blocks.get()
             if isinstance(item, BaseException):
@@ -115,4 +132,11 @@ class ReadAhead:
             parts = (rest + chunk if rest else chunk).split(b"\n")
             rest = parts.pop()
             self.position = position
+            limit = self.limits.line
+            if len(rest) > limit or any(len(part) > limit for part in parts):
+                # Every line before the long one is given, then the read stops there.
+                long = next((n for n, part in enumerate(parts) if len(part) > limit), len(parts))
+                yield from parts[:long]
+                raise self.limits.too_long(self.name, given + long + 1)
+            given += len(parts)
             yield from parts
