@@ -59,6 +59,16 @@ class ImportUploadForm(forms.Form):
         return data
 
 
+class EntityFilterForm(forms.Form):
+    """The team page's entity list: words in the key or name, one scope, a page."""
+
+    q = forms.CharField(required=False, max_length=100, label="Key or name contains")
+    scope = forms.ChoiceField(
+        required=False, choices=[("", "every scope")] + [(s, s) for s in SCOPES]
+    )
+    page = forms.IntegerField(required=False, min_value=1)
+
+
 class FrameFilterForm(forms.Form):
     """The day page's frames table filters; choices come from the day's own frames."""
 

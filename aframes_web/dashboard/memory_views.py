@@ -6,29 +6,36 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Container, Iterable, Mapping, Sequence
-from datetime import date, timedelta
+from datetime import date, datetime, time, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import reverse
+from django.utils import dateformat, timezone
 
 from aframes_web.activity.selectors import evidence_events
 from aframes_web.dashboard.forms import DecisionFilterForm, RegularityFilterForm
+from aframes_web.dashboard.selectors import captured_neighbours
 from aframes_web.dashboard.views import _entity, _render_local
 from aframes_web.proactivestream.models import DecisionPoint
 from aframes_web.streams.models import Entity, Event
+from aframes_web.streams.selectors import days_for_entity, events_for_entity
+from aframes_web.teams.models import Membership
 from benchmark.streams.words import describe
 from memory.engine import regularities as rules
 from memory.engine.llm_extract import LLM_SOURCE
 from memory.engine.refs import parse_ref
 from memory.engine.words import said
-from memory.models import Assessment, Fact, Regularity
+from memory.models import Assessment, Decision, Fact, Regularity
 from memory.selectors import (
     STATE_RANK,
     allowed_decision_for,
     closed_days,
+    day_bounds,
     decision_detail,
     decisions_for,
     engine_event,
@@ -46,6 +53,7 @@ DECISIONS_PER_PAGE = 50  # the decisions list
 REGULARITIES_PER_PAGE = 50  # a person reads a page of sentences, not hundreds of rows
 PAYLOAD_SHOWN = 300  # characters of an event's payload; element trees run to kilobytes
 EVENTS_OPEN = 20  # a segment citing more events than this shows them folded
+EVENTS_PER_PAGE = 100  # a day's events on its day page; a busy home has thousands
 
 # The calendar's colours, one per assessment outcome, in legend order.
 OUTCOME_COLOURS = {
@@ -140,6 +148,29 @@ def outcome_calendar(
     }
 
 
+def not_closed_words(entity: Entity, day: date, now: datetime | None = None) -> str:
+    """Why ``day`` has no trajectory yet and when it will have one, in the entity's zone.
+
+    memory.services closes a day once events of a later day arrive, or by the clock once the
+    entity has been quiet for AFRAMES_MEMORY_CLOSE_GRACE_MIN minutes after the day is over.
+    """
+    zone = ZoneInfo(entity.timezone)
+    midnight = datetime.combine(day + timedelta(days=1), time.min, tzinfo=zone)
+    named = dateformat.format(day, "l j F Y")
+    at = f"midnight {entity.timezone} ({dateformat.format(midnight.date(), 'D j M Y')} 00:00)"
+    grace = settings.AFRAMES_MEMORY_CLOSE_GRACE_MIN
+    if (now or timezone.now()) < midnight:
+        return (
+            f"{named} is not closed yet; it closes at {at} at the earliest, once events of a"
+            f" later day arrive or the entity has been quiet for {grace} minutes. Until then"
+            " decisions read its events as recent events."
+        )
+    return (
+        f"{named} is not closed yet; the day ended at {at}, and it closes as soon as events"
+        f" of a later day arrive or the entity has been quiet for {grace} minutes."
+    )
+
+
 # --- Links between memory items -----------------------------------------------------------------
 
 
@@ -211,7 +242,9 @@ def _identity(slug: str, key: str, data: Any, regs: Mapping[str, Regularity]) ->
 # --- Pages -------------------------------------------------------------------------------------
 
 
-def _pager(request: HttpRequest, rows: Any, per_page: int, number: int | None) -> dict[str, Any]:
+def _pager(
+    request: HttpRequest, rows: Any, per_page: int, number: int | str | None
+) -> dict[str, Any]:
     """A page of ``rows`` and the query string of the other filters, for the pager's links."""
     page = Paginator(rows, per_page).get_page(number or 1)
     query = request.GET.copy()
@@ -278,7 +311,12 @@ def memory_day(request: HttpRequest, slug: str, key: str, day: date) -> HttpResp
     membership, entity = _entity(request, slug, key)
     trajectory = trajectory_detail(entity, day)
     if trajectory is None:
-        raise Http404("This day is not closed in memory.")
+        if not days_for_entity(entity=entity).filter(day=day).exists():
+            raise Http404(
+                f"{dateformat.format(day, 'l j F Y')} has no events, so memory has no"
+                " trajectory for it. The memory page lists the closed days."
+            )
+        raise Http404(not_closed_words(entity, day))
     segments = list(trajectory.segments.all())
     wanted = {c.event_id for s in segments for c in s.citations.all()} | {
         f.grounded_event_id for s in segments for f in s.facts.all() if f.grounded_event_id
@@ -330,6 +368,53 @@ def memory_day(request: HttpRequest, slug: str, key: str, day: date) -> HttpResp
         "after": days.filter(day__gt=day).order_by("day").first(),
     }
     return _render_local(request, "dashboard/memory_day.html", context, entity)
+
+
+def observed_day(
+    request: HttpRequest, membership: Membership, entity: Entity, day: date
+) -> HttpResponse:
+    """A day of a home, sports or code entity: its events, its decisions and its memory.
+
+    These scopes have no compiled document; their day is the events as the engine reads
+    them, closed into a trajectory once the day is over (ARCHITECTURE.md "How data flows", 3).
+    """
+    slug, key = membership.team.slug, entity.key
+    start, end = day_bounds(ZoneInfo(entity.timezone), day)
+    events = events_for_entity(entity=entity, start=start, end=end)
+    decisions = decisions_for(entity, since=day, until=day)
+    trajectory = trajectories_for(entity).filter(day=day).first()
+    counted = days_for_entity(entity=entity).filter(day=day).first()
+    total = counted.event_count if counted else 0
+    if not total and trajectory is None and not decisions.exists():
+        raise Http404(
+            f"{dateformat.format(day, 'l j F Y')} has no events for {key}. The calendar"
+            " shows the days that have some."
+        )
+    # get_page reads the raw parameter: a bad or out-of-range one shows the nearest page.
+    pager = _pager(request, events, EVENTS_PER_PAGE, request.GET.get("page"))
+    before, after = captured_neighbours(entity=entity, day=day)
+    context = {
+        "team": membership.team,
+        "entity": entity,
+        "day": day,
+        "trajectory": trajectory,
+        "not_closed": None if trajectory else not_closed_words(entity, day),
+        "event_total": total,
+        "events": [event_row(e) for e in pager["page"]],
+        "page": pager["page"],
+        "query": pager["query"],
+        "day_url": reverse("dashboard:day", args=[slug, key, day]),
+        "decision_total": decisions.count(),
+        "interventions": list(decisions.filter(action=Decision.Action.INTERVENE)),
+        "decisions_url": (
+            reverse("dashboard:memory_decisions", args=[slug, key])
+            + f"?since={day.isoformat()}&until={day.isoformat()}"
+        ),
+        "before": before,
+        "after": after,
+        "partial": "events",
+    }
+    return _render_local(request, "dashboard/day_observed.html", context, entity)
 
 
 @login_required

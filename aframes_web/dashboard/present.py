@@ -476,6 +476,54 @@ def month_grid(
     return grid
 
 
+@dataclass(frozen=True)
+class MemoryCalendarDay:
+    """A day of an entity whose days are closed into memory rather than compiled."""
+
+    day: date
+    in_month: bool
+    events: int
+    closed: bool
+    facts: int
+    decisions: int
+    interventions: int
+    level: int  # 0 (no events) .. SHADES (the month's busiest day)
+
+
+def memory_month_grid(year: int, month: int, figures: Mapping[date, Any]) -> list[list[Any]]:
+    """Weeks from Monday; days shaded by events relative to the month's busiest day.
+
+    ``figures`` maps a day to an object with ``events``, ``closed``, ``facts``, ``decisions``
+    and ``interventions`` (dashboard.selectors.MemoryDayFigures).
+    """
+    weeks = calendar.Calendar(firstweekday=0).monthdatescalendar(year, month)
+    busiest = max(
+        (f.events for d, f in figures.items() if (d.year, d.month) == (year, month)), default=0
+    )
+    grid = []
+    for week in weeks:
+        row = []
+        for day in week:
+            in_month = day.month == month
+            found = figures.get(day) if in_month else None
+            events = found.events if found else 0
+            level = min(SHADES, max(1, math.ceil(SHADES * events / busiest))) if events else 0
+            row.append(
+                MemoryCalendarDay(
+                    day=day,
+                    in_month=in_month,
+                    events=events,
+                    closed=bool(found and found.closed),
+                    facts=found.facts if found else 0,
+                    decisions=found.decisions if found else 0,
+                    interventions=found.interventions if found else 0,
+                    level=level,
+                )
+            )
+        grid.append(row)
+    return grid
+
+
 # --- Version diff -------------------------------------------------------------------------------
 
 

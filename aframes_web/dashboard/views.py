@@ -9,15 +9,18 @@ from zoneinfo import ZoneInfo
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
 from django.db.models import ExpressionWrapper, F, FloatField
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.utils import timezone
+from django.urls import reverse
+from django.utils import dateformat, timezone
 from django.views.decorators.http import require_POST
 
 from aframes_web.activity.models import DayDocument, Frame
 from aframes_web.activity.selectors import (
     compile_queue_state,
+    compile_request,
     document_current,
     document_version,
     document_versions,
@@ -27,13 +30,22 @@ from aframes_web.activity.selectors import (
 )
 from aframes_web.activity.services import Verification, document_tokens, frame_verify
 from aframes_web.dashboard import present
-from aframes_web.dashboard.forms import FrameFilterForm, ImportUploadForm, MonthForm, VersionsForm
+from aframes_web.dashboard.forms import (
+    EntityFilterForm,
+    FrameFilterForm,
+    ImportUploadForm,
+    MonthForm,
+    VersionsForm,
+)
 from aframes_web.dashboard.selectors import (
+    captured_months,
     day_neighbours,
     document_months,
     entity_overview_with_documents,
+    entity_scope_counts,
     interruption_times,
     latest_day,
+    memory_month_figures,
     month_figures,
 )
 from aframes_web.streams.models import Entity
@@ -59,14 +71,32 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(request, "dashboard/home.html", {"teams": teams})
 
 
+ENTITIES_PER_PAGE = 50  # a team with many homes or repositories reads a page at a time
+
+
 @login_required
 def team(request: HttpRequest, slug: str) -> HttpResponse:
     membership = _membership(request, slug)
-    entities = entity_overview_with_documents(team=membership.team)
+    form = EntityFilterForm(request.GET)
+    form.is_valid()  # what is invalid is reported; the valid filters still apply
+    wanted = form.cleaned_data
+    entities = entity_overview_with_documents(
+        team=membership.team, query=wanted.get("q") or "", scope=wanted.get("scope") or ""
+    )
+    page = Paginator(entities, ENTITIES_PER_PAGE).get_page(wanted.get("page") or 1)
+    query = request.GET.copy()
+    query.pop("page", None)
+    scopes = entity_scope_counts(team=membership.team)
     context = {
         "team": membership.team,
         "membership": membership,
-        "entities": entities,
+        "form": form,
+        "page": page,
+        "query": query.urlencode(),
+        "team_url": reverse("dashboard:team", args=[slug]),
+        "scopes": sorted(scopes.items()),
+        "entity_count": sum(scopes.values()),
+        "filtered": bool(wanted.get("q") or wanted.get("scope")),
         "queue": compile_queue_state(team=membership.team),
     }
     if request.htmx:
@@ -139,32 +169,48 @@ def _render_local(
         return render(request, template, context)
 
 
-@login_required
-def entity_calendar(request: HttpRequest, slug: str, key: str) -> HttpResponse:
-    membership, entity = _entity(request, slug, key)
-    form = MonthForm(request.GET)
-    month = None
+def _month(form: MonthForm, newest: date | None, entity: Entity) -> date:
+    """The month asked for, else the one of ``newest``, else the entity's current month."""
     if form.is_valid() and form.cleaned_data["month"]:
         year, number = map(int, form.cleaned_data["month"].split("-"))
-        month = date(year, number, 1)
-    if month is None:
-        newest = latest_day(entity=entity) or timezone.now().astimezone(ZoneInfo(entity.timezone))
-        month = date(newest.year, newest.month, 1)
-    grid_first = month.replace(day=1)
+        return date(year, number, 1)
+    newest = newest or timezone.now().astimezone(ZoneInfo(entity.timezone)).date()
+    return date(newest.year, newest.month, 1)
+
+
+@login_required
+def entity_calendar(request: HttpRequest, slug: str, key: str) -> HttpResponse:
+    """A month of the entity's days, each shaded and described by what its scope has.
+
+    Desktop days are compiled into documents (active minutes, frames); the other scopes' days
+    are closed into memory and decided on (events, facts, decisions), ARCHITECTURE.md "Data
+    model".
+    """
+    membership, entity = _entity(request, slug, key)
+    desktop = entity.scope == Entity.Scope.DESKTOP
+    form = MonthForm(request.GET)
+    month = _month(form, latest_day(entity=entity), entity)
     following = date(month.year + month.month // 12, month.month % 12 + 1, 1)
-    documents, captured = month_figures(
-        entity=entity, first=grid_first, last=following - timedelta(days=1)
-    )
+    last = following - timedelta(days=1)
     previous = date(month.year - (month.month == 1), (month.month - 2) % 12 + 1, 1)
+    if desktop:
+        documents, captured = month_figures(entity=entity, first=month, last=last)
+        weeks: Any = present.month_grid(month.year, month.month, documents, captured)
+        months = document_months(entity=entity)
+    else:
+        figures = memory_month_figures(entity=entity, first=month, last=last)
+        weeks = present.memory_month_grid(month.year, month.month, figures)
+        months = captured_months(entity=entity)
     context = {
         "team": membership.team,
         "entity": entity,
+        "desktop": desktop,
         "form": form,
         "month": month,
         "previous": previous,
         "following": following,
-        "weeks": present.month_grid(month.year, month.month, documents, captured),
-        "months": document_months(entity=entity),
+        "weeks": weeks,
+        "months": months,
         "shades": range(1, present.SHADES + 1),
         "partial": "calendar",
     }
@@ -174,13 +220,28 @@ def entity_calendar(request: HttpRequest, slug: str, key: str) -> HttpResponse:
 def _document(entity: Entity, day: date) -> DayDocument:
     document = document_current(entity=entity, day=day)
     if document is None:
-        raise Http404("No compiled document for this day.")
+        request = compile_request(entity=entity, day=day)
+        if request is not None and request.compiled < request.requested:
+            raise Http404(
+                f"{dateformat.format(day, 'l j F Y')} has events but no compiled document yet:"
+                " a compile is queued. Reload this page in a minute; the team page shows the"
+                " compile queue."
+            )
+        raise Http404(
+            f"{dateformat.format(day, 'l j F Y')} has no compiled document: nothing was"
+            " captured that day. The month calendar shows the days that have one."
+        )
     return document
 
 
 @login_required
 def entity_day(request: HttpRequest, slug: str, key: str, day: date) -> HttpResponse:
     membership, entity = _entity(request, slug, key)
+    if entity.scope != Entity.Scope.DESKTOP:
+        # Imported here: memory_views builds on this module's helpers.
+        from aframes_web.dashboard.memory_views import observed_day
+
+        return observed_day(request, membership, entity, day)
     document = _document(entity, day)
     body = document.body
     form = FrameFilterForm(request.GET or None, frames=body["frames"])
