@@ -54,6 +54,7 @@ from aframes_web.streams.uploads import import_job_create
 from aframes_web.teams.models import ROLE_SCOPES, Membership, Scope
 from aframes_web.teams.selectors import membership_get, teams_for_user
 from compiler.document import expand_runs, runs
+from compiler.emit import to_json
 
 
 def _membership(request: HttpRequest, slug: str) -> Membership:
@@ -269,6 +270,10 @@ def entity_day(request: HttpRequest, slug: str, key: str, day: date) -> HttpResp
         "day": day,
         "document": document,
         "document_tokens": document_tokens(document),
+        "document_bytes": len(to_json(body).encode()),
+        "monitor_minutes": present.monitor_minutes(body),
+        "gap_minutes": sum(band.minutes for band in drawing.gaps),
+        "away_minutes": sum(band.minutes for band in drawing.away),
         "coverage": body["coverage"],
         "omitted": body.get("omitted") or {},
         # What the reader emulated or could not see (e.g. ActivityWatch's 30 s rows).
@@ -305,12 +310,13 @@ def _frame_page(
     events = list(evidence_events(entity=entity, ids=snapshots + inputs + interrupting))
     times = interruption_times(entity=entity, frames=[stored])
     tz = ZoneInfo(entity.timezone)
+    colours = present.app_colours(frame.document.body["frames"])
     snapshot_ids, input_ids, interrupting_ids = set(snapshots), set(inputs), set(interrupting)
     interruptions = [
         {
             **item,
             "at": times.get(ids[0]) if (ids := expand_runs(item["evidence"])) else None,
-            "colour": present.app_colour(item["app"]),
+            "colour": colours.get(item["app"], present.OTHER_COLOUR),
         }
         for item in stored["interruptions"]
     ]
@@ -321,7 +327,7 @@ def _frame_page(
         "stored": stored,
         "start": present.parse_time(stored["start"]).astimezone(tz),
         "end": present.parse_time(stored["end"]).astimezone(tz),
-        "colour": present.app_colour(stored["app"]),
+        "colour": colours.get(stored["app"], present.OTHER_COLOUR),
         "interruptions": interruptions,
         "snapshots": [e for e in events if e.pk in snapshot_ids],
         "interrupting": [e for e in events if e.pk in interrupting_ids],
