@@ -1,0 +1,32 @@
+// Filter forms that htmx submits on change and on submit (data-once): a request identical to
+// the one just made is skipped. Changing a field and then pressing the form's button fires
+// "change" and then "submit" with the same fields, which sent the request twice and pushed
+// two identical history entries.
+(function () {
+  "use strict";
+
+  function fields(form) {
+    return new URLSearchParams(new FormData(form)).toString();
+  }
+
+  document.addEventListener("htmx:confirm", function (event) {
+    var form = event.target;
+    if (!form.matches || !form.matches("form[data-once]")) return;
+    var now = fields(form);
+    if (form.dataset.sent === now) {
+      event.preventDefault(); // htmx issues the request only if detail.issueRequest() is called
+      return;
+    }
+    form.dataset.sent = now;
+  });
+
+  // What the page was rendered with counts as sent: pressing the button without a change
+  // asks for nothing new.
+  function remember() {
+    document.querySelectorAll("form[data-once]").forEach(function (form) {
+      if (form.dataset.sent === undefined) form.dataset.sent = fields(form);
+    });
+  }
+  document.addEventListener("DOMContentLoaded", remember);
+  document.addEventListener("htmx:afterSettle", remember);
+})();
