@@ -1,4 +1,5 @@
-"""Headless Chromium on the demo data: the day page's Filter button asks the server once."""
+"""Headless Chromium on the demo data: no page scrolls sideways on a phone, no page logs a
+console error (the favicon), and the day page's Filter button asks the server once."""
 
 from __future__ import annotations
 
@@ -8,11 +9,14 @@ from typing import Any
 import pytest
 
 from aframes_web.activity.models import Frame
+from memory.models import Decision, Regularity
 from tests.test_browser import page  # noqa: F401  (the Chromium page fixture)
 from tests.test_browser_activity import DEMO_DAY, demo  # noqa: F401  (load_demo, two days)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+PHONE = {"width": 390, "height": 844}  # an iPhone 12-15 viewport in CSS pixels
 
 
 def sign_in(page: Any, url: str, password: str) -> None:  # noqa: F811
@@ -21,6 +25,53 @@ def sign_in(page: Any, url: str, password: str) -> None:  # noqa: F811
     page.fill("input[name=password]", password)
     page.click("button[type=submit]")
     page.wait_for_url(f"{url}/t/demo/")
+
+
+def demo_pages() -> list[str]:
+    frame = Frame.objects.filter(entity__key="demo-desktop", interruptions__gt=0).first()
+    regularity = Regularity.objects.filter(entity__key="demo-home").first()
+    decision = Decision.objects.filter(entity__key="demo-home", action="intervene").first()
+    day = f"/t/demo/e/demo-desktop/d/{DEMO_DAY.isoformat()}/"
+    home = "/t/demo/e/demo-home"
+    return [
+        "/t/demo/",
+        "/t/demo/import/",
+        "/t/demo/benchmark/",
+        "/t/demo/labels/",
+        "/t/demo/e/demo-desktop/",
+        day,
+        f"{day}history/",
+        f"/t/demo/e/demo-desktop/f/{frame.frame_id}/",
+        f"{home}/",
+        f"{home}/d/2026-01-27/",
+        f"{home}/memory/",
+        f"{home}/memory/d/2026-01-26/",
+        f"{home}/memory/decisions/",
+        f"{home}/memory/r/{regularity.rid}/",
+        f"{home}/memory/decision/{decision.pk}/",
+    ]
+
+
+def test_no_page_scrolls_sideways_on_a_phone_or_logs_a_console_error(
+    live_server,
+    page,  # noqa: F811
+    demo,  # noqa: F811
+) -> None:
+    errors: list[str] = []
+    page.on(
+        "console", lambda m: errors.append(f"{page.url}: {m.text}") if m.type == "error" else None
+    )
+    page.on("pageerror", lambda e: errors.append(f"{page.url}: {e}"))
+    page.set_viewport_size(PHONE)
+    sign_in(page, live_server.url, demo)
+    for url in demo_pages():
+        answer = page.goto(f"{live_server.url}{url}")
+        assert answer is not None and answer.status == 200, url
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= PHONE["width"], (url, width)
+    icon = page.locator("link[rel=icon]").get_attribute("href")
+    assert page.request.get(f"{live_server.url}{icon}").status == 200
+    assert errors == []
 
 
 def test_the_filter_button_sends_one_request_and_adds_one_history_entry(
