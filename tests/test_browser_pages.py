@@ -100,3 +100,35 @@ def test_the_filter_button_sends_one_request_and_adds_one_history_entry(
     page.wait_for_timeout(500)
     assert len(sent) == 2, sent
     assert page.evaluate("history.length") == before + 2
+
+
+def test_the_import_form_asks_for_a_time_zone_before_sending_the_file(
+    live_server,
+    page,  # noqa: F811
+    team,
+    owner,
+    tmp_path,
+) -> None:
+    upload = tmp_path / "flat.txt"
+    upload.write_text("2010-11-04 00:03:50.209589 M003 ON\n")
+    page.goto(f"{live_server.url}/login/?next=/t/acme/import/")
+    page.fill("input[name=username]", "olivia")
+    page.fill("input[name=password]", "owner-pass-1")
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{live_server.url}/t/acme/import/")
+    page.select_option("select[name=format]", "casas")
+    assert page.locator("#format-help [data-format=casas]").is_visible()
+    assert page.locator("#format-help [data-format=jsonl]").is_hidden()
+    assert "Needs a time zone" in page.locator("#format-help [data-format=casas]").inner_text()
+    page.set_input_files("input[name=file]", str(upload))
+    page.fill("input[name=entity]", "flat-1")
+    sent: list[str] = []
+    page.on("request", lambda r: sent.append(r.url) if r.method == "POST" else None)
+    page.click("text=Upload and import")
+    page.wait_for_timeout(300)
+    # The browser asks for the zone; nothing was sent and the chosen file is still there.
+    assert sent == [] and page.url == f"{live_server.url}/t/acme/import/"
+    assert page.evaluate("document.querySelector('input[name=timezone]').validity.valueMissing")
+    assert page.evaluate("document.querySelector('input[name=file]').files.length") == 1
+    page.select_option("select[name=format]", "jsonl")
+    assert not page.evaluate("document.querySelector('input[name=timezone]').required")

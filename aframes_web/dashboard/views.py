@@ -37,6 +37,7 @@ from aframes_web.dashboard.forms import (
     MonthForm,
     VersionsForm,
 )
+from aframes_web.dashboard.held_uploads import held_release, held_upload, upload_hold
 from aframes_web.dashboard.selectors import (
     captured_months,
     day_neighbours,
@@ -110,10 +111,18 @@ def import_upload(request: HttpRequest, slug: str) -> HttpResponse:
     membership = _membership(request, slug)
     can_write = Scope.WRITE in ROLE_SCOPES[membership.role]
     form = ImportUploadForm()
+    held_token = ""
     if request.method == "POST":
         if not can_write:
             raise PermissionDenied("Only team owners can import data.")
-        form = ImportUploadForm(request.POST, request.FILES)
+        who = {"owner_id": request.user.pk, "team_slug": slug}
+        held_token = request.POST.get("held", "")
+        held = None
+        if held_token and not request.FILES.get("file"):
+            held = held_upload(token=held_token, **who)
+        form = ImportUploadForm(
+            request.POST, request.FILES, held_name=held.name if held is not None else None
+        )
         if form.is_valid():
             data = form.cleaned_data
             job = import_job_create(
@@ -121,14 +130,26 @@ def import_upload(request: HttpRequest, slug: str) -> HttpResponse:
                 user=request.user,
                 format_name=data["format"],
                 entity_key=data["entity"],
-                upload=data["file"],
+                upload=data["file"] or held,
                 scope=data["scope"],
                 tz=data["timezone"],
             )
+            if held is not None:
+                held_release(held)
             return redirect("dashboard:import_job", slug=slug, job_id=job.pk)
+        chosen = form.cleaned_data.get("file")
+        if chosen:
+            # The rest of the form is wrong, not the file: keep it for the next try.
+            held_token = upload_hold(upload=chosen, **who)
+            form.held_name = chosen.name
+        elif held is not None:
+            held.close()
+        else:
+            held_token = ""
     context = {
         "team": membership.team,
         "form": form,
+        "held_token": held_token,
         "can_write": can_write,
         "jobs": import_jobs_for_team(team=membership.team)[:20],
     }
