@@ -88,3 +88,47 @@ def test_a_held_file_is_only_for_the_person_who_chose_it(team, owner) -> None:
         )
         assert "Choose the file to import." in page.content.decode()
     assert not ImportJob.objects.exists()
+
+
+def test_a_multi_entity_import_links_every_entity_it_made_a_page_at_a_time(team, owner) -> None:
+    from aframes_web.streams.services import entity_create
+
+    keys = [f"casas:hh{n:03d}" for n in range(60)]
+    for key in keys:
+        entity_create(team=team, key=key, scope="home")
+    job = ImportJob.objects.create(
+        team=team,
+        format="casas",
+        entity_key="casas",
+        original_name="homes.zip",
+        stored_path="",
+        status=ImportJob.Status.DONE,
+        summary={"entities": dict.fromkeys(keys, 10)},
+    )
+    client = signed_in(owner)
+    page = client.get(f"/t/acme/import/{job.pk}/").content.decode()
+    assert "Entities imported (60)" in page
+    for key in keys[:50]:
+        assert f'href="/t/acme/e/{key}/"' in page
+    assert f'href="/t/acme/e/{keys[50]}/"' not in page and "page=2" in page
+    second = client.get(f"/t/acme/import/{job.pk}/?page=2").content.decode()
+    assert all(f'href="/t/acme/e/{key}/"' in second for key in keys[50:])
+    listing = client.get("/t/acme/import/").content.decode()
+    assert 'href="/t/acme/?q=casas%3A#entities-h"' in listing and "(60 entities)" in listing
+    found = client.get("/t/acme/?q=casas%3A").content.decode()
+    assert "60 matches" in found
+
+
+def test_recent_imports_link_a_single_entity_import_to_its_entity(team, owner) -> None:
+    from aframes_web.streams.services import entity_create
+
+    entity_create(team=team, key="laptop", scope="desktop")
+    job = ImportJob.objects.create(
+        team=team, format="jsonl", entity_key="laptop", original_name="day.jsonl", stored_path=""
+    )
+    client = signed_in(owner)
+    assert (
+        '<a href="/t/acme/e/laptop/"><code>laptop</code></a>'
+        in client.get("/t/acme/import/").content.decode()
+    )
+    assert 'href="/t/acme/e/laptop/"' in client.get(f"/t/acme/import/{job.pk}/").content.decode()

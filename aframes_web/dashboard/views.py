@@ -50,7 +50,7 @@ from aframes_web.dashboard.selectors import (
     month_figures,
 )
 from aframes_web.streams.models import Entity
-from aframes_web.streams.selectors import entity_get, import_jobs_for_team
+from aframes_web.streams.selectors import entities_for_team, entity_get, import_jobs_for_team
 from aframes_web.streams.uploads import import_job_create
 from aframes_web.teams.models import ROLE_SCOPES, Membership, Scope
 from aframes_web.teams.selectors import membership_get, teams_for_user
@@ -146,14 +146,30 @@ def import_upload(request: HttpRequest, slug: str) -> HttpResponse:
             held.close()
         else:
             held_token = ""
+    jobs = list(import_jobs_for_team(team=membership.team)[:20])
+    known = set(
+        entities_for_team(team=membership.team)
+        .filter(key__in=[job.entity_key for job in jobs])
+        .values_list("key", flat=True)
+    )
     context = {
         "team": membership.team,
         "form": form,
         "held_token": held_token,
         "can_write": can_write,
-        "jobs": import_jobs_for_team(team=membership.team)[:20],
+        "jobs": [
+            {
+                "job": job,
+                "known": job.entity_key in known,
+                "entities": len((job.summary or {}).get("entities") or {}),
+            }
+            for job in jobs
+        ],
     }
     return render(request, "dashboard/import.html", context)
+
+
+IMPORTED_ENTITIES_PER_PAGE = 50  # a multi-entity import (a home dataset) makes dozens
 
 
 @login_required
@@ -162,7 +178,23 @@ def import_job(request: HttpRequest, slug: str, job_id: int) -> HttpResponse:
     job = import_jobs_for_team(team=membership.team).filter(pk=job_id).first()
     if job is None:
         raise Http404("No such import in this team.")
-    context = {"team": membership.team, "job": job}
+    counts = (job.summary or {}).get("entities") or {}
+    page = Paginator(sorted(counts.items()), IMPORTED_ENTITIES_PER_PAGE).get_page(
+        request.GET.get("page")
+    )
+    known = set(
+        entities_for_team(team=membership.team)
+        .filter(key__in=[key for key, _ in page] + [job.entity_key])
+        .values_list("key", flat=True)
+    )
+    context = {
+        "team": membership.team,
+        "job": job,
+        "entity_known": job.entity_key in known,
+        "entities": [{"key": key, "events": events, "known": key in known} for key, events in page],
+        "entities_page": page,
+        "job_url": reverse("dashboard:import_job", args=[slug, job.pk]),
+    }
     if request.htmx:
         return render(request, "dashboard/import_job.html#status", context)
     return render(request, "dashboard/import_job.html", context)
