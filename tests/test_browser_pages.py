@@ -1,5 +1,6 @@
-"""Headless Chromium on the demo data: no page scrolls sideways on a phone, no page logs a
-console error (the favicon), and the day page's Filter button asks the server once."""
+"""Headless Chromium: no page of the demo scrolls sideways on a phone or logs a console error
+(the favicon), the day page's Filter button asks the server once, the import form asks for a
+time zone before sending, and a busy memory day opens a segment's events in place."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from aframes_web.activity.models import Frame
 from memory.models import Decision, Regularity
 from tests.test_browser import page  # noqa: F401  (the Chromium page fixture)
 from tests.test_browser_activity import DEMO_DAY, demo  # noqa: F401  (load_demo, two days)
+from tests.test_dashboard_memory_day import DAY as BUSY_DAY
+from tests.test_dashboard_memory_day import PER_SEGMENT, busy  # noqa: F401  (a busy memory day)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
@@ -132,3 +135,26 @@ def test_the_import_form_asks_for_a_time_zone_before_sending_the_file(
     assert page.evaluate("document.querySelector('input[name=file]').files.length") == 1
     page.select_option("select[name=format]", "jsonl")
     assert not page.evaluate("document.querySelector('input[name=timezone]').required")
+
+
+def test_a_busy_memory_day_opens_a_segments_events_in_place(
+    live_server,
+    page,  # noqa: F811
+    busy,  # noqa: F811
+    owner,
+) -> None:
+    day = f"/t/acme/e/busy/memory/d/{BUSY_DAY.isoformat()}/"
+    page.goto(f"{live_server.url}/login/?next={day}")
+    page.fill("input[name=username]", "olivia")
+    page.fill("input[name=password]", "owner-pass-1")
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{live_server.url}{day}")
+    page.evaluate("window.__marker = 1")
+    page.click("#segment-3 summary")
+    page.click("#segment-3-events a")
+    page.locator("#segment-3-list tbody tr").first.wait_for()
+    assert page.locator("#segment-3-list tbody tr").count() == PER_SEGMENT
+    assert page.url == f"{live_server.url}{day}" and page.evaluate("window.__marker") == 1
+    # An address naming a fact of a folded segment opens that segment.
+    page.goto(f"{live_server.url}{day}#fact:{BUSY_DAY.isoformat()}/5/f1")
+    assert page.evaluate("document.querySelector('#segment-5 details').open")

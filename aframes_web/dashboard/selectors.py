@@ -11,12 +11,12 @@ from django.db.models import Count, F, IntegerField, OuterRef, Q, QuerySet, Subq
 from django.db.models.functions import Coalesce
 
 from aframes_web.activity.models import CompileRequest, DayDocument
-from aframes_web.activity.selectors import documents_current, evidence_events
-from aframes_web.streams.models import Entity
+from aframes_web.activity.selectors import chunked_in, documents_current, evidence_events
+from aframes_web.streams.models import Entity, Event
 from aframes_web.streams.selectors import days_for_entity, entity_overview
 from aframes_web.teams.models import Team
 from compiler.document import expand_runs
-from memory.models import Decision, Trajectory
+from memory.models import Decision, Segment, Trajectory
 
 
 def _count(queryset: QuerySet[Any]) -> Subquery:
@@ -180,3 +180,22 @@ def interruption_times(
     if not firsts:
         return {}
     return {e.id: e.occurred_at for e in evidence_events(entity=entity, ids=sorted(firsts))}
+
+
+def stored_event_ids(*, entity: Entity, ids: list[int]) -> set[int]:
+    """Which of ``ids`` are stored events of ``entity`` (ids only, any number of them)."""
+    return {
+        pk
+        for part in chunked_in(Event.objects.filter(entity=entity), "pk__in", ids)
+        for pk in part.values_list("pk", flat=True)
+    }
+
+
+def segment_detail(*, entity: Entity, day: date, index: int) -> Segment | None:
+    """One segment of a closed day of ``entity``, with its facts and citations."""
+    return (
+        Segment.objects.filter(trajectory__entity=entity, trajectory__day=day, index=index)
+        .select_related("trajectory")
+        .prefetch_related("facts", "citations")
+        .first()
+    )

@@ -30,3 +30,20 @@
   document.addEventListener("DOMContentLoaded", remember);
   document.addEventListener("htmx:afterSettle", remember);
 })();
+
+// An address naming something inside a closed <details> (a fact of a folded segment) opens it,
+// in browsers that do not do so themselves.
+(function () {
+  "use strict";
+
+  function openTarget() {
+    if (!location.hash) return;
+    var target = document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    for (var node = target; node; node = node.parentElement) {
+      if (node.tagName === "DETAILS") node.open = true;
+    }
+    if (target) target.scrollIntoView();
+  }
+  document.addEventListener("DOMContentLoaded", openTarget);
+  window.addEventListener("hashchange", openTarget);
+})();
