@@ -634,3 +634,16 @@ def test_active_minutes_over_the_span_are_explained_per_monitor(load, desktop, o
     for row in per_monitor:
         assert f"monitor {row['monitor']} {floatformat(row['minutes'], 1)} min" in explained
     assert all(row["minutes"] <= coverage["span_minutes"] + 0.1 for row in per_monitor)
+
+
+def test_desktop_day_links_its_memory_day_once_closed(document, desktop, owner) -> None:
+    from memory.models import Trajectory
+
+    client = signed_in(owner)
+    memory_url = f"{BASE}/memory/d/{DAY.isoformat()}/"
+    html = text(client.get(DAY_URL))
+    assert "Tuesday 3 March 2026 is not closed yet;" in html and memory_url not in html
+    Trajectory.objects.create(
+        entity=desktop, day=DAY, event_count=1, segment_count=0, rejected_count=0, fact_count=0
+    )
+    assert f'href="{memory_url}"' in text(client.get(DAY_URL))

@@ -6,21 +6,21 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Container, Iterable, Mapping, Sequence
-from datetime import date, datetime, time, timedelta
+from datetime import date, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import reverse
-from django.utils import dateformat, timezone
+from django.utils import dateformat
 
 from aframes_web.activity.selectors import evidence_events
 from aframes_web.dashboard.forms import DecisionFilterForm, RegularityFilterForm
 from aframes_web.dashboard.selectors import captured_neighbours, segment_detail, stored_event_ids
 from aframes_web.dashboard.views import _entity, _render_local
+from aframes_web.dashboard.words import not_closed_words
 from aframes_web.proactivestream.models import DecisionPoint
 from aframes_web.streams.models import Entity, Event
 from aframes_web.streams.selectors import events_for_entity
@@ -150,29 +150,6 @@ def outcome_calendar(
         "width": CAL_LEFT + weeks * STEP,
         "height": CAL_TOP + 7 * STEP,
     }
-
-
-def not_closed_words(entity: Entity, day: date, now: datetime | None = None) -> str:
-    """Why ``day`` has no trajectory yet and when it will have one, in the entity's zone.
-
-    memory.services closes a day once events of a later day arrive, or by the clock once the
-    entity has been quiet for AFRAMES_MEMORY_CLOSE_GRACE_MIN minutes after the day is over.
-    """
-    zone = ZoneInfo(entity.timezone)
-    midnight = datetime.combine(day + timedelta(days=1), time.min, tzinfo=zone)
-    named = dateformat.format(day, "l j F Y")
-    at = f"midnight {entity.timezone} ({dateformat.format(midnight.date(), 'D j M Y')} 00:00)"
-    grace = settings.AFRAMES_MEMORY_CLOSE_GRACE_MIN
-    if (now or timezone.now()) < midnight:
-        return (
-            f"{named} is not closed yet; it closes at {at} at the earliest, once events of a"
-            f" later day arrive or the entity has been quiet for {grace} minutes. Until then"
-            " decisions read its events as recent events."
-        )
-    return (
-        f"{named} is not closed yet; the day ended at {at}, and it closes as soon as events"
-        f" of a later day arrive or the entity has been quiet for {grace} minutes."
-    )
 
 
 # --- Links between memory items -----------------------------------------------------------------

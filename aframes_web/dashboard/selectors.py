@@ -199,3 +199,8 @@ def segment_detail(*, entity: Entity, day: date, index: int) -> Segment | None:
         .prefetch_related("facts", "citations")
         .first()
     )
+
+
+def closed_in_memory(*, entity: Entity, day: date) -> bool:
+    """Whether memory has closed ``day`` into a trajectory."""
+    return Trajectory.objects.filter(entity=entity, day=day).exists()

@@ -40,6 +40,7 @@ from aframes_web.dashboard.forms import (
 from aframes_web.dashboard.held_uploads import held_release, held_upload, upload_hold
 from aframes_web.dashboard.selectors import (
     captured_months,
+    closed_in_memory,
     day_neighbours,
     document_months,
     entity_overview_with_documents,
@@ -49,6 +50,7 @@ from aframes_web.dashboard.selectors import (
     memory_month_figures,
     month_figures,
 )
+from aframes_web.dashboard.words import not_closed_words
 from aframes_web.streams.models import Entity
 from aframes_web.streams.selectors import entities_for_team, entity_get, import_jobs_for_team
 from aframes_web.streams.uploads import import_job_create
@@ -339,6 +341,8 @@ def entity_day(request: HttpRequest, slug: str, key: str, day: date) -> HttpResp
         "before": before,
         "after": after,
         "versions": document.version,
+        "memory_closed": closed_in_memory(entity=entity, day=day),
+        "not_closed": not_closed_words(entity, day),
         "partial": "frames",
     }
     return _render_local(request, "dashboard/day.html", context, entity)
