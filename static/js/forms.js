@@ -29,6 +29,13 @@
   }
   document.addEventListener("DOMContentLoaded", remember);
   document.addEventListener("htmx:afterSettle", remember);
+  // A page restored from htmx's history shows the fields as they were when it was left, not
+  // necessarily what its results were asked with: the next request always goes.
+  document.addEventListener("htmx:historyRestore", function () {
+    document.querySelectorAll("form[data-once]").forEach(function (form) {
+      form.dataset.sent = "";
+    });
+  });
 })();
 
 // An address naming something inside a closed <details> (a fact of a folded segment) opens it,
