@@ -158,3 +158,21 @@ def test_a_busy_memory_day_opens_a_segments_events_in_place(
     # An address naming a fact of a folded segment opens that segment.
     page.goto(f"{live_server.url}{day}#fact:{BUSY_DAY.isoformat()}/5/f1")
     assert page.evaluate("document.querySelector('#segment-5 details').open")
+
+
+def test_an_htmx_request_that_fails_says_why_on_the_page(
+    live_server,
+    page,  # noqa: F811
+    demo,  # noqa: F811
+) -> None:
+    sign_in(page, live_server.url, demo)
+    frame = Frame.objects.filter(entity__key="demo-desktop", day=DEMO_DAY).first()
+    page.goto(f"{live_server.url}/t/demo/e/demo-desktop/f/{frame.frame_id}/")
+    # As if the session's token had changed in another tab since the page was loaded.
+    page.evaluate("""document.body.setAttribute("hx-headers", '{"X-CSRFToken": "stale"}')""")
+    page.evaluate("document.querySelector('#verify [name=csrfmiddlewaretoken]').value = 'stale'")
+    page.click("#verify button[type=submit]")
+    notice = page.locator("#htmx-error")
+    notice.wait_for()
+    assert "The form could not be sent" in notice.inner_text()
+    assert "reload the page" in notice.inner_text()

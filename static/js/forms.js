@@ -54,3 +54,33 @@
   document.addEventListener("DOMContentLoaded", openTarget);
   window.addEventListener("hashchange", openTarget);
 })();
+
+// htmx leaves the page as it was when an answer is an error (403, 404, 500), so a click seemed
+// to do nothing. Say what the server said, from the error page's own sentence.
+(function () {
+  "use strict";
+
+  document.addEventListener("htmx:responseError", function (event) {
+    var xhr = event.detail.xhr;
+    var page = new DOMParser().parseFromString(xhr.responseText || "", "text/html");
+    var heading = page.querySelector(".error-page h1");
+    var said = page.querySelectorAll(".error-page .reason, .error-page .next");
+    var words = heading ? heading.textContent.trim() + ". " : "";
+    if (said.length) {
+      words += Array.prototype.map.call(said, function (p) { return p.textContent.trim(); }).join(" ");
+    } else {
+      words += "The server answered " + xhr.status + ".";
+    }
+    var notice = document.getElementById("htmx-error");
+    if (!notice) {
+      notice = document.createElement("p");
+      notice.id = "htmx-error";
+      notice.className = "error";
+      notice.setAttribute("role", "alert");
+      var main = document.querySelector("main");
+      if (!main) return;
+      main.insertBefore(notice, main.firstChild);
+    }
+    notice.textContent = words; // textContent: the answer is not ours to run
+  });
+})();
