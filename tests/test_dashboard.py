@@ -40,7 +40,7 @@ def test_htmx_refresh_returns_only_the_entities_partial(owner, team) -> None:
     client = Client()
     client.force_login(owner)
     partial = client.get("/t/acme/", headers={"HX-Request": "true"})
-    assert partial.content.lstrip().startswith(b'<table id="entities">')
+    assert partial.content.lstrip().startswith(b'<div id="entities">')
     assert b"<html" not in partial.content
 
 

@@ -13,8 +13,14 @@ from memory.models import Decision
 
 
 class ImportUploadForm(forms.Form):
+    """The upload form. What each format needs (a time zone, a key prefix) is said next to
+    the format before anything is sent; a file held from an earlier try (``held_name``, see
+    held_uploads) stands in for the file input, which browsers never refill."""
+
     format = forms.ChoiceField()
-    file = forms.FileField(help_text="The file as the source wrote it (a .gz is fine).")
+    file = forms.FileField(
+        required=False, help_text="The file as the source wrote it (a .gz is fine)."
+    )
     entity = forms.CharField(
         max_length=100,
         help_text="Entity key; for multi-entity formats the prefix of <key>:<id>.",
@@ -25,14 +31,31 @@ class ImportUploadForm(forms.Form):
     timezone = forms.CharField(
         required=False,
         max_length=64,
-        help_text="IANA zone, e.g. Europe/Berlin; needed for formats without offsets.",
+        help_text="IANA zone, e.g. Europe/Berlin.",
     )
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, held_name: str | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.held_name = held_name
+        specs = sorted(formats().items())
         self.fields["format"].choices = [
-            (name, f"{name} — {spec.description}") for name, spec in sorted(formats().items())
+            (name, f"{name} ({spec.scope or 'any scope'})") for name, spec in specs
         ]
+        self.format_help = [
+            {
+                "name": name,
+                "description": spec.description,
+                "scope": spec.scope or "any scope (each record, or the Scope field)",
+                "needs_tz": spec.needs_tz,
+                "multi_entity": spec.multi_entity,
+            }
+            for name, spec in specs
+        ]
+        zoned = [name for name, spec in specs if spec.needs_tz]
+        self.fields["timezone"].help_text = (
+            f"IANA zone, e.g. Europe/Berlin. Needed for {', '.join(zoned)}: their files write"
+            " local times without an offset."
+        )
 
     def clean_entity(self) -> str:
         key = self.cleaned_data["entity"]
@@ -53,10 +76,26 @@ class ImportUploadForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
+        if not data.get("file") and not self.held_name and "file" not in self.errors:
+            self.add_error("file", "Choose the file to import.")
         spec = formats().get(data.get("format", ""))
         if spec is not None and spec.needs_tz and not data.get("timezone"):
-            self.add_error("timezone", f"{spec.name} files have no time zone: name one.")
+            self.add_error(
+                "timezone",
+                f"{spec.name} files write local times without an offset: name the zone they"
+                " were written in, e.g. Europe/Berlin.",
+            )
         return data
+
+
+class EntityFilterForm(forms.Form):
+    """The team page's entity list: words in the key or name, one scope, a page."""
+
+    q = forms.CharField(required=False, max_length=100, label="Key or name contains")
+    scope = forms.ChoiceField(
+        required=False, choices=[("", "every scope")] + [(s, s) for s in SCOPES]
+    )
+    page = forms.IntegerField(required=False, min_value=1)
 
 
 class FrameFilterForm(forms.Form):

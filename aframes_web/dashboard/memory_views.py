@@ -8,27 +8,35 @@ from collections import Counter
 from collections.abc import Container, Iterable, Mapping, Sequence
 from datetime import date, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import reverse
+from django.utils import dateformat
 
 from aframes_web.activity.selectors import evidence_events
 from aframes_web.dashboard.forms import DecisionFilterForm, RegularityFilterForm
+from aframes_web.dashboard.selectors import captured_neighbours, segment_detail, stored_event_ids
 from aframes_web.dashboard.views import _entity, _render_local
+from aframes_web.dashboard.words import not_closed_words
 from aframes_web.proactivestream.models import DecisionPoint
 from aframes_web.streams.models import Entity, Event
+from aframes_web.streams.selectors import events_for_entity
+from aframes_web.teams.models import Membership
 from benchmark.streams.words import describe
+from compiler.document import runs
 from memory.engine import regularities as rules
 from memory.engine.llm_extract import LLM_SOURCE
 from memory.engine.refs import parse_ref
 from memory.engine.words import said
-from memory.models import Assessment, Fact, Regularity
+from memory.models import Assessment, Decision, Fact, Regularity, Segment
 from memory.selectors import (
     STATE_RANK,
     allowed_decision_for,
     closed_days,
+    day_bounds,
     decision_detail,
     decisions_for,
     engine_event,
@@ -46,6 +54,10 @@ DECISIONS_PER_PAGE = 50  # the decisions list
 REGULARITIES_PER_PAGE = 50  # a person reads a page of sentences, not hundreds of rows
 PAYLOAD_SHOWN = 300  # characters of an event's payload; element trees run to kilobytes
 EVENTS_OPEN = 20  # a segment citing more events than this shows them folded
+DAY_EVENTS_INLINE = 200  # a day citing more events than this shows every segment's folded
+SEGMENTS_OPEN = 40  # a day with more segments than this shows accepted ones folded
+EVENTS_PER_PAGE = 100  # a day's events on its day page; a busy home has thousands
+SEGMENT_EVENTS_PER_PAGE = 200  # a segment's cited events, opened on demand
 
 # The calendar's colours, one per assessment outcome, in legend order.
 OUTCOME_COLOURS = {
@@ -211,7 +223,9 @@ def _identity(slug: str, key: str, data: Any, regs: Mapping[str, Regularity]) ->
 # --- Pages -------------------------------------------------------------------------------------
 
 
-def _pager(request: HttpRequest, rows: Any, per_page: int, number: int | None) -> dict[str, Any]:
+def _pager(
+    request: HttpRequest, rows: Any, per_page: int, number: int | str | None
+) -> dict[str, Any]:
     """A page of ``rows`` and the query string of the other filters, for the pager's links."""
     page = Paginator(rows, per_page).get_page(number or 1)
     query = request.GET.copy()
@@ -278,22 +292,30 @@ def memory_day(request: HttpRequest, slug: str, key: str, day: date) -> HttpResp
     membership, entity = _entity(request, slug, key)
     trajectory = trajectory_detail(entity, day)
     if trajectory is None:
-        raise Http404("This day is not closed in memory.")
+        start, end = day_bounds(ZoneInfo(entity.timezone), day)
+        if not events_for_entity(entity=entity, start=start, end=end).exists():
+            raise Http404(
+                f"{dateformat.format(day, 'l j F Y')} has no events, so memory has no"
+                " trajectory for it. The memory page lists the closed days."
+            )
+        raise Http404(not_closed_words(entity, day))
     segments = list(trajectory.segments.all())
-    wanted = {c.event_id for s in segments for c in s.citations.all()} | {
-        f.grounded_event_id for s in segments for f in s.facts.all() if f.grounded_event_id
-    }
-    events = {e.pk: e for e in evidence_events(entity=entity, ids=sorted(wanted))}
+    cited = {s.pk: _segment_ids(s) for s in segments}
+    stored = stored_event_ids(entity=entity, ids=sorted({i for ids in cited.values() for i in ids}))
+    # Events are shown inline only on a quiet day, and only for segments citing a few; a busy
+    # desktop day cites thousands, which made its page a megabyte and 70,000 px tall. The
+    # rest are cited as id runs and open on demand (in place with htmx, or their own page).
+    quiet = len(stored) <= DAY_EVENTS_INLINE
+    fold = {s.pk for s in segments if not quiet or len(cited[s.pk]) > EVENTS_OPEN}
+    inline = sorted({i for s in segments if s.pk not in fold for i in cited[s.pk]})
+    events = {e.pk: e for e in evidence_events(entity=entity, ids=inline)}
     rows = []
     for s in segments:
         facts = list(s.facts.all())
-        shown = {c.event_id for c in s.citations.all()} | {
-            f.grounded_event_id for f in facts if f.grounded_event_id
-        }
-        stored = sorted(
-            (events[i] for i in shown if i in events), key=lambda e: (e.occurred_at, e.pk)
-        )
-        cited = [event_row(e) for e in stored]
+        ids = cited[s.pk]
+        folded = s.pk in fold
+        events_url = reverse("dashboard:memory_segment", args=[slug, key, day, s.index])
+        anchor = f"s{s.index}-"
         frame = (
             reverse("dashboard:frame", args=[slug, key, s.source])
             if entity.scope == Entity.Scope.DESKTOP and s.source and s.source != LLM_SOURCE
@@ -303,20 +325,36 @@ def memory_day(request: HttpRequest, slug: str, key: str, day: date) -> HttpResp
             {
                 "segment": s,
                 "frame_href": frame,
-                "anchor": f"s{s.index}-",
+                "anchor": anchor,
                 "facts": [
                     {
                         "fact": f,
                         "path": ".".join(str(p) for p in f.path),
                         "value": compact(f.value),
-                        "grounded": f.grounded_event_id if f.grounded_event_id in events else None,
+                        "grounded": f.grounded_event_id if f.grounded_event_id in stored else None,
+                        "grounded_href": _grounded_href(
+                            events_url if folded else "", ids, f.grounded_event_id, anchor
+                        ),
                         "grounded_path": ".".join(str(p) for p in f.grounded_path or ()),
                     }
                     for f in facts
                 ],
-                "events": cited,
-                "folded": len(cited) > EVENTS_OPEN,
-                "unresolved": [i for i in s.cited_ids if i not in events],
+                "cited_count": len([i for i in ids if i in stored]),
+                "cited_runs": runs([i for i in ids if i in stored]),
+                "events": (
+                    []
+                    if folded
+                    else [
+                        event_row(e)
+                        for e in sorted(
+                            (events[i] for i in ids if i in events),
+                            key=lambda e: (e.occurred_at, e.pk),
+                        )
+                    ]
+                ),
+                "folded": folded,
+                "events_url": events_url,
+                "unresolved": [i for i in s.cited_ids if i not in stored],
             }
         )
     days = trajectories_for(entity).values_list("day", flat=True)
@@ -328,8 +366,109 @@ def memory_day(request: HttpRequest, slug: str, key: str, day: date) -> HttpResp
         "segments": rows,
         "before": days.filter(day__lt=day).order_by("-day").first(),
         "after": days.filter(day__gt=day).order_by("day").first(),
+        "segment_page": SEGMENT_EVENTS_PER_PAGE,
+        # A busy day's accepted segments open one at a time: 160 of them made the page
+        # tens of thousands of pixels tall. Rejected ones, what an auditor looks for, stay open.
+        "fold_segments": len(segments) > SEGMENTS_OPEN,
     }
     return _render_local(request, "dashboard/memory_day.html", context, entity)
+
+
+def observed_day(
+    request: HttpRequest, membership: Membership, entity: Entity, day: date
+) -> HttpResponse:
+    """A day of a home, sports or code entity: its events, its decisions and its memory.
+
+    These scopes have no compiled document; their day is the events as the engine reads
+    them, closed into a trajectory once the day is over (ARCHITECTURE.md "How data flows", 3).
+    """
+    slug, key = membership.team.slug, entity.key
+    start, end = day_bounds(ZoneInfo(entity.timezone), day)
+    events = events_for_entity(entity=entity, start=start, end=end)
+    decisions = decisions_for(entity, since=day, until=day)
+    trajectory = trajectories_for(entity).filter(day=day).first()
+    # Counted from the events, not the per-day summary rows, which a task refreshes later.
+    total = events.count()
+    if not total and trajectory is None and not decisions.exists():
+        raise Http404(
+            f"{dateformat.format(day, 'l j F Y')} has no events for {key}. The calendar"
+            " shows the days that have some."
+        )
+    # get_page reads the raw parameter: a bad or out-of-range one shows the nearest page.
+    pager = _pager(request, events, EVENTS_PER_PAGE, request.GET.get("page"))
+    before, after = captured_neighbours(entity=entity, day=day)
+    context = {
+        "team": membership.team,
+        "entity": entity,
+        "day": day,
+        "trajectory": trajectory,
+        "not_closed": None if trajectory else not_closed_words(entity, day),
+        "event_total": total,
+        "events": [event_row(e) for e in pager["page"]],
+        "page": pager["page"],
+        "query": pager["query"],
+        "day_url": reverse("dashboard:day", args=[slug, key, day]),
+        "decision_total": decisions.count(),
+        "interventions": list(decisions.filter(action=Decision.Action.INTERVENE)),
+        "decisions_url": (
+            reverse("dashboard:memory_decisions", args=[slug, key])
+            + f"?since={day.isoformat()}&until={day.isoformat()}"
+        ),
+        "before": before,
+        "after": after,
+        "partial": "events",
+    }
+    return _render_local(request, "dashboard/day_observed.html", context, entity)
+
+
+def _grounded_href(events_url: str, ids: list[int], event_id: int | None, anchor: str) -> str:
+    """Where a fact's grounding event is shown: on this page, or on the page of its segment's
+    events that holds it (``ids`` in the order that page lists them)."""
+    if not events_url or event_id not in ids:
+        return f"#{anchor}event-{event_id}"
+    page = ids.index(event_id) // SEGMENT_EVENTS_PER_PAGE + 1
+    query = f"?page={page}" if page > 1 else ""
+    return f"{events_url}{query}#{anchor}event-{event_id}"
+
+
+def _segment_ids(segment: Segment) -> list[int]:
+    """The events a segment shows: its citations and the events its facts are grounded in."""
+    return sorted(
+        {c.event_id for c in segment.citations.all()}
+        | {f.grounded_event_id for f in segment.facts.all() if f.grounded_event_id}
+    )
+
+
+@login_required
+def memory_segment(
+    request: HttpRequest, slug: str, key: str, day: date, index: int
+) -> HttpResponse:
+    """The events one segment of a closed day cites, a page at a time; htmx asks for the
+    list alone, to open it in place on the day's page."""
+    membership, entity = _entity(request, slug, key)
+    segment = segment_detail(entity=entity, day=day, index=index)
+    if segment is None:
+        raise Http404(
+            f"{dateformat.format(day, 'l j F Y')} has no segment #{index} in memory. The"
+            " day's page lists its segments."
+        )
+    ids = _segment_ids(segment)
+    page = Paginator(ids, SEGMENT_EVENTS_PER_PAGE).get_page(request.GET.get("page"))
+    shown = evidence_events(entity=entity, ids=list(page))
+    url = reverse("dashboard:memory_segment", args=[slug, key, day, index])
+    context = {
+        "team": membership.team,
+        "entity": entity,
+        "day": day,
+        "segment": segment,
+        "events": [event_row(e) for e in shown],
+        "anchor": f"s{index}-",
+        "page": page,
+        "query": "",
+        "url": url,
+        "partial": "events",
+    }
+    return _render_local(request, "dashboard/memory_segment.html", context, entity)
 
 
 @login_required

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import calendar
 import difflib
-import hashlib
 import json
 import math
 from collections.abc import Iterable, Mapping
@@ -17,16 +16,54 @@ from zoneinfo import ZoneInfo
 
 from compiler.document import expand_runs
 
+# Tableau 10 then the light halves of Tableau 20 (Stone, "Tableau 20" qualitative palette): the
+# first ten are mutually distinct hues, so the apps that fill most of a day never share a colour.
+PALETTE = (
+    "#4e79a7",
+    "#f28e2b",
+    "#e15759",
+    "#76b7b2",
+    "#59a14f",
+    "#edc948",
+    "#b07aa1",
+    "#ff9da7",
+    "#9c755f",
+    "#bab0ac",
+    "#a0cbe8",
+    "#ffbe7d",
+    "#ff9d9a",
+    "#86bcb6",
+    "#8cd17d",
+    "#f1ce63",
+    "#d4a6c8",
+    "#fabfd2",
+    "#d7b5a6",
+    "#79706e",
+)
+OTHER_COLOUR = "#d9dde2"  # apps past the palette: the smallest of a day, drawn alike
 
-def app_colour(app: str) -> str:
-    """A fixed colour per app name, the same on every page, process and machine.
 
-    Python's ``hash()`` is salted per process, so the hue comes from a digest instead.
-    """
-    digest = hashlib.sha256(app.encode("utf-8")).digest()
-    hue = int.from_bytes(digest[:2], "big") % 360
-    lightness = 42 + digest[2] % 3 * 8  # three shades keep neighbouring hues apart
-    return f"hsl({hue}, 62%, {lightness}%)"
+def _app_seconds(frames: Iterable[Mapping[str, Any]]) -> dict[str, float]:
+    """Active seconds per app, interruptions credited to their own app (the ledger's rule)."""
+    seconds: dict[str, float] = {}
+    for item in frames:
+        seconds[item["app"]] = seconds.get(item["app"], 0.0) + item["duration_min"] * 60.0
+        for interruption in item["interruptions"]:
+            other = interruption["app"]
+            seconds[other] = seconds.get(other, 0.0) + interruption["seconds"]
+    return seconds
+
+
+def app_colours(frames: Iterable[Mapping[str, Any]]) -> dict[str, str]:
+    """One colour per app of a day, by rank of active time: the busiest app gets the first
+    colour of the palette, and so on; the same app has the same colour on every page of the
+    day (timeline, ledger, frame). A hash of the name made different apps collide."""
+    seconds = _app_seconds(frames)
+    order = sorted(seconds, key=lambda app: (-seconds[app], app))
+    return {
+        app: PALETTE[rank] if rank < len(PALETTE) else OTHER_COLOUR
+        for rank, app in enumerate(order)
+    }
 
 
 def parse_time(text: str) -> datetime:
@@ -90,7 +127,8 @@ class Bar:
         if self.window:
             lines.append(f"Window: {self.window}")
         if self.interruptions:
-            lines.append(f"{self.interruptions} interruption(s)")
+            word = "interruption" if self.interruptions == 1 else "interruptions"
+            lines.append(f"{self.interruptions} {word}")
         return "\n".join(lines)
 
 
@@ -237,6 +275,7 @@ def timeline(
     """
     tz = ZoneInfo(body["window"]["timezone"])
     times = interruption_times or {}
+    colours = app_colours(body["frames"])
     view_start, view_end = _view(body)
     # Positions come from epoch seconds: subtracting two datetimes of the same ZoneInfo counts
     # wall-clock time, which puts the repeated hour of a DST change on top of itself.
@@ -282,7 +321,7 @@ def timeline(
                     wall_minutes=item["wall_min"],
                     window=(item.get("windows") or [""])[0],
                     interruptions=len(item["interruptions"]),
-                    colour=app_colour(item["app"]),
+                    colour=colours[item["app"]],
                     x=x,
                     y=top,
                     width=max(round(x_of(end) - x, 2), MIN_BAR_WIDTH),
@@ -301,7 +340,7 @@ def timeline(
                         seconds=interruption["seconds"],
                         at=at,
                         host_app=item["app"],
-                        colour=app_colour(interruption["app"]),
+                        colour=colours[interruption["app"]],
                         x=x_of(at) if at is not None else x,
                         y=top - 2,
                         height=LANE_HEIGHT,
@@ -347,6 +386,10 @@ def _bands(coverage: Mapping[str, Any], key: str, word: str, x_of: Any, tz: Zone
             parse_time(span["start"]).astimezone(tz),
             parse_time(span["end"]).astimezone(tz),
         )
+        if end <= start:
+            # An away signal that ended the moment it began (a lock screen dismissed at once)
+            # covers no time: drawing or listing it would say "away 0 s" about nothing.
+            continue
         reason = span.get("reason", "")
         label = f"{word} {_duration(span['minutes'])}"
         x = x_of(start)
@@ -373,6 +416,19 @@ def _bands(coverage: Mapping[str, Any], key: str, word: str, x_of: Any, tz: Zone
     return bands
 
 
+def monitor_minutes(body: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Active minutes per monitor of a stored document, in the coverage's monitor order.
+
+    The coverage's active minutes sum every monitor's stream (activity frames §4.2: credited
+    per-monitor segments), so on a two-monitor day they can exceed the wall-clock span; this
+    is the split a reader needs to see why.
+    """
+    minutes: dict[str, float] = dict.fromkeys(body["coverage"].get("monitors") or [], 0.0)
+    for item in body["frames"]:
+        minutes[item["monitor"]] = minutes.get(item["monitor"], 0.0) + item["duration_min"]
+    return [{"monitor": m, "minutes": round(v, 1)} for m, v in minutes.items()]
+
+
 # --- Ledger -------------------------------------------------------------------------------------
 
 
@@ -397,18 +453,16 @@ def ledger(frames: Iterable[Mapping[str, Any]]) -> list[LedgerRow]:
     document leaves out frames under the floor; the day page shows their total (``omitted``)
     beside the ledger, so every credited minute is still accounted for.
     """
-    seconds: dict[str, float] = {}
+    frames = list(frames)
+    seconds = _app_seconds(frames)
+    colours = app_colours(frames)
     sessions: dict[str, int] = {}
     longest: dict[str, float] = {}
     for item in frames:
         app = item["app"]
         active = item["duration_min"] * 60.0
-        seconds[app] = seconds.get(app, 0.0) + active
         sessions[app] = sessions.get(app, 0) + 1
         longest[app] = max(longest.get(app, 0.0), active)
-        for interruption in item["interruptions"]:
-            other = interruption["app"]
-            seconds[other] = seconds.get(other, 0.0) + interruption["seconds"]
     total = sum(seconds.values()) or 1.0
     order = sorted(seconds, key=lambda app: (-seconds[app], app))
     return [
@@ -418,7 +472,7 @@ def ledger(frames: Iterable[Mapping[str, Any]]) -> list[LedgerRow]:
             sessions=sessions.get(app, 0),
             longest_min=round(longest.get(app, 0.0) / 60, 2),
             share_pct=round(100 * seconds[app] / total, 1),
-            colour=app_colour(app),
+            colour=colours[app],
         )
         for app in order
     ]
@@ -469,6 +523,54 @@ def month_grid(
                     minutes=minutes,
                     frames=frames,
                     events=captured.get(day, 0) if in_month else 0,
+                    level=level,
+                )
+            )
+        grid.append(row)
+    return grid
+
+
+@dataclass(frozen=True)
+class MemoryCalendarDay:
+    """A day of an entity whose days are closed into memory rather than compiled."""
+
+    day: date
+    in_month: bool
+    events: int
+    closed: bool
+    facts: int
+    decisions: int
+    interventions: int
+    level: int  # 0 (no events) .. SHADES (the month's busiest day)
+
+
+def memory_month_grid(year: int, month: int, figures: Mapping[date, Any]) -> list[list[Any]]:
+    """Weeks from Monday; days shaded by events relative to the month's busiest day.
+
+    ``figures`` maps a day to an object with ``events``, ``closed``, ``facts``, ``decisions``
+    and ``interventions`` (dashboard.selectors.MemoryDayFigures).
+    """
+    weeks = calendar.Calendar(firstweekday=0).monthdatescalendar(year, month)
+    busiest = max(
+        (f.events for d, f in figures.items() if (d.year, d.month) == (year, month)), default=0
+    )
+    grid = []
+    for week in weeks:
+        row = []
+        for day in week:
+            in_month = day.month == month
+            found = figures.get(day) if in_month else None
+            events = found.events if found else 0
+            level = min(SHADES, max(1, math.ceil(SHADES * events / busiest))) if events else 0
+            row.append(
+                MemoryCalendarDay(
+                    day=day,
+                    in_month=in_month,
+                    events=events,
+                    closed=bool(found and found.closed),
+                    facts=found.facts if found else 0,
+                    decisions=found.decisions if found else 0,
+                    interventions=found.interventions if found else 0,
                     level=level,
                 )
             )

@@ -44,6 +44,11 @@ urlpatterns = [
         name="memory_day",
     ),
     path(
+        "t/<slug:slug>/e/<str:key>/memory/d/<day:day>/s/<int:index>/",
+        memory_views.memory_segment,
+        name="memory_segment",
+    ),
+    path(
         "t/<slug:slug>/e/<str:key>/memory/r/<str:rid>/",
         memory_views.memory_regularity,
         name="memory_regularity",

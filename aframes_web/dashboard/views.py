@@ -9,15 +9,18 @@ from zoneinfo import ZoneInfo
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
 from django.db.models import ExpressionWrapper, F, FloatField
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.utils import timezone
+from django.urls import reverse
+from django.utils import dateformat, timezone
 from django.views.decorators.http import require_POST
 
 from aframes_web.activity.models import DayDocument, Frame
 from aframes_web.activity.selectors import (
     compile_queue_state,
+    compile_request,
     document_current,
     document_version,
     document_versions,
@@ -27,21 +30,34 @@ from aframes_web.activity.selectors import (
 )
 from aframes_web.activity.services import Verification, document_tokens, frame_verify
 from aframes_web.dashboard import present
-from aframes_web.dashboard.forms import FrameFilterForm, ImportUploadForm, MonthForm, VersionsForm
+from aframes_web.dashboard.forms import (
+    EntityFilterForm,
+    FrameFilterForm,
+    ImportUploadForm,
+    MonthForm,
+    VersionsForm,
+)
+from aframes_web.dashboard.held_uploads import held_release, held_upload, upload_hold
 from aframes_web.dashboard.selectors import (
+    captured_months,
+    closed_in_memory,
     day_neighbours,
     document_months,
     entity_overview_with_documents,
+    entity_scope_counts,
     interruption_times,
     latest_day,
+    memory_month_figures,
     month_figures,
 )
+from aframes_web.dashboard.words import not_closed_words
 from aframes_web.streams.models import Entity
-from aframes_web.streams.selectors import entity_get, import_jobs_for_team
+from aframes_web.streams.selectors import entities_for_team, entity_get, import_jobs_for_team
 from aframes_web.streams.uploads import import_job_create
 from aframes_web.teams.models import ROLE_SCOPES, Membership, Scope
 from aframes_web.teams.selectors import membership_get, teams_for_user
 from compiler.document import expand_runs, runs
+from compiler.emit import to_json
 
 
 def _membership(request: HttpRequest, slug: str) -> Membership:
@@ -59,14 +75,32 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(request, "dashboard/home.html", {"teams": teams})
 
 
+ENTITIES_PER_PAGE = 50  # a team with many homes or repositories reads a page at a time
+
+
 @login_required
 def team(request: HttpRequest, slug: str) -> HttpResponse:
     membership = _membership(request, slug)
-    entities = entity_overview_with_documents(team=membership.team)
+    form = EntityFilterForm(request.GET)
+    form.is_valid()  # what is invalid is reported; the valid filters still apply
+    wanted = form.cleaned_data
+    entities = entity_overview_with_documents(
+        team=membership.team, query=wanted.get("q") or "", scope=wanted.get("scope") or ""
+    )
+    page = Paginator(entities, ENTITIES_PER_PAGE).get_page(wanted.get("page") or 1)
+    query = request.GET.copy()
+    query.pop("page", None)
+    scopes = entity_scope_counts(team=membership.team)
     context = {
         "team": membership.team,
         "membership": membership,
-        "entities": entities,
+        "form": form,
+        "page": page,
+        "query": query.urlencode(),
+        "team_url": reverse("dashboard:team", args=[slug]),
+        "scopes": sorted(scopes.items()),
+        "entity_count": sum(scopes.values()),
+        "filtered": bool(wanted.get("q") or wanted.get("scope")),
         "queue": compile_queue_state(team=membership.team),
     }
     if request.htmx:
@@ -79,10 +113,18 @@ def import_upload(request: HttpRequest, slug: str) -> HttpResponse:
     membership = _membership(request, slug)
     can_write = Scope.WRITE in ROLE_SCOPES[membership.role]
     form = ImportUploadForm()
+    held_token = ""
     if request.method == "POST":
         if not can_write:
             raise PermissionDenied("Only team owners can import data.")
-        form = ImportUploadForm(request.POST, request.FILES)
+        who = {"owner_id": request.user.pk, "team_slug": slug}
+        held_token = request.POST.get("held", "")
+        held = None
+        if held_token and not request.FILES.get("file"):
+            held = held_upload(token=held_token, **who)
+        form = ImportUploadForm(
+            request.POST, request.FILES, held_name=held.name if held is not None else None
+        )
         if form.is_valid():
             data = form.cleaned_data
             job = import_job_create(
@@ -90,18 +132,46 @@ def import_upload(request: HttpRequest, slug: str) -> HttpResponse:
                 user=request.user,
                 format_name=data["format"],
                 entity_key=data["entity"],
-                upload=data["file"],
+                upload=data["file"] or held,
                 scope=data["scope"],
                 tz=data["timezone"],
             )
+            if held is not None:
+                held_release(held)
             return redirect("dashboard:import_job", slug=slug, job_id=job.pk)
+        chosen = form.cleaned_data.get("file")
+        if chosen:
+            # The rest of the form is wrong, not the file: keep it for the next try.
+            held_token = upload_hold(upload=chosen, **who)
+            form.held_name = chosen.name
+        elif held is not None:
+            held.close()
+        else:
+            held_token = ""
+    jobs = list(import_jobs_for_team(team=membership.team)[:20])
+    known = set(
+        entities_for_team(team=membership.team)
+        .filter(key__in=[job.entity_key for job in jobs])
+        .values_list("key", flat=True)
+    )
     context = {
         "team": membership.team,
         "form": form,
+        "held_token": held_token,
         "can_write": can_write,
-        "jobs": import_jobs_for_team(team=membership.team)[:20],
+        "jobs": [
+            {
+                "job": job,
+                "known": job.entity_key in known,
+                "entities": len((job.summary or {}).get("entities") or {}),
+            }
+            for job in jobs
+        ],
     }
     return render(request, "dashboard/import.html", context)
+
+
+IMPORTED_ENTITIES_PER_PAGE = 50  # a multi-entity import (a home dataset) makes dozens
 
 
 @login_required
@@ -110,7 +180,23 @@ def import_job(request: HttpRequest, slug: str, job_id: int) -> HttpResponse:
     job = import_jobs_for_team(team=membership.team).filter(pk=job_id).first()
     if job is None:
         raise Http404("No such import in this team.")
-    context = {"team": membership.team, "job": job}
+    counts = (job.summary or {}).get("entities") or {}
+    page = Paginator(sorted(counts.items()), IMPORTED_ENTITIES_PER_PAGE).get_page(
+        request.GET.get("page")
+    )
+    known = set(
+        entities_for_team(team=membership.team)
+        .filter(key__in=[key for key, _ in page] + [job.entity_key])
+        .values_list("key", flat=True)
+    )
+    context = {
+        "team": membership.team,
+        "job": job,
+        "entity_known": job.entity_key in known,
+        "entities": [{"key": key, "events": events, "known": key in known} for key, events in page],
+        "entities_page": page,
+        "job_url": reverse("dashboard:import_job", args=[slug, job.pk]),
+    }
     if request.htmx:
         return render(request, "dashboard/import_job.html#status", context)
     return render(request, "dashboard/import_job.html", context)
@@ -139,32 +225,48 @@ def _render_local(
         return render(request, template, context)
 
 
-@login_required
-def entity_calendar(request: HttpRequest, slug: str, key: str) -> HttpResponse:
-    membership, entity = _entity(request, slug, key)
-    form = MonthForm(request.GET)
-    month = None
+def _month(form: MonthForm, newest: date | None, entity: Entity) -> date:
+    """The month asked for, else the one of ``newest``, else the entity's current month."""
     if form.is_valid() and form.cleaned_data["month"]:
         year, number = map(int, form.cleaned_data["month"].split("-"))
-        month = date(year, number, 1)
-    if month is None:
-        newest = latest_day(entity=entity) or timezone.now().astimezone(ZoneInfo(entity.timezone))
-        month = date(newest.year, newest.month, 1)
-    grid_first = month.replace(day=1)
+        return date(year, number, 1)
+    newest = newest or timezone.now().astimezone(ZoneInfo(entity.timezone)).date()
+    return date(newest.year, newest.month, 1)
+
+
+@login_required
+def entity_calendar(request: HttpRequest, slug: str, key: str) -> HttpResponse:
+    """A month of the entity's days, each shaded and described by what its scope has.
+
+    Desktop days are compiled into documents (active minutes, frames); the other scopes' days
+    are closed into memory and decided on (events, facts, decisions), ARCHITECTURE.md "Data
+    model".
+    """
+    membership, entity = _entity(request, slug, key)
+    desktop = entity.scope == Entity.Scope.DESKTOP
+    form = MonthForm(request.GET)
+    month = _month(form, latest_day(entity=entity), entity)
     following = date(month.year + month.month // 12, month.month % 12 + 1, 1)
-    documents, captured = month_figures(
-        entity=entity, first=grid_first, last=following - timedelta(days=1)
-    )
+    last = following - timedelta(days=1)
     previous = date(month.year - (month.month == 1), (month.month - 2) % 12 + 1, 1)
+    if desktop:
+        documents, captured = month_figures(entity=entity, first=month, last=last)
+        weeks: Any = present.month_grid(month.year, month.month, documents, captured)
+        months = document_months(entity=entity)
+    else:
+        figures = memory_month_figures(entity=entity, first=month, last=last)
+        weeks = present.memory_month_grid(month.year, month.month, figures)
+        months = captured_months(entity=entity)
     context = {
         "team": membership.team,
         "entity": entity,
+        "desktop": desktop,
         "form": form,
         "month": month,
         "previous": previous,
         "following": following,
-        "weeks": present.month_grid(month.year, month.month, documents, captured),
-        "months": document_months(entity=entity),
+        "weeks": weeks,
+        "months": months,
         "shades": range(1, present.SHADES + 1),
         "partial": "calendar",
     }
@@ -174,13 +276,28 @@ def entity_calendar(request: HttpRequest, slug: str, key: str) -> HttpResponse:
 def _document(entity: Entity, day: date) -> DayDocument:
     document = document_current(entity=entity, day=day)
     if document is None:
-        raise Http404("No compiled document for this day.")
+        request = compile_request(entity=entity, day=day)
+        if request is not None and request.compiled < request.requested:
+            raise Http404(
+                f"{dateformat.format(day, 'l j F Y')} has events but no compiled document yet:"
+                " a compile is queued. Reload this page in a minute; the team page shows the"
+                " compile queue."
+            )
+        raise Http404(
+            f"{dateformat.format(day, 'l j F Y')} has no compiled document: nothing was"
+            " captured that day. The month calendar shows the days that have one."
+        )
     return document
 
 
 @login_required
 def entity_day(request: HttpRequest, slug: str, key: str, day: date) -> HttpResponse:
     membership, entity = _entity(request, slug, key)
+    if entity.scope != Entity.Scope.DESKTOP:
+        # Imported here: memory_views builds on this module's helpers.
+        from aframes_web.dashboard.memory_views import observed_day
+
+        return observed_day(request, membership, entity, day)
     document = _document(entity, day)
     body = document.body
     form = FrameFilterForm(request.GET or None, frames=body["frames"])
@@ -208,6 +325,10 @@ def entity_day(request: HttpRequest, slug: str, key: str, day: date) -> HttpResp
         "day": day,
         "document": document,
         "document_tokens": document_tokens(document),
+        "document_bytes": len(to_json(body).encode()),
+        "monitor_minutes": present.monitor_minutes(body),
+        "gap_minutes": sum(band.minutes for band in drawing.gaps),
+        "away_minutes": sum(band.minutes for band in drawing.away),
         "coverage": body["coverage"],
         "omitted": body.get("omitted") or {},
         # What the reader emulated or could not see (e.g. ActivityWatch's 30 s rows).
@@ -220,6 +341,8 @@ def entity_day(request: HttpRequest, slug: str, key: str, day: date) -> HttpResp
         "before": before,
         "after": after,
         "versions": document.version,
+        "memory_closed": closed_in_memory(entity=entity, day=day),
+        "not_closed": not_closed_words(entity, day),
         "partial": "frames",
     }
     return _render_local(request, "dashboard/day.html", context, entity)
@@ -244,12 +367,13 @@ def _frame_page(
     events = list(evidence_events(entity=entity, ids=snapshots + inputs + interrupting))
     times = interruption_times(entity=entity, frames=[stored])
     tz = ZoneInfo(entity.timezone)
+    colours = present.app_colours(frame.document.body["frames"])
     snapshot_ids, input_ids, interrupting_ids = set(snapshots), set(inputs), set(interrupting)
     interruptions = [
         {
             **item,
             "at": times.get(ids[0]) if (ids := expand_runs(item["evidence"])) else None,
-            "colour": present.app_colour(item["app"]),
+            "colour": colours.get(item["app"], present.OTHER_COLOUR),
         }
         for item in stored["interruptions"]
     ]
@@ -260,7 +384,7 @@ def _frame_page(
         "stored": stored,
         "start": present.parse_time(stored["start"]).astimezone(tz),
         "end": present.parse_time(stored["end"]).astimezone(tz),
-        "colour": present.app_colour(stored["app"]),
+        "colour": colours.get(stored["app"], present.OTHER_COLOUR),
         "interruptions": interruptions,
         "snapshots": [e for e in events if e.row_id in snapshot_ids],
         "interrupting": [e for e in events if e.row_id in interrupting_ids],
