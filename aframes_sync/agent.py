@@ -21,6 +21,7 @@ from aframes_sync.client import Ack, Client, Refused, Unavailable
 from aframes_sync.privacy import Privacy
 from aframes_sync.source import ActivityWatchServerSource, ScreenpipeSource
 from compiler.sources import utc_iso
+from compiler.sources._common import plural
 
 
 class GaveUp(Exception):
@@ -180,17 +181,22 @@ def describe(report: Report, privacy: Privacy, *, dry_run: bool) -> str:
     parts = []
     if dry_run:
         parts.append(
-            f"dry run: would send {report.records} records in {report.batches} batches"
+            f"dry run: would send {plural(report.records, 'record')} in "
+            f"{plural(report.batches, 'batch', 'batches')}"
             + (f" ({kinds})" if kinds else "")
             + "; nothing was sent and the checkpoint is unchanged"
         )
     else:
         parts.append(
-            f"sent {report.records} records in {report.batches} batches: "
-            f"{report.ack.accepted} accepted, {report.ack.duplicates} duplicates"
+            f"sent {plural(report.records, 'record')} in "
+            f"{plural(report.batches, 'batch', 'batches')}: "
+            f"{report.ack.accepted} accepted, {report.ack.duplicates} "
+            + ("duplicate" if report.ack.duplicates == 1 else "duplicates")
         )
         if report.ack.dropped_text_fields:
-            parts.append(f"the server did not store {report.ack.dropped_text_fields} text fields")
+            parts.append(
+                "the server did not store " + plural(report.ack.dropped_text_fields, "text field")
+            )
     parts.append(
         f"typed text removed from {privacy.text_removed} inputs"
         if not privacy.include_text

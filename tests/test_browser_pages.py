@@ -176,3 +176,19 @@ def test_an_htmx_request_that_fails_says_why_on_the_page(
     notice.wait_for()
     assert "The form could not be sent" in notice.inner_text()
     assert "reload the page" in notice.inner_text()
+
+
+def test_the_api_docs_render_under_the_content_security_policy(
+    live_server,
+    page,  # noqa: F811
+    demo,  # noqa: F811
+) -> None:
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    answer = page.goto(f"{live_server.url}/api/docs/")
+    assert answer is not None and "script-src 'self'" in answer.headers["content-security-policy"]
+    # Swagger UI starts from its own script file and draws the operations of the schema.
+    page.wait_for_selector(".opblock", timeout=20_000)
+    assert page.locator(".opblock").count() > 20
+    assert errors == []

@@ -471,3 +471,15 @@ def test_activitywatch_server_windows_split_intervals_without_loss_or_duplicates
     assert len(keys) == len(set(keys))  # no row or absence twice
     full = dict(records_from_capture(activitywatch.read(aw_export), "aw"))
     assert {r["source_key"]: r for r in seen} == {r["source_key"]: r for r in full.values()}
+
+
+def test_the_summary_line_counts_in_words_that_agree_with_the_numbers() -> None:
+    from aframes_sync.agent import Report, describe
+    from aframes_sync.client import Ack
+    from aframes_sync.privacy import Privacy
+
+    one = describe(Report(records=1, batches=1, ack=Ack(1, 1, 1)), Privacy(), dry_run=False)
+    assert "sent 1 record in 1 batch: 1 accepted, 1 duplicate" in one
+    assert "did not store 1 text field" in one
+    many = describe(Report(records=2, batches=2, ack=Ack(0, 2)), Privacy(), dry_run=True)
+    assert "would send 2 records in 2 batches" in many
