@@ -193,6 +193,19 @@ def test_odd_unicode_and_odd_moments_are_refused_at_the_boundary(owner_api, desk
     event = {"occurred_at": "0001-01-01T00:00:00+05:00", "kind": "snapshot", "payload": {}}
     body = problem(owner_api.post(EVENTS, [event]), "invalid-batch")
     assert "years 1 to 9999" in body["errors"][0]["message"]
+    # A moment datetime can hold whose day cannot be compiled is refused too, never stored
+    # (its day's compile would fail and be retried forever).
+    for moment in ("0001-01-01T00:00:00Z", "9999-12-31T23:00:00Z", "1899-12-31T23:59:59Z"):
+        event = {"occurred_at": moment, "kind": "snapshot", "payload": {"app": "X"}}
+        body = problem(owner_api.post(EVENTS, [event]), "invalid-batch")
+        assert "outside the years 1900 to 2199" in body["errors"][0]["message"], moment
+    late = {
+        "occurred_at": "2026-03-02T08:00:00Z",
+        "kind": "absence",
+        "payload": {"end": "9999-01-01T00:00:00Z"},
+    }
+    body = problem(owner_api.post(EVENTS, [late]), "invalid-batch")
+    assert body["errors"][0]["field"] == "payload.end"
 
 
 def test_unprocessable_label(team, people, homes) -> None:

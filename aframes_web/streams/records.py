@@ -98,6 +98,25 @@ def parse_timestamp(value: Any, path: str = "occurred_at") -> datetime:
         raise FieldInvalid(path, f"{value!r} is outside the years 1 to 9999 in UTC.") from None
 
 
+# The moments an event may hold (UTC): every local day of them, in any zone, is a day that can
+# be compiled and closed. Outside, datetime's edges leave no room for a day's bounds.
+STORED_FROM = datetime(1900, 1, 1, tzinfo=UTC)
+STORED_UNTIL = datetime(2200, 1, 1, tzinfo=UTC)
+
+
+def event_moment(value: Any, path: str) -> datetime:
+    """:func:`parse_timestamp` of a moment an event stores (its time, an interval's end),
+    within the years 1900 to 2199."""
+    moment = parse_timestamp(value, path)
+    if not STORED_FROM <= moment < STORED_UNTIL:
+        raise FieldInvalid(
+            path,
+            f"{value!r} is outside the years 1900 to 2199, the moments events may hold "
+            "(a clock or a default value gone wrong).",
+        )
+    return moment
+
+
 def format_timestamp(
     value: datetime | None, zone: tzinfo | None = None, *, timespec: str = "microseconds"
 ) -> str | None:
@@ -188,7 +207,7 @@ def _check_snapshot(payload: dict[str, Any], path: str) -> None:
         )
     # When an interval source says the row stopped being on screen (compiler.capture.Snapshot).
     if payload.get("end") is not None:
-        parse_timestamp(payload["end"], f"{path}.end")
+        event_moment(payload["end"], f"{path}.end")
 
 
 def _check_input(payload: dict[str, Any], path: str) -> None:
@@ -259,7 +278,7 @@ def _check_absence(payload: dict[str, Any], path: str) -> None:
     _only(payload, _ABSENCE_FIELDS, path)
     if "end" not in payload:
         raise FieldInvalid(f"{path}.end", "is required: when the absence ended.")
-    parse_timestamp(payload["end"], f"{path}.end")
+    event_moment(payload["end"], f"{path}.end")
     _text(payload, "reason", path, max_len=50)
     _text(payload, "monitor", path, max_len=MONITOR_MAX)
 
@@ -391,7 +410,7 @@ def validate_item(item: Any, *, scope: str, store_text: bool) -> tuple[EventReco
         )
     if "occurred_at" not in item:
         raise FieldInvalid("occurred_at", "is required.")
-    occurred_at = parse_timestamp(item["occurred_at"])
+    occurred_at = event_moment(item["occurred_at"], "occurred_at")
     kind = item.get("kind")
     allowed = kinds_for_scope(scope)
     if kind not in allowed:
