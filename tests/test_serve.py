@@ -105,3 +105,15 @@ def test_serve_answers_pages_and_mcp_and_every_signal_stops_its_worker(env, sign
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_the_embedded_worker_runs_a_pool_that_enforces_the_task_time_limits() -> None:
+    """The solo pool runs a task in the worker's own process and cannot stop it; a prefork
+    child past CELERY_TASK_TIME_LIMIT is killed and replaced. One child: SQLite sees one
+    writer at a time."""
+    from aframes_web.dashboard.management.commands.serve import worker_argv
+
+    argv = worker_argv()
+    assert argv[argv.index("--pool") + 1] == "prefork"
+    assert argv[argv.index("--concurrency") + 1] == "1"
+    assert "--beat" in argv

@@ -13,6 +13,29 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
 
+def worker_argv() -> list[str]:
+    """The embedded worker: one prefork child, so SQLite sees one writer at a time and the
+    task time limits hold (the prefork pool kills a child past CELERY_TASK_TIME_LIMIT; the
+    solo pool cannot), with beat for the periodic sweeps (production runs a beat container)."""
+    return [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "aframes_web",
+        "worker",
+        "--pool",
+        "prefork",
+        "--concurrency",
+        "1",
+        "--loglevel",
+        "INFO",
+        "--beat",
+        "--schedule",
+        str(settings.VAR_DIR / "celerybeat-schedule"),
+    ]
+
+
 class Command(BaseCommand):
     help = "Run the web server (Django and MCP, over uvicorn) and a Celery worker side by side."
 
@@ -24,25 +47,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         worker = None
         if not options["no_worker"]:
-            # The solo pool keeps SQLite writes from the worker to one at a time.
-            worker = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "celery",
-                    "-A",
-                    "aframes_web",
-                    "worker",
-                    "--pool",
-                    "solo",
-                    "--loglevel",
-                    "INFO",
-                    # Embedded beat for the periodic sweep; production runs one beat container.
-                    "--beat",
-                    "--schedule",
-                    str(settings.VAR_DIR / "celerybeat-schedule"),
-                ],
-            )
+            worker = subprocess.Popen(worker_argv())
             broker = (
                 "Redis" if settings.REDIS_URL else f"filesystem broker in {settings.BROKER_DIR}"
             )
