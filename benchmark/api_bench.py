@@ -4,7 +4,7 @@
 
 The production serving stack on loopback: gunicorn with uvicorn workers serving the ASGI app
 (Django and ``/mcp``), as ``docker/entrypoint.sh`` runs it, on PostgreSQL and Redis. SYNTHETIC
-desktop weekdays (``benchmark.synthetic.desktop``) are imported and their day documents compiled
+desktop weekdays (``aframes_web.demo.desktop``) are imported and their day documents compiled
 before any load. Each door is then driven for ``--duration`` seconds by ``--clients`` concurrent
 keep-alive clients (asyncio, httpx2) in a separate process, after a warm-up that is not counted:
 
@@ -42,6 +42,7 @@ from zoneinfo import ZoneInfo
 
 import psycopg
 
+from aframes_web.demo.desktop import generate_days, write_jsonl
 from benchmark.harness import (
     ROOT,
     fail,
@@ -53,7 +54,6 @@ from benchmark.harness import (
     running_server,
     scratch_instance,
 )
-from benchmark.synthetic.desktop import generate_days, write_jsonl
 
 # Its own scratch database and Redis database, so it may run beside the other benchmarks.
 API_DB = "aframes_bench_api"

@@ -47,9 +47,9 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from aframes_web.demo.desktop import generate_day
 from benchmark.harness import finish, median
 from benchmark.synthetic import aw_day
-from benchmark.synthetic.desktop import generate_day
 from benchmark.synthetic.native import write_screenpipe
 from compiler.__main__ import cl100k, raw_rows_json
 from compiler.capture import Capture

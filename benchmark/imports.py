@@ -17,8 +17,8 @@ from datetime import date
 from itertools import islice
 from pathlib import Path
 
+from aframes_web.demo.desktop import generate_days
 from benchmark.harness import ROOT, finish, run_measured, scratch_instance
-from benchmark.synthetic.desktop import generate_days
 from benchmark.synthetic.gharchive import write_file
 
 DATA = ROOT.parent / "shared" / "data"

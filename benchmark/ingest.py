@@ -16,6 +16,7 @@ from datetime import date
 from itertools import islice
 from urllib.parse import urlsplit
 
+from aframes_web.demo.desktop import generate_days
 from benchmark.harness import (
     finish,
     median,
@@ -24,7 +25,6 @@ from benchmark.harness import (
     running_server,
     scratch_instance,
 )
-from benchmark.synthetic.desktop import generate_days
 
 ENTITY = "bench-desktop"
 

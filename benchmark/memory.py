@@ -7,7 +7,7 @@ Streams. ``real`` (the default): every real stream in ``../shared/data``, read w
 importers' own readers (``benchmark.real``): Ordóñez homes A and B, Fitabase's 33 people
 (hourly and wide minute files), the kubernetes repositories of the GH Archive sample and the
 ants REST objects, one entity per home, person or repository. ``synthetic``:
-``benchmark.synthetic.memory_streams``, one generated entity per scope, ``--days`` long
+``aframes_web.demo.memory_streams``, one generated entity per scope, ``--days`` long
 (SYNTHETIC: planted routines and deviations, nothing recorded; the only desktop stream).
 
 1. **Replay and what memory holds** (``replay``). Each stream is replayed into memory from
@@ -115,7 +115,7 @@ def real_sources() -> list[Source]:
 
 
 def synthetic_sources(scopes: Sequence[str], days: int, seed: int) -> list[Source]:
-    from benchmark.synthetic.memory_streams import ZONES, generate
+    from aframes_web.demo.memory_streams import ZONES, generate
 
     return [
         Source(
@@ -519,7 +519,7 @@ def service_report(sources: Sequence[Source], decide_max: int, figures: dict[str
 
 
 def main(argv: list[str] | None = None) -> int:
-    from benchmark.synthetic.memory_streams import SCOPES
+    from aframes_web.demo.memory_streams import SCOPES
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--source", choices=("real", "synthetic"), default="real")

@@ -5,7 +5,7 @@
 PostgreSQL + Redis, gunicorn (2 workers) and ONE Celery worker process (prefork, concurrency 1),
 as ``docker/compose.yaml`` runs them. Three parts:
 
-1. **Freshness.** One generated working day (``benchmark.synthetic.desktop``) is sent in N
+1. **Freshness.** One generated working day (``aframes_web.demo.desktop``) is sent in N
    batches in time order through ``POST /api/v1/entities/{key}/events``, twice: back to back
    (``burst``, the figures the README names) and one batch every ``--pace-ms`` (``paced``). For
    each batch: the time from its ingest response to the moment a compile that read it has
@@ -40,6 +40,7 @@ from typing import Any
 
 import psycopg
 
+from aframes_web.demo.desktop import generate_day, generate_days, write_jsonl
 from benchmark.harness import (
     ROOT,
     fail,
@@ -51,7 +52,6 @@ from benchmark.harness import (
     running_server,
     scratch_instance,
 )
-from benchmark.synthetic.desktop import generate_day, generate_days, write_jsonl
 
 TZ = "Europe/Berlin"
 DAY = date(2026, 3, 3)  # a Tuesday: a full working day

@@ -6,7 +6,7 @@ On its own scratch PostgreSQL database (``aframes_bench_ps``) and Redis database
 the product's own commands: ``import_events`` of the real files in ``../shared/data`` (home:
 Ordóñez A and B; sports: the Fitabase folder, hourly and wide minute files, one entity per
 person; code: the kubernetes GH Archive events, one entity per repository, and the ants REST
-objects), plus SYNTHETIC desktop days (``benchmark/synthetic/desktop.py``: no openly licensed
+objects), plus SYNTHETIC desktop days (``aframes_web/demo/desktop.py``: no openly licensed
 real capture exists; their results are marked as such), then ``proactivestream run --scope
 all`` with every method. It prints the results table per scope and, as its last line, one JSON
 object: every metric of every method per scope with its 95% interval, and the replay speed
@@ -73,7 +73,7 @@ def _import(
 
 
 def _desktop(env: dict[str, str], days: int, folder: Path) -> None:
-    from benchmark.synthetic.desktop import generate_days, write_jsonl
+    from aframes_web.demo.desktop import generate_days, write_jsonl
 
     path = folder / "desktop.jsonl"
     write_jsonl(path, generate_days(date(2026, 3, 2), days, seed=7))

@@ -15,8 +15,8 @@ import tempfile
 from datetime import date
 from pathlib import Path
 
+from aframes_web.demo.desktop import generate_days
 from benchmark.harness import finish, run_measured, running_server, scratch_instance
-from benchmark.synthetic.desktop import generate_days
 from benchmark.synthetic.native import write_screenpipe
 
 

@@ -51,8 +51,8 @@ def github(path: Path) -> list[Stream]:
 
 
 def desktop(days: int = 6, seed: int = 7) -> Stream:
-    """SYNTHETIC desktop days (benchmark/synthetic/desktop.py), compiled as the service does."""
-    from benchmark.synthetic.desktop import generate_days
+    """SYNTHETIC desktop days (aframes_web/demo/desktop.py), compiled as the service does."""
+    from aframes_web.demo.desktop import generate_days
     from compiler.document import compile_day
     from compiler.sources.events import capture_from_records
 

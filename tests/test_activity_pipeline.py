@@ -25,9 +25,9 @@ from aframes_web.activity.services import (
     frame_verify,
     window_compile_read,
 )
+from aframes_web.demo.desktop import generate_day
 from aframes_web.streams.models import Event
 from aframes_web.streams.services import entity_create
-from benchmark.synthetic.desktop import generate_day
 from compiler.document import canonical_sha256, expand_runs
 from tests.conftest import snapshot, store_snapshot_by_hand
 

@@ -11,9 +11,9 @@ import pytest
 
 from aframes_web.activity.models import CompileRequest, DayDocument, Frame
 from aframes_web.activity.services import compile_requests_add
+from aframes_web.demo.desktop import generate_day
 from aframes_web.streams.models import Event
 from aframes_web.streams.services import entity_create
-from benchmark.synthetic.desktop import generate_day
 from compiler.document import canonical_sha256, expand_runs
 from compiler.emit import to_json, to_markdown, to_yaml
 from tests.conftest import snapshot

@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from benchmark.synthetic.desktop import generate_day, write_jsonl
+from aframes_web.demo.desktop import generate_day, write_jsonl
 from benchmark.synthetic.native import write_screenpipe
 from compiler.__main__ import cl100k, raw_rows_json
 from compiler.document import canonical_sha256, compile_day, day_window

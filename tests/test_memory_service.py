@@ -322,7 +322,7 @@ def test_typed_text_never_enters_memory(team, settings) -> None:
 def test_a_desktop_day_closes_only_on_its_compiled_frames(load, desktop) -> None:
     from datetime import date
 
-    from benchmark.synthetic.desktop import generate_day
+    from aframes_web.demo.desktop import generate_day
 
     day = date(2026, 3, 3)
     load(

@@ -11,13 +11,13 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
+from aframes_web.demo.desktop import generate_days
 from aframes_web.streams.importers import SourceItem
 from aframes_web.streams.importing import import_items
 from aframes_web.streams.selectors import entity_get
 from aframes_web.streams.services import entity_create
 from aframes_web.teams.models import ApiToken, Role, Team
 from aframes_web.teams.services import member_add, team_create, token_create, user_get_or_create
-from benchmark.synthetic.desktop import generate_days
 
 DEMO_TEAM = "demo"
 DEMO_USER = "demo"
@@ -27,7 +27,7 @@ DEMO_TZ = "Europe/Berlin"
 DEMO_START = date(2026, 3, 2)
 DEMO_DAYS = 5
 DEMO_SEED = 20260302
-# A home (SYNTHETIC, benchmark.synthetic.memory_streams): three weeks imported, then its last day
+# A home (SYNTHETIC, aframes_web.demo.memory_streams): three weeks imported, then its last day
 # decided event by event, so its memory pages show trajectories, regularities and decisions.
 DEMO_HOME = "demo-home"
 DEMO_HOME_DAYS = 21
@@ -159,8 +159,8 @@ class Command(BaseCommand):
                 label_submit(task=task, user=user, given=given)
 
     def _home(self, team: Team) -> str:
+        from aframes_web.demo.memory_streams import ZONES, generate, local_day
         from aframes_web.streams.services import entity_days_refresh
-        from benchmark.synthetic.memory_streams import ZONES, generate, local_day
         from memory.selectors import memory_summary
         from memory.services import decide_batch, memory_close_due
 

@@ -6,7 +6,7 @@ apps, windows, URLs, clicks and typed text are all invented, only shaped like re
 (snapshot rows, input events and accessibility trees, several monitors, breaks, DST-correct
 timestamps). The same seed and arguments always give byte-identical output.
 
-    python -m benchmark.synthetic.desktop --start 2026-03-02 --days 5 --seed 7 --out week.jsonl
+    python -m aframes_web.demo.desktop --start 2026-03-02 --days 5 --seed 7 --out week.jsonl
 """
 
 from __future__ import annotations
@@ -1435,7 +1435,7 @@ def write_jsonl(path: str | os.PathLike[str], records: Iterable[Record]) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m benchmark.synthetic.desktop",
+        prog="python -m aframes_web.demo.desktop",
         description="Write SYNTHETIC desktop capture (our own event records) as JSONL.",
     )
     parser.add_argument(

@@ -21,7 +21,7 @@ importers``), so ``validate_batch`` accepts it and the trajectory extractors
   repository with a weekday rhythm: pull requests opened in the morning, CI minutes later, a
   review within about two hours, merges in the afternoon, issues now and then. Deviation: about
   one pull request in six gets no review, and a comment on it arrives later the same day.
-* **desktop**: days of ``benchmark.synthetic.desktop`` (one monitor), bounded to its snapshot
+* **desktop**: days of ``aframes_web.demo.desktop`` (one monitor), bounded to its snapshot
   rows, one kept per app or window change and otherwise at most one per
   :data:`DESKTOP_MIN_GAP_S` (a full synthetic day has ~4,000 rows; see the module's use in
   ``benchmark/memory.py`` for why it is bounded).
@@ -40,7 +40,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from benchmark.synthetic.desktop import generate_day as desktop_day
+from aframes_web.demo.desktop import generate_day as desktop_day
 
 Item = dict[str, Any]
 
