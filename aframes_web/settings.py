@@ -202,6 +202,8 @@ CELERY_BEAT_SCHEDULE = {
     "compile-pending": {"task": "activity.compile_pending", "schedule": 300.0},
     # Closes the days of entities that went quiet (memory/): a weekend still closes Friday.
     "memory-close-idle": {"task": "memory.close_idle", "schedule": 900.0},
+    # Uploads that a killed request left half-written (aframes_web/streams/uploads.py).
+    "sweep-incoming-uploads": {"task": "streams.sweep_incoming_uploads", "schedule": 3600.0},
 }
 
 # --- Auth, i18n, static ---------------------------------------------------------------------
@@ -341,5 +343,10 @@ LLM_API_KEY = env_str("LLM_API_KEY")
 # against its own size (a real export compresses 5-30x; a bomb of newlines far more).
 AFRAMES_IMPORT_MAX_LINE_MB = env_int("AFRAMES_IMPORT_MAX_LINE_MB", 64, minimum=1)
 AFRAMES_IMPORT_MAX_UNPACK_RATIO = env_int("AFRAMES_IMPORT_MAX_UNPACK_RATIO", 100, minimum=1)
+# Dashboard uploads: the largest file taken (a larger one is imported from the command line),
+# and where an upload in progress is written, so one cut off by a killed process is swept.
+AFRAMES_MAX_UPLOAD_MB = env_int("AFRAMES_MAX_UPLOAD_MB", 2048, minimum=1)
+FILE_UPLOAD_TEMP_DIR = str(VAR_DIR / "uploads-incoming")
+Path(FILE_UPLOAD_TEMP_DIR).mkdir(parents=True, exist_ok=True)
 # Calls to the model each team may make in any hour (answers from the record are free).
 AFRAMES_LLM_CALLS_PER_HOUR = env_int("AFRAMES_LLM_CALLS_PER_HOUR", 200, minimum=0)

@@ -94,3 +94,56 @@ def test_viewers_cannot_upload_and_outsiders_see_nothing(owner, member, outsider
     owner_client.force_login(owner)
     location = _post(owner_client, _jsonl(snapshot("2026-03-02T08:00:00Z", "a")))["Location"]
     assert stranger.get(location).status_code == 404
+
+
+def test_a_job_never_shows_where_the_upload_lies_on_the_server(owner) -> None:
+    client = Client()
+    client.force_login(owner)
+    data = {
+        "format": "activitywatch",
+        "entity": "laptop",
+        "scope": "desktop",
+        "timezone": "Europe/Berlin",
+        "file": SimpleUploadedFile("aw-export.json", b"{not json"),
+    }
+    location = client.post("/t/acme/import/", data)["Location"]
+    job = ImportJob.objects.get()
+    page = client.get(location).content.decode()
+    stored = job.stored_path.rsplit("/", 1)[-1]
+    shown = page + job.error + job.report + json.dumps(job.summary)
+    assert "aw-export.json" in shown and "not a JSON ActivityWatch export" in shown
+    assert str(upload_dir()) not in shown and stored not in shown
+
+
+def test_a_file_past_the_upload_limit_is_refused_with_the_command_that_imports_it(
+    owner, settings
+) -> None:
+    settings.AFRAMES_MAX_UPLOAD_MB = 1
+    client = Client()
+    client.force_login(owner)
+    page = _post(client, b"\n" * ((1 << 20) + 1))
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert "the import page takes at most 1 MiB" in text and "manage.py import_events" in text
+    assert not ImportJob.objects.exists()
+
+
+def test_uploads_a_killed_request_left_are_swept_after_a_day(settings) -> None:
+    import os
+    import time
+    from pathlib import Path
+
+    from aframes_web.streams.uploads import incoming_sweep
+
+    folder = Path(settings.FILE_UPLOAD_TEMP_DIR)
+    old, fresh = folder / "cut-off.upload", folder / "in-progress.upload"
+    old.write_bytes(b"x")
+    fresh.write_bytes(b"y")
+    day_ago = time.time() - 86_400 - 60
+    os.utime(old, (day_ago, day_ago))
+    assert incoming_sweep() == 1
+    assert not old.exists() and fresh.exists()
+    fresh.unlink()
+    assert "streams.sweep_incoming_uploads" in {
+        entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values()
+    }

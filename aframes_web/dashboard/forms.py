@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.conf import settings
 
 from aframes_web.streams.importers import formats
 from aframes_web.streams.records import SCOPES
@@ -73,6 +74,17 @@ class ImportUploadForm(forms.Form):
             except EntityError as err:
                 raise forms.ValidationError(err.message) from None
         return name
+
+    def clean_file(self) -> Any:
+        upload = self.cleaned_data.get("file")
+        most = settings.AFRAMES_MAX_UPLOAD_MB
+        if upload is not None and upload.size > most << 20:
+            raise forms.ValidationError(
+                f"The file is {upload.size / (1 << 20):,.0f} MiB; the import page takes at most "
+                f"{most:,} MiB (AFRAMES_MAX_UPLOAD_MB). Import it on the server with "
+                "manage.py import_events FORMAT PATH --team … --entity …"
+            )
+        return upload
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()

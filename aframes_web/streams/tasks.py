@@ -6,6 +6,7 @@ from celery import shared_task
 from django.db import OperationalError
 
 from aframes_web.streams.services import entity_days_refresh
+from aframes_web.streams.uploads import incoming_sweep
 
 
 @shared_task(
@@ -33,3 +34,8 @@ def run_import_job(job_id: int) -> None:
     from aframes_web.streams.uploads import import_job_run
 
     import_job_run(job_id=job_id)
+
+
+@shared_task(name="streams.sweep_incoming_uploads")
+def sweep_incoming_uploads() -> int:
+    return incoming_sweep()

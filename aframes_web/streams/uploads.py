@@ -10,6 +10,7 @@ import re
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
@@ -35,6 +36,27 @@ def upload_dir() -> Path:
     folder = Path(settings.VAR_DIR) / "uploads"
     folder.mkdir(parents=True, exist_ok=True)
     return folder
+
+
+# An upload still being written by a live request is younger than this; older files in the
+# incoming folder were left by a process killed mid-upload.
+INCOMING_STALE_S = 86_400.0
+
+
+def incoming_sweep(*, now: float | None = None) -> int:
+    """Delete what killed uploads left in ``FILE_UPLOAD_TEMP_DIR`` (older than a day); returns
+    how many files went. Beat runs it hourly."""
+    folder = Path(settings.FILE_UPLOAD_TEMP_DIR)
+    moment = time.time() if now is None else now
+    removed = 0
+    for path in folder.iterdir() if folder.is_dir() else ():
+        try:
+            if path.is_file() and moment - path.stat().st_mtime > INCOMING_STALE_S:
+                path.unlink()
+                removed += 1
+        except FileNotFoundError:
+            continue  # a request finished with it meanwhile
+    return removed
 
 
 def import_job_create(
@@ -69,6 +91,20 @@ def import_job_create(
 
         transaction.on_commit(lambda: run_import_job.delay(job.pk))
     return job
+
+
+def _as_uploaded(value: Any, job: ImportJob) -> Any:
+    """``value`` (text, or JSON-like data holding text) with the upload's place on this server
+    replaced by the name it was uploaded under: the people who read a job never see server
+    paths (readers name the file they read in their messages and line locations)."""
+    stored = Path(job.stored_path)
+    if isinstance(value, str):
+        return value.replace(str(stored), job.original_name).replace(stored.name, job.original_name)
+    if isinstance(value, dict):
+        return {k: _as_uploaded(v, job) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_as_uploaded(v, job) for v in value]
+    return value
 
 
 def import_job_run(*, job_id: int) -> None:
@@ -107,7 +143,9 @@ def import_job_run(*, job_id: int) -> None:
         summary = run_import(plan, progress=progress)
     except (ImportRefused, ImportAborted) as err:
         ImportJob.objects.filter(pk=job.pk).update(
-            status=ImportJob.Status.FAILED, error=str(err), finished_at=timezone.now()
+            status=ImportJob.Status.FAILED,
+            error=_as_uploaded(str(err), job),
+            finished_at=timezone.now(),
         )
     except Exception as err:
         # Say so on the page, then let the task fail loudly in the worker log.
@@ -126,9 +164,15 @@ def import_job_run(*, job_id: int) -> None:
             imported=summary.imported,
             duplicates=summary.duplicates,
             rejected=sum(summary.rejected.values()),
-            summary=summary.as_dict() | {"problems": summary.problems},
-            report=describe(
-                summary, job.original_name, f"{job.team.slug}/{job.entity_key}", plan.multi_entity
+            summary=_as_uploaded(summary.as_dict() | {"problems": summary.problems}, job),
+            report=_as_uploaded(
+                describe(
+                    summary,
+                    job.original_name,
+                    f"{job.team.slug}/{job.entity_key}",
+                    plan.multi_entity,
+                ),
+                job,
             ),
             finished_at=timezone.now(),
         )
