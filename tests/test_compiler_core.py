@@ -506,3 +506,22 @@ def test_nested_flickers_are_flattened_and_every_second_kept() -> None:
         ("Slack", None),
     ]
     assert frame.active_s + sum(b.active_s for b in frame.interruptions) == 4.0
+
+
+def test_the_block_says_when_minutes_summed_over_monitors_exceed_the_span() -> None:
+    # Two monitors showing apps side by side for 20 minutes: 40 active minutes in 20.
+    rows = [
+        Snapshot(2 * n + m, BASE + 30.0 * n, str(m), ("Code", "Slack")[m])
+        for n in range(41)
+        for m in (0, 1)
+    ]
+    block = context_block(compiled(Capture(snapshots=rows)))
+    coverage = next(line for line in block.splitlines() if line.startswith("coverage: "))
+    assert "active min (summed over 2 monitors: exceeds the span)" in coverage
+    one = [Snapshot(n, BASE + 30.0 * n, "0", "Code") for n in range(41)]
+    alone = next(
+        line
+        for line in context_block(compiled(Capture(snapshots=one))).splitlines()
+        if line.startswith("coverage: ")
+    )
+    assert "summed" not in alone

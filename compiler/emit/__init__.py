@@ -164,9 +164,13 @@ def context_block(
     if cov["first_activity"] is None:
         head.append("coverage: no activity captured in this window")
     else:
+        summed = ""
+        if cov["active_minutes"] > cov["span_minutes"]:
+            # Each monitor is its own stream (activity frames §4.2): say so where the sum shows.
+            summed = f" (summed over {len(cov['monitors'])} monitors: exceeds the span)"
         head.append(
             f"coverage: {_hhmm(cov['first_activity'])}-{_hhmm(cov['last_activity'])}, "
-            f"{round(cov['active_minutes'])} active min, {cov['distinct_apps']} apps"
+            f"{round(cov['active_minutes'])} active min{summed}, {cov['distinct_apps']} apps"
         )
     aways = cov["away"]
     for gap in cov["gaps"]:
