@@ -172,6 +172,19 @@ def desktop(team: Any) -> Entity:
     )
 
 
+def signed_in(user: Any, **kwargs: Any) -> Client:
+    """A test client signed in as ``user`` (``kwargs`` go to the Client)."""
+    client = Client(**kwargs)
+    client.force_login(user)
+    return client
+
+
+def page_text(page: Any) -> str:
+    """The text of a page that must have answered 200."""
+    assert page.status_code == 200, page.status_code
+    return page.content.decode()
+
+
 def snapshot(t: str, key: str | None = None, app: str = "Code", **payload: Any) -> dict[str, Any]:
     item: dict[str, Any] = {
         "occurred_at": t,

@@ -23,7 +23,7 @@ from aframes_web.demo.desktop import generate_day
 from compiler.document import expand_runs
 from compiler.emit import to_json
 from compiler.views import ledger as compiler_ledger
-from tests.conftest import snapshot
+from tests.conftest import signed_in, snapshot
 
 pytestmark = pytest.mark.django_db
 
@@ -47,12 +47,6 @@ def two_versions(load: Any, desktop: Any, document: DayDocument) -> DayDocument:
         [snapshot(f"2026-03-03T19:3{m}:00+01:00", f"late-{m}", app="Late App") for m in (1, 2, 3)],
     )
     return DayDocument.objects.get(entity=desktop, day=DAY, current=True)
-
-
-def signed_in(user: Any, **kwargs: Any) -> Client:
-    client = Client(**kwargs)
-    client.force_login(user)
-    return client
 
 
 def interrupted(document: DayDocument) -> Frame:

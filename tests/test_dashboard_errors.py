@@ -3,20 +3,12 @@ a sentence that says what happened and what to do."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
-from django.test import Client
 
 from aframes_web.streams.services import entity_create
+from tests.conftest import signed_in
 
 pytestmark = pytest.mark.django_db
-
-
-def signed_in(user: Any, **kwargs: Any) -> Client:
-    client = Client(**kwargs)
-    client.force_login(user)
-    return client
 
 
 def in_layout(page: str) -> None:

@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.test import Client
 
 from aframes_web.dashboard.held_uploads import held_dir
 from aframes_web.streams.models import ImportJob
 from aframes_web.teams.models import Role
 from aframes_web.teams.services import member_add, user_get_or_create
+from tests.conftest import signed_in
 
 pytestmark = pytest.mark.django_db
 
@@ -22,12 +22,6 @@ CASAS = b"2010-11-04 00:03:50.209589 M003 ON\n2010-11-04 00:03:57.399391 M003 OF
 @pytest.fixture(autouse=True)
 def own_var_dir(settings: Any, tmp_path: Any) -> None:
     settings.VAR_DIR = tmp_path
-
-
-def signed_in(user: Any) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def test_the_form_says_which_formats_need_a_time_zone_before_anything_is_sent(owner) -> None:

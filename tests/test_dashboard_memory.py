@@ -30,6 +30,8 @@ from memory.models import (
     Trajectory,
     Transition,
 )
+from tests.conftest import page_text as text
+from tests.conftest import signed_in
 
 pytestmark = pytest.mark.django_db
 
@@ -43,17 +45,6 @@ BASE = "/t/acme/e/runner-1/memory"
 
 def local(day: date, hour: int, minute: int = 0) -> datetime:
     return datetime(day.year, day.month, day.day, hour, minute, tzinfo=BERLIN)
-
-
-def signed_in(user: Any) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
-
-
-def text(page: Any) -> str:
-    assert page.status_code == 200, page.status_code
-    return page.content.decode()
 
 
 def event(entity: Entity, at: datetime, name: str, value: float) -> Event:

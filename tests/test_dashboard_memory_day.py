@@ -8,13 +8,14 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
-from django.test import Client
 from django.utils import timezone
 
 from aframes_web.dashboard.memory_views import SEGMENT_EVENTS_PER_PAGE
 from aframes_web.streams.models import Entity, Event
 from aframes_web.streams.services import entity_create
 from memory.models import Citation, Fact, Segment, Trajectory
+from tests.conftest import page_text as text
+from tests.conftest import signed_in
 
 pytestmark = pytest.mark.django_db
 
@@ -24,17 +25,6 @@ BASE = "/t/acme/e/busy/memory"
 SEGMENTS = 45  # more than a page shows open
 PER_SEGMENT = 25  # more than a segment shows inline
 BIG = 250  # the last segment's events: two pages of them
-
-
-def signed_in(user: Any) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
-
-
-def text(page: Any) -> str:
-    assert page.status_code == 200, page.status_code
-    return page.content.decode()
 
 
 @pytest.fixture

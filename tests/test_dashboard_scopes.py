@@ -9,28 +9,18 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from django.test import Client
 
 from aframes_web.streams.models import Entity, Event
 from aframes_web.streams.services import entity_create
 from memory.models import Decision, Trajectory
+from tests.conftest import page_text as text
+from tests.conftest import signed_in
 from tests.home_streams import START, motion, routine_day
 
 pytestmark = pytest.mark.django_db
 
 BASE = "/t/acme/e/flat-7"
 DAYS = [START + timedelta(days=n) for n in range(3)]  # Mon 6 .. Wed 8 May 2024
-
-
-def signed_in(user: Any) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
-
-
-def text(page: Any) -> str:
-    assert page.status_code == 200, page.status_code
-    return page.content.decode()
 
 
 @pytest.fixture

@@ -403,17 +403,9 @@ def test_an_empty_passed_variable_means_the_settings_default(tmp_path: Path) -> 
     raw = yaml.safe_load(COMPOSE.read_text())["x-aframes-env"]
     empty = {name: "" for name, value in raw.items() if str(value).endswith(":-}")}
     assert len(empty) > 10
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
-    env.update({**empty, "AFRAMES_VAR_DIR": str(tmp_path)})
-    done = subprocess.run(
-        [sys.executable, "-c", "import django; django.setup()"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    from tests.test_env import settings_process
+
+    done = settings_process(empty, tmp_path, "import django; django.setup()")
     assert done.returncode == 0, done.stderr
 
 

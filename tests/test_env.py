@@ -37,26 +37,35 @@ def test_list_and_str_defaults() -> None:
     assert env_str("S", "d", environ={"S": ""}) == "d"
 
 
-def _settings_with(env: dict[str, str], tmp_path: Path) -> subprocess.CompletedProcess[str]:
+def settings_process(
+    env: dict[str, str], tmp_path: Path, program: str
+) -> subprocess.CompletedProcess[str]:
+    """``program`` run by a fresh Python whose environment is this one's without the service
+    settings, plus ``env``: settings read as a deployment would read them."""
     clean = {
         k: v
         for k, v in os.environ.items()
-        if k not in ("DATABASE_URL", "REDIS_URL", "SECRET_KEY", "DEBUG")
+        if k not in ("DATABASE_URL", "REDIS_URL", "SECRET_KEY", "DEBUG", "AFRAMES_HSTS_SECONDS")
     }
     clean.update({"AFRAMES_VAR_DIR": str(tmp_path), **env})
     return subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import django; from django.conf import settings; "
-            "django.setup(); print(settings.DATABASES['default']['ENGINE'], "
-            "settings.CELERY_BROKER_URL)",
-        ],
+        [sys.executable, "-c", program],
         cwd=ROOT,
         env=clean,
         capture_output=True,
         text=True,
         timeout=60,
+        check=False,
+    )
+
+
+def _settings_with(env: dict[str, str], tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    return settings_process(
+        env,
+        tmp_path,
+        "import django; from django.conf import settings; "
+        "django.setup(); print(settings.DATABASES['default']['ENGINE'], "
+        "settings.CELERY_BROKER_URL)",
     )
 
 

@@ -4,13 +4,12 @@ AFRAMES_HSTS_SECONDS)."""
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.test_env import settings_process
 
 ROOT = Path(__file__).resolve().parent.parent
 INLINE_SCRIPT = re.compile(r"<script(?![^>]*\bsrc=)[^>]*>\s*\S", re.IGNORECASE)
@@ -49,21 +48,7 @@ def _hsts(env: dict[str, str], tmp_path: Path, *, https: bool) -> str:
         f"{'https' if https else 'http'!r}}}); "
         "print(r.status_code, r.headers.get('Strict-Transport-Security', '-'))"
     )
-    clean = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("DATABASE_URL", "REDIS_URL", "SECRET_KEY", "DEBUG", "AFRAMES_HSTS_SECONDS")
-    }
-    clean.update({"AFRAMES_VAR_DIR": str(tmp_path), "ALLOWED_HOSTS": "testserver", **env})
-    done = subprocess.run(
-        [sys.executable, "-c", program],
-        cwd=ROOT,
-        env=clean,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    done = settings_process({"ALLOWED_HOSTS": "testserver", **env}, tmp_path, program)
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()
 
