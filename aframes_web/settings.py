@@ -283,7 +283,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     # JSON bodies only: the API is for agents and scripts, and one body type is one schema.
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["aframes_web.api.parsers.JsonParser"],
     "EXCEPTION_HANDLER": "aframes_web.api.errors.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "SCHEMA_COERCE_PATH_PK": False,  # the schema's paths say {pk}, as the URLs do

@@ -4,6 +4,7 @@ kind, title, status, detail, and the extension members clients read (fields, err
 from __future__ import annotations
 
 import gzip
+import json
 from typing import Any
 
 import pytest
@@ -248,3 +249,22 @@ def test_head_needs_the_scope_get_needs(make_client, team, desktop, path) -> Non
     assert writer.client.head(path, headers=writer.headers).status_code == 403
     reader = make_client(team, ["read"], "reader-only")
     assert reader.client.head(path, headers=reader.headers).status_code == 200
+
+
+def test_json_nested_past_the_parsers_limit_is_a_400_not_a_500(owner_api, desktop) -> None:
+    deep = "[" * 2000 + "]" * 2000
+    assert "too deeply" in problem(owner_api.post(EVENTS, deep), "invalid-body")["detail"]
+    line = '{"a": ' * 2000 + "1" + "}" * 2000
+    ndjson = owner_api.post(EVENTS, line + "\n", content_type="application/x-ndjson")
+    assert "too deeply" in json.dumps(problem(ndjson, "invalid-body"))
+    # Any JSON body the API reads, not only events.
+    made = owner_api.post("/api/v1/entities", deep)
+    assert made.status_code == 400 and "too deeply" in made.json()["detail"]
+
+
+def test_a_monitor_of_a_hundred_digits_is_refused_not_stored_or_crashed(owner_api, desktop):
+    event = {"occurred_at": "2026-03-02T08:00:00Z", "kind": "snapshot", "payload": {"app": "X"}}
+    body = "[" + json.dumps(event)[:-1] + ', "monitor": ' + "9" * 101 + "}]"
+    answer = owner_api.post(EVENTS, body)
+    assert answer.status_code == 400
+    assert answer.json()["errors"][0]["field"] == "monitor"

@@ -9,6 +9,7 @@ from typing import Any
 from django.http import HttpRequest
 
 from aframes_web.api.errors import Problem
+from aframes_web.api.parsers import TOO_DEEP
 from aframes_web.streams.records import ItemError
 
 NDJSON_TYPES = ("application/x-ndjson", "application/jsonl", "application/ndjson")
@@ -115,6 +116,8 @@ def decode_events(request: HttpRequest, body: bytes, *, max_events: int) -> list
                 items.append(json.loads(line))
             except (ValueError, UnicodeDecodeError) as exc:
                 errors.append(ItemError(index, "", f"line {number} is not JSON: {exc}"))
+            except RecursionError:
+                errors.append(ItemError(index, "", f"line {number} {TOO_DEEP}"))
             index += 1
         if errors:
             raise BodyError(
@@ -126,6 +129,8 @@ def decode_events(request: HttpRequest, body: bytes, *, max_events: int) -> list
             data = json.loads(body)
         except (ValueError, UnicodeDecodeError) as exc:
             raise BodyError(400, f"The body is not valid JSON: {exc}.") from None
+        except RecursionError:
+            raise BodyError(400, f"The body {TOO_DEEP}") from None
         if not isinstance(data, list):
             raise BodyError(
                 400,

@@ -424,9 +424,14 @@ def validate_item(item: Any, *, scope: str, store_text: bool) -> tuple[EventReco
         monitor = "0" if scope == DESKTOP else ""
     elif isinstance(monitor, int) and not isinstance(monitor, bool):
         monitor = str(monitor)
-    elif not isinstance(monitor, str) or len(monitor) > MONITOR_MAX:
+    elif not isinstance(monitor, str):
+        monitor = None
+    if monitor is None or len(monitor) > MONITOR_MAX:
+        # An integer is written out first: a hundred digits are as long as a hundred letters.
         raise FieldInvalid(
-            "monitor", f"must be a string of at most {MONITOR_MAX} characters or an integer."
+            "monitor",
+            f"must be a string of at most {MONITOR_MAX} characters or an integer of at most "
+            f"{MONITOR_MAX} digits.",
         )
     payload = item.get("payload")
     if not isinstance(payload, dict):
