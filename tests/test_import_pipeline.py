@@ -159,3 +159,26 @@ def test_copy_text_keeps_backslashes_tabs_and_line_ends(desktop) -> None:
     assert stored.monitor == "m\\1\t2"
     assert stored.payload["window"] == tricky
     assert stored.occurred_at.isoformat() == "2026-03-02T08:00:00.000123+00:00"
+
+
+def test_a_process_with_other_threads_imports_in_process_instead_of_forking(
+    desktop, monkeypatch
+) -> None:
+    import threading
+
+    forks: list[str] = []
+    real = multiprocessing.get_context
+    monkeypatch.setattr(multiprocessing, "get_context", lambda m=None: forks.append(m) or real(m))
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait, name="a-pool-thread", daemon=True)
+    other.start()
+    try:
+        summary = run_import(
+            _plan(desktop, ListReader(_snapshots(30))), batch_size=10, pipeline=True
+        )
+    finally:
+        stop.set()
+        other.join()
+    assert forks == [] and summary.imported == 30
+    run_import(_plan(desktop, ListReader(_snapshots(30))), batch_size=10, pipeline=True)
+    assert forks == ["fork"]  # alone again, the reader is forked as before

@@ -281,8 +281,10 @@ def _reader_main(
 
 
 def pipeline_available() -> bool:
-    """Whether a pipelined import can run here: it forks (not on Windows)."""
-    return "fork" in multiprocessing.get_all_start_methods()
+    """Whether a pipelined import can run here: it forks (not on Windows), and only a process
+    with no other thread may fork safely (a thread holding a lock at the fork, such as a
+    connection pool's, would hold it forever in the child)."""
+    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
 
 
 def _import_pipelined(
