@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from memory.engine.canonical import canonical, same
 from memory.engine.records import DayRecord, Observation, Predicate, Proposal
+from memory.engine.refs import regularity_id
 from memory.engine.regularities import (
     DORMANT_AFTER,
     MIN_CONFIDENCE,
@@ -23,6 +24,7 @@ from memory.engine.regularities import (
     Tally,
     advance,
     assess_day,
+    family_key,
     proposal_key,
     replay,
     run,
@@ -117,6 +119,13 @@ def test_canonical_compares_iso_times_to_the_minute() -> None:
         (Proposal(TRIGGER, BEHAVIOR, (time(9), time(9))), "before its end"),
         (Proposal(TRIGGER, BEHAVIOR, (time(22), time(2))), "before its end"),
         (Proposal(TRIGGER, BEHAVIOR, (time(8, tzinfo=TZ), time(9, tzinfo=TZ))), "time zone"),
+        # One bad end is enough, and must give a reason rather than fail on the other's type.
+        (Proposal(TRIGGER, BEHAVIOR, (time(8, tzinfo=TZ), time(9))), "time zone"),
+        (Proposal(TRIGGER, BEHAVIOR, (time(8), time(9, tzinfo=TZ))), "time zone"),
+        (Proposal(TRIGGER, BEHAVIOR, (time(8), "09:00")), "datetime.time"),  # type: ignore[arg-type]
+        (Proposal(TRIGGER, BEHAVIOR, ("08:00", time(9))), "datetime.time"),  # type: ignore[arg-type]
+        (Proposal(TRIGGER, BEHAVIOR, [time(8), time(9)]), "pair"),  # type: ignore[arg-type]
+        (Proposal(TRIGGER, BEHAVIOR, (time(8), time(9), time(10))), "pair"),  # type: ignore[arg-type]
         (Proposal(TRIGGER, BEHAVIOR, (time(8),)), "pair"),  # type: ignore[arg-type]
         (Proposal(TRIGGER, BEHAVIOR, (time(8), time(9)), frozenset()), "non-empty"),
         (Proposal(TRIGGER, BEHAVIOR, (time(8), time(9)), frozenset({7})), "0 (Monday)"),
@@ -563,3 +572,92 @@ def test_processing_in_one_run_or_resumed_at_any_cut_gives_the_same_state(
         one_by_one = run(p, [r], one_by_one)
     assert one_by_one == whole
     assert run(p, records, whole) == whole  # processing the same days again changes nothing
+
+
+def test_proposal_key_is_the_canonical_json_of_what_the_proposal_matches() -> None:
+    assert proposal_key(P) == (
+        '[[["app"],["str","slack"]],[["site"],["str","github.com"]],"08:00:00","12:00:00",null]'
+    )
+    weekly = Proposal(TRIGGER, BEHAVIOR, P.window, frozenset({4, 0}))
+    assert proposal_key(weekly).endswith('"08:00:00","12:00:00",[0,4]]')
+
+
+def test_family_key_leaves_the_window_out_and_keeps_trigger_behavior_and_weekdays() -> None:
+    assert family_key(P) == '[[["app"],["str","slack"]],[["site"],["str","github.com"]],null]'
+    moved = Proposal(Predicate(("app",), " SLACK"), BEHAVIOR, (time(7, 30), time(11)))
+    assert family_key(moved) == family_key(P) and proposal_key(moved) != proposal_key(P)
+    other_trigger = Proposal(Predicate(("app",), "Mail"), BEHAVIOR, P.window)
+    other_behavior = Proposal(TRIGGER, Predicate(("site",), "gitlab.com"), P.window)
+    weekdays = Proposal(TRIGGER, BEHAVIOR, P.window, frozenset({0}))
+    keys = {family_key(p) for p in (P, other_trigger, other_behavior, weekdays)}
+    assert len(keys) == 4
+
+
+def test_a_time_valued_predicate_has_a_key_naming_its_utc_minute() -> None:
+    due = Proposal(Predicate(("due",), "2026-03-02T09:00:30+01:00"), BEHAVIOR, P.window)
+    same_minute = Proposal(Predicate(("due",), "2026-03-02 08:00Z"), BEHAVIOR, P.window)
+    assert proposal_key(due) == proposal_key(same_minute)
+    assert family_key(due).startswith('[[["due"],["time","2026-03-02 08:00:00+00:00"]]')
+    assert regularity_id(due) == regularity_id(same_minute) == "reg:0bbc342e7ca9"
+
+
+def test_regularity_ids_are_pinned_and_keep_non_ascii_text_as_it_is() -> None:
+    # Ids are stored and cited; a change in the key's text would orphan every stored one.
+    assert regularity_id(P) == "reg:c36ce928c7a7"
+    kitchen = Proposal(
+        Predicate(("room",), "Küche"),
+        Predicate(("event",), "Tür offen"),
+        (time(7), time(9, 30)),
+        frozenset({4, 0}),
+    )
+    assert proposal_key(kitchen) == (
+        '[[["room"],["str","küche"]],[["event"],["str","tür offen"]],"07:00:00","09:30:00",[0,4]]'
+    )
+    assert regularity_id(kitchen) == "reg:ec9bcbaca601"
+
+
+def test_a_fulfilment_at_exactly_half_smoothed_confidence_returns_weakening_to_active() -> None:
+    d = days(12)
+    # Active on day 7 at 3 f, 3 v over 8 days (confidence 0.5, lift 0.5 / (3/8) = 1.33).
+    s = run(P, [*contrast(d[0]), f(d[2]), v(d[3]), f(d[4]), v(d[5]), v(d[6]), f(d[7])])
+    assert s.state == "active" and s.transitions[-1].day == d[7]
+    s = run(P, [v(d[8]), v(d[9])], s)  # 3 f, 5 v
+    assert s.state == "weakening"
+    s = run(P, [f(d[10])], s)  # 4 f, 5 v: smoothed 5/11 < 0.5
+    assert s.state == "weakening" and s.violation_run == 0
+    s = run(P, [f(d[11])], s)  # 5 f, 5 v: smoothed 6/12, exactly the recovery threshold
+    assert s.confidence == 0.5 and s.tally.lift == 1.2
+    assert s.state == "active"
+    t = s.transitions[-1]
+    assert (t.day, t.from_state, t.to_state) == (d[11], "weakening", "active")
+    assert t.reason == "fulfilled with smoothed confidence >= 0.5"
+    assert t.fact_ids == (f"{d[11].isoformat()}/t0", f"{d[11].isoformat()}/b1")
+
+
+def test_a_fulfilment_clears_the_violation_facts_so_a_later_run_cites_only_its_own() -> None:
+    s, rest = active_after_three()
+    s = run(P, [v(rest[0])], s)
+    assert s.violation_facts == (f"{rest[0].isoformat()}/t0",)
+    s = run(P, [f(rest[1])], s)
+    assert (s.violation_run, s.violation_facts) == (0, ())
+    s = run(P, [v(rest[2]), v(rest[3])], s)
+    assert s.state == "weakening"
+    assert s.transitions[-1].fact_ids == (f"{rest[2].isoformat()}/t0", f"{rest[3].isoformat()}/t0")
+
+
+def test_a_regularity_back_from_dormant_starts_a_fresh_violation_run() -> None:
+    s, rest = active_after_three()
+    s = run(P, [v(x) for x in rest[:4]], s)
+    assert s.state == "dormant"
+    assert (s.violation_run, s.violation_facts, s.tally) == (0, (), Tally())
+    # dormant -> candidate -> active, then violated: the run counts from this activation.
+    s = run(P, [f(rest[4]), quiet(rest[5]), quiet(rest[6]), f(rest[7]), f(rest[8])], s)
+    path = [(t.from_state, t.to_state) for t in s.transitions]
+    assert path[-2:] == [("dormant", "candidate"), ("candidate", "active")]
+    s = run(P, [v(rest[9])], s)
+    assert (s.state, s.violation_run) == ("active", 1)
+    assert s.violation_facts == (f"{rest[9].isoformat()}/t0",)
+    s = run(P, [v(rest[10])], s)
+    assert s.state == "weakening"
+    assert s.transitions[-1].fact_ids == (f"{rest[9].isoformat()}/t0", f"{rest[10].isoformat()}/t0")
+    assert s.transitions[-1].reason == "2 consecutive violations"
