@@ -50,7 +50,7 @@ _PLACEHOLDERS = frozenset({"", "unknown", "(unknown)", "n/a"})
 # any other name is kept exactly as captured (distinct apps stay distinct).
 APP_ALIASES = {
     "codeinsiders": "Code - Insiders",  # "Code - Insiders" (macOS), "Code-insiders" (Linux)
-    "codeexe": "Code",
+    "code": "Code",  # Code.exe (Windows); the key has lost its "exe" already
     "msedge": "Microsoft Edge",  # msedge.exe (Windows)
     "microsoftedge": "Microsoft Edge",
     "firefoxesr": "Firefox",
