@@ -6,7 +6,7 @@ import pytest
 
 from compiler.capture import Absence, Snapshot
 from compiler.params import Params
-from compiler.segment import Segmentation, segment
+from compiler.segment import UNKNOWN_APP, Segmentation, is_lock_app, normalise_app, segment
 
 T0 = 1_772_438_400.0  # 2026-03-02T08:00:00Z
 
@@ -77,6 +77,13 @@ def test_an_absence_is_half_open_away_at_its_start_credited_at_its_end() -> None
     assert frames(result) == [[1], [3, 4]]
     assert result.segments[0].break_after
     assert away(result) == [("afk", 30.0, 60.0, [2])]
+
+
+def test_an_absence_starting_at_the_row_after_a_silence_credits_nothing() -> None:
+    snaps = rows(*on("0", (0, "Code"), (400, "Code"), (430, "Code")))
+    result = seg(snaps, afk(400, 420))
+    assert credits(result) == {1: 0.0, 3: 0.0}
+    assert away(result) == [("afk", 400.0, 420.0, [2])]
 
 
 def test_an_absence_soon_after_a_row_credits_only_the_time_up_to_it() -> None:
@@ -315,3 +322,38 @@ def test_a_known_end_before_an_absence_still_caps_the_credit() -> None:
     # An end after the absence's start does not lengthen the cut credit.
     snaps[0] = Snapshot(1, T0, "0", "Code", end=T0 + 50)
     assert credits(seg(snaps, afk(20, 40))) == {1: 20.0, 2: 0.0}
+
+
+# --- App names ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("captured", "shown"),
+    [
+        ("Code - Insiders", "Code - Insiders"),
+        ("Code-insiders", "Code - Insiders"),
+        ("code_insiders.EXE", "Code - Insiders"),
+        ("Code.exe", "Code"),
+        ("msedge.exe", "Microsoft Edge"),
+        ("Microsoft\u200b Edge", "Microsoft Edge"),
+        ("Firefox-ESR", "Firefox"),
+        ("Mozilla Firefox", "Firefox"),
+        ("  Code  ", "Code"),
+        ("exe", "exe"),  # nothing but the suffix: not an app name to strip
+        ("Codex", "Codex"),
+        ("slack", "slack"),
+        ("unknown", UNKNOWN_APP),
+        ("(Unknown)", UNKNOWN_APP),
+        ("N/A", UNKNOWN_APP),
+        ("\u200e", UNKNOWN_APP),
+    ],
+)
+def test_app_names_map_known_spellings_to_one_name(captured: str, shown: str) -> None:
+    assert normalise_app(captured) == shown
+
+
+def test_lock_apps_are_recognised_in_any_case_and_end_frames() -> None:
+    assert is_lock_app("LOGINWINDOW") and is_lock_app("Windows Default Lock Screen")
+    assert not is_lock_app("Code")
+    snaps = rows(*on("0", (0, "Code"), (10, "lockapp.exe"), (20, "Code")))
+    assert frames(seg(snaps)) == [[1], [3]]
