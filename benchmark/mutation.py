@@ -255,7 +255,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     tallies: dict[str, Tally] = {}
     survivors: dict[str, list[str]] = {}
     used: set[str] = set()
-    started = time.perf_counter()
+    started = time.time()  # wall clock: the run shares the machine
     for name, _, tests in GROUPS:
         mine = [p for p in paths if group_of(p) == name]
         if not mine:
@@ -268,7 +268,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if counts.mutants:
                 tallies[path], survivors[path] = counts, names
                 used |= equivalents_used
-    run_s = time.perf_counter() - started
+    run_s = time.time() - started
 
     print(f"{'module':<40} {'mutants':>7} {'killed':>7} {'survived':>8} {'equiv':>6} {'score':>6}")
     for path, t in tallies.items():

@@ -134,6 +134,22 @@ def test_an_all_monitor_and_a_one_monitor_absence_do_not_merge_across_monitors()
         assert away(result) == [("afk", 10.0, 200.0, [2, 7, 8, 9])]
 
 
+def test_absences_of_all_monitors_and_of_one_with_the_same_bounds_are_both_kept() -> None:
+    snaps = rows(*on("0", (0, "Code"), (30, "Code"), (60, "Code")), *on("1", (0, "Slack")))
+    for absences in ((afk(10, 40, id=1), afk(10, 40, "0", 2)), (afk(10, 40, "0", 2), afk(10, 40))):
+        result = seg(snaps, *absences)
+        assert credits(result) == {1: 10.0, 3: 0.0, 4: 0.0}
+        assert away(result) == [("afk", 10.0, 40.0, [2])]
+
+
+def test_an_absence_inside_a_longer_one_of_other_monitors_does_not_shorten_it() -> None:
+    # Everyone away [8, 100), monitor 0 also [50, 60): monitor 0 is away from 8 s on.
+    snaps = rows(*on("0", (5, "Code"), (10, "Code"), (120, "Code"), (150, "Code")))
+    result = seg(snaps, afk(50, 60, "0", 1), afk(8, 100, id=2))
+    assert credits(result) == {1: 3.0, 3: 30.0, 4: 0.0}
+    assert away(result) == [("afk", 8.0, 100.0, [2])]
+
+
 def test_a_monitor_absence_stays_on_its_monitor_when_it_sorts_first() -> None:
     snaps = rows(
         *on("a", *((t, "Code") for t in (0, 60, 120))),
@@ -261,6 +277,17 @@ def test_a_fold_keeps_the_returning_segments_own_interruptions() -> None:
     [frame] = seg(snaps).segments
     assert [r.id for r in frame.rows] == [1, 3, 5, 7]
     assert [[r.id for r in b.rows] for b in frame.interruptions] == [[2], [4], [6]]
+
+
+def test_a_folded_flicker_with_its_own_flickers_leaves_them_all_flat_on_the_host() -> None:
+    # A B C B A: C folds into B, then B (with C) into A; A holds both, B holds none.
+    snaps = rows(
+        *on("0", (0, "Code"), (2, "Slack"), (4, "Mail"), (6, "Slack"), (8, "Code"), (10, "Code"))
+    )
+    [frame] = seg(snaps).segments
+    assert [r.id for r in frame.rows] == [1, 5, 6]
+    assert [[r.id for r in b.rows] for b in frame.interruptions] == [[2, 4], [3]]
+    assert [b.interruptions for b in frame.interruptions] == [[], []]
 
 
 # --- Order ----------------------------------------------------------------------------------
