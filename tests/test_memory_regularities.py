@@ -25,6 +25,8 @@ from memory.engine.regularities import (
     advance,
     assess_day,
     family_key,
+    in_window,
+    matches,
     proposal_key,
     replay,
     run,
@@ -333,7 +335,7 @@ def test_an_always_true_behavior_becomes_a_habit_never_an_alert() -> None:
     # A habit never weakens: violations change nothing but its counts.
     s = run(P, [v(d[-1] + timedelta(days=k)) for k in range(1, 5)], s)
     assert s.state == "candidate"  # no longer on nearly every day: a candidate again
-    assert "no longer happens on nearly every day" in s.transitions[-1].reason
+    assert s.transitions[-1].reason == "the behavior no longer happens on nearly every day"
 
 
 def test_the_wilson_bound_ranks_by_evidence_not_only_by_rate() -> None:
@@ -661,3 +663,82 @@ def test_a_regularity_back_from_dormant_starts_a_fresh_violation_run() -> None:
     assert s.state == "weakening"
     assert s.transitions[-1].fact_ids == (f"{rest[9].isoformat()}/t0", f"{rest[10].isoformat()}/t0")
     assert s.transitions[-1].reason == "2 consecutive violations"
+
+
+def test_matching_needs_the_same_path_and_the_same_canonical_value() -> None:
+    o = Observation(at(MONDAY, "09:00"), ("app",), " SLACK", "f1")
+    assert matches(TRIGGER, o)
+    assert not matches(Predicate(("site",), "Slack"), o)  # same value, other path
+    assert not matches(Predicate(("app",), "Mail"), o)  # same path, other value
+    assert not matches(Predicate(("app",), None), o)
+
+
+def test_the_window_is_half_open_and_of_the_day_asked_about() -> None:
+    def obs(d: date, hhmm: str) -> Observation:
+        return Observation(at(d, hhmm), ("app",), "Slack", "f1")
+
+    assert in_window(P, MONDAY, obs(MONDAY, "08:00"))
+    assert in_window(P, MONDAY, obs(MONDAY, "11:59"))
+    assert not in_window(P, MONDAY, obs(MONDAY, "12:00"))
+    assert not in_window(P, MONDAY, obs(MONDAY, "07:59"))
+    assert not in_window(P, MONDAY, obs(MONDAY + timedelta(days=1), "09:00"))
+
+
+def test_a_rejected_replay_counts_nothing() -> None:
+    r = replay(Proposal(TRIGGER, BEHAVIOR, (time(12), time(8))), [f(MONDAY)])
+    assert (r.n_f, r.n_v, r.confidence, r.base, r.lift) == (0, 0, 0.0, 0.0, 0.0)
+    assert r.tally == Tally()
+
+
+def test_a_dormant_regularity_wakes_with_a_named_reason() -> None:
+    s, rest = active_after_three()
+    s = run(P, [v(x) for x in rest[:4]], s)
+    s = run(P, [v(rest[4])], s)
+    t = s.transitions[-1]
+    assert (s.state, t.from_state, t.to_state) == ("candidate", "dormant", "candidate")
+    assert t.reason == "first eligible day after going dormant: replay again"
+    assert t.fact_ids == (f"{rest[4].isoformat()}/t0",)
+
+
+def test_a_weakening_regularity_whose_trigger_stops_predicting_is_a_candidate() -> None:
+    s, rest = active_after_three()
+    s = run(P, [v(rest[0]), v(rest[1])], s)
+    assert s.state == "weakening" and s.violation_run == 2
+    s = run(P, [behavior_only(x) for x in rest[2:8]], s)
+    t = s.transitions[-1]
+    assert (s.state, t.from_state, t.to_state) == ("candidate", "weakening", "candidate")
+    assert t.reason.startswith("the trigger no longer predicts the behavior: lift ")
+    assert (s.violation_run, s.violation_facts) == (0, ())
+
+
+def test_an_active_regularity_that_stops_predicting_forgets_its_violation_run() -> None:
+    s, rest = active_after_three()
+    s = run(P, [v(rest[0])], s)
+    assert s.violation_run == 1
+    s = run(P, [behavior_only(x) for x in rest[1:8]], s)
+    assert s.state == "candidate" and (s.violation_run, s.violation_facts) == (0, ())
+    # 3 f, 1 v; the behavior on 1 of 3 untriggered days: lift 1.31 but no margin.
+    t = s.transitions[-1]
+    assert (t.day, t.from_state) == (rest[1], "active")
+    assert t.reason == (
+        "the trigger no longer predicts the behavior: lift 1.31, behavior on 1 of 3 days "
+        "without the trigger"
+    )
+
+
+def test_a_resumed_active_state_whose_behavior_is_daily_becomes_a_habit_at_once() -> None:
+    # A state resumed from storage may already hold a habit's counts; the next day says so.
+    daily = Tally(n_f=8, n_v=1, observable=10, behavior_days=9, untriggered_behavior=1)
+    resumed = RegularityState(
+        "active", daily, violation_run=1, violation_facts=("x/t0",), last_day=MONDAY
+    )
+    day = MONDAY + timedelta(days=1)
+    s = advance(resumed, assess_day(P, f(day)))
+    assert (s.state, s.violation_run, s.violation_facts) == ("habit", 0, ())
+    t = s.transitions[-1]
+    assert (t.day, t.from_state, t.to_state) == (day, "active", "habit")
+    assert t.reason == (
+        "the behavior happened on 10 of 11 days whatever the trigger: a habit, never a "
+        "deviation alert"
+    )
+    assert t.fact_ids == (f"{day.isoformat()}/t0", f"{day.isoformat()}/b1")
