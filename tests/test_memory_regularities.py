@@ -24,6 +24,7 @@ from memory.engine.regularities import (
     Tally,
     advance,
     assess_day,
+    day_index,
     family_key,
     in_window,
     matches,
@@ -108,38 +109,64 @@ def test_canonical_compares_iso_times_to_the_minute() -> None:
 # --- malformed proposals fail closed ---------------------------------------------------------
 
 
+WINDOW = (time(8), time(9))
+NO_ZONE = "window times are local wall-clock times and carry no time zone"
+NOT_TIMES = "window start and end must be datetime.time values"
+PAIR = "window must be a (start, end) pair of local times of day"
+WEEKDAYS = "weekdays must be None (every day) or a non-empty frozenset"
+DAY_NUMBERS = "weekdays must be integers 0 (Monday) to 6 (Sunday), got "
+SCALAR = "behavior: value must be a scalar (str, number, bool or null), got "
+
+
 @pytest.mark.parametrize(
-    ("proposal", "fragment"),
+    ("proposal", "reason"),
     [
-        ("not a proposal", "must be a Proposal"),
-        (Proposal(Predicate((), "x"), BEHAVIOR, (time(8), time(9))), "trigger: path"),
-        (Proposal(TRIGGER, Predicate(("a", ""), "x"), (time(8), time(9))), "behavior: path"),
-        (Proposal(TRIGGER, Predicate(("a",), ["x"]), (time(8), time(9))), "scalar"),  # type: ignore[arg-type]
-        (Proposal(TRIGGER, Predicate(("a",), {"k": 1}), (time(8), time(9))), "scalar"),  # type: ignore[arg-type]
-        (Proposal(TRIGGER, Predicate(("a",), float("inf")), (time(8), time(9))), "finite"),
-        (Proposal(TRIGGER, Predicate(("app",), " slack "), (time(8), time(9))), "same predicate"),
-        (Proposal(TRIGGER, BEHAVIOR, (time(9), time(9))), "before its end"),
-        (Proposal(TRIGGER, BEHAVIOR, (time(22), time(2))), "before its end"),
-        (Proposal(TRIGGER, BEHAVIOR, (time(8, tzinfo=TZ), time(9, tzinfo=TZ))), "time zone"),
+        ("not a proposal", "a proposal must be a Proposal, not str"),
+        (Proposal("app", BEHAVIOR, WINDOW), "trigger: must be a Predicate, not str"),  # type: ignore[arg-type]
+        (
+            Proposal(Predicate((), "x"), BEHAVIOR, WINDOW),
+            "trigger: path must be a non-empty tuple of field names",
+        ),
+        (
+            Proposal(TRIGGER, Predicate(("a", ""), "x"), WINDOW),
+            "behavior: path ('a', '') has an empty or non-string field name",
+        ),
+        (Proposal(TRIGGER, Predicate(("a",), ["x"]), WINDOW), SCALAR + "list"),  # type: ignore[arg-type]
+        (Proposal(TRIGGER, Predicate(("a",), {"k": 1}), WINDOW), SCALAR + "dict"),  # type: ignore[arg-type]
+        (
+            Proposal(TRIGGER, Predicate(("a",), float("inf")), WINDOW),
+            "behavior: value inf is not a finite number",
+        ),
+        (
+            Proposal(TRIGGER, Predicate(("app",), " slack "), WINDOW),
+            "trigger and behavior are the same predicate; a day would fulfil itself",
+        ),
+        (
+            Proposal(TRIGGER, BEHAVIOR, (time(9), time(9))),
+            "window start 09:00:00 must be before its end 09:00:00",
+        ),
+        (
+            Proposal(TRIGGER, BEHAVIOR, (time(22), time(2))),
+            "window start 22:00:00 must be before its end 02:00:00",
+        ),
+        (Proposal(TRIGGER, BEHAVIOR, (time(8, tzinfo=TZ), time(9, tzinfo=TZ))), NO_ZONE),
         # One bad end is enough, and must give a reason rather than fail on the other's type.
-        (Proposal(TRIGGER, BEHAVIOR, (time(8, tzinfo=TZ), time(9))), "time zone"),
-        (Proposal(TRIGGER, BEHAVIOR, (time(8), time(9, tzinfo=TZ))), "time zone"),
-        (Proposal(TRIGGER, BEHAVIOR, (time(8), "09:00")), "datetime.time"),  # type: ignore[arg-type]
-        (Proposal(TRIGGER, BEHAVIOR, ("08:00", time(9))), "datetime.time"),  # type: ignore[arg-type]
-        (Proposal(TRIGGER, BEHAVIOR, [time(8), time(9)]), "pair"),  # type: ignore[arg-type]
-        (Proposal(TRIGGER, BEHAVIOR, (time(8), time(9), time(10))), "pair"),  # type: ignore[arg-type]
-        (Proposal(TRIGGER, BEHAVIOR, (time(8),)), "pair"),  # type: ignore[arg-type]
-        (Proposal(TRIGGER, BEHAVIOR, (time(8), time(9)), frozenset()), "non-empty"),
-        (Proposal(TRIGGER, BEHAVIOR, (time(8), time(9)), frozenset({7})), "0 (Monday)"),
-        (Proposal(TRIGGER, BEHAVIOR, (time(8), time(9)), frozenset({-1})), "0 (Monday)"),
-        (Proposal(TRIGGER, BEHAVIOR, (time(8), time(9)), frozenset({True})), "0 (Monday)"),
-        (Proposal(TRIGGER, BEHAVIOR, (time(8), time(9)), {1, 2}), "frozenset"),  # type: ignore[arg-type]
+        (Proposal(TRIGGER, BEHAVIOR, (time(8, tzinfo=TZ), time(9))), NO_ZONE),
+        (Proposal(TRIGGER, BEHAVIOR, (time(8), time(9, tzinfo=TZ))), NO_ZONE),
+        (Proposal(TRIGGER, BEHAVIOR, (time(8), "09:00")), NOT_TIMES),  # type: ignore[arg-type]
+        (Proposal(TRIGGER, BEHAVIOR, ("08:00", time(9))), NOT_TIMES),  # type: ignore[arg-type]
+        (Proposal(TRIGGER, BEHAVIOR, (time(8),)), PAIR),  # type: ignore[arg-type]
+        (Proposal(TRIGGER, BEHAVIOR, [time(8), time(9)]), PAIR),  # type: ignore[arg-type]
+        (Proposal(TRIGGER, BEHAVIOR, (time(8), time(9), time(10))), PAIR),  # type: ignore[arg-type]
+        (Proposal(TRIGGER, BEHAVIOR, WINDOW, frozenset()), WEEKDAYS),
+        (Proposal(TRIGGER, BEHAVIOR, WINDOW, {1, 2}), WEEKDAYS),  # type: ignore[arg-type]
+        (Proposal(TRIGGER, BEHAVIOR, WINDOW, frozenset({7, 1})), DAY_NUMBERS + "['1', '7']"),
+        (Proposal(TRIGGER, BEHAVIOR, WINDOW, frozenset({-1})), DAY_NUMBERS + "['-1']"),
+        (Proposal(TRIGGER, BEHAVIOR, WINDOW, frozenset({True})), DAY_NUMBERS + "['True']"),
     ],
 )
-def test_malformed_proposal_is_rejected_with_a_reason(proposal: object, fragment: str) -> None:
-    reason = validate_proposal(proposal)
-    assert reason is not None
-    assert fragment in reason
+def test_malformed_proposal_is_rejected_with_a_reason(proposal: object, reason: str) -> None:
+    assert validate_proposal(proposal) == reason
 
 
 def test_well_formed_proposal_passes_validation() -> None:
@@ -155,7 +182,7 @@ def test_malformed_proposal_never_activates() -> None:
     assert r.rejected and not r.activated and r.assessments == ()
     state = run(bad, records)
     assert state.state == "candidate" and state.rejected and state.transitions == ()
-    with pytest.raises(MalformedProposal):
+    with pytest.raises(MalformedProposal, match="^window start 12:00:00 must be before its end"):
         assess_day(bad, records[0])
 
 
@@ -623,6 +650,10 @@ def test_a_fulfilment_at_exactly_half_smoothed_confidence_returns_weakening_to_a
     # Active on day 7 at 3 f, 3 v over 8 days (confidence 0.5, lift 0.5 / (3/8) = 1.33).
     s = run(P, [*contrast(d[0]), f(d[2]), v(d[3]), f(d[4]), v(d[5]), v(d[6]), f(d[7])])
     assert s.state == "active" and s.transitions[-1].day == d[7]
+    assert s.transitions[-1].reason == (
+        "replay passed: fulfilled on 3 of 6 triggered days (confidence 0.50), lift 1.33, "
+        "behavior on 0 of 2 days without the trigger"
+    )
     s = run(P, [v(d[8]), v(d[9])], s)  # 3 f, 5 v
     assert s.state == "weakening"
     s = run(P, [f(d[10])], s)  # 4 f, 5 v: smoothed 5/11 < 0.5
@@ -742,3 +773,46 @@ def test_a_resumed_active_state_whose_behavior_is_daily_becomes_a_habit_at_once(
         "deviation alert"
     )
     assert t.fact_ids == (f"{day.isoformat()}/t0", f"{day.isoformat()}/b1")
+
+
+def test_four_violations_name_the_reason_for_going_dormant() -> None:
+    s, rest = active_after_three()
+    s = run(P, [v(x) for x in rest[:4]], s)
+    assert (s.state, s.transitions[-1].reason) == ("dormant", "4 consecutive violations")
+
+
+def test_a_recovery_that_leaves_the_trigger_uninformative_ends_a_candidate() -> None:
+    # Resumed weakening, behavior common on untriggered days: the fulfilment lifts the smoothed
+    # confidence to 6/11 (active again) but the lift is 0.68, so it is a candidate that day.
+    tally = Tally(n_f=4, n_v=4, observable=10, behavior_days=8, untriggered_behavior=4)
+    resumed = RegularityState("weakening", tally, violation_run=1, last_day=MONDAY)
+    day = MONDAY + timedelta(days=1)
+    s = advance(resumed, assess_day(P, f(day)))
+    path = [(t.day, t.from_state, t.to_state) for t in s.transitions]
+    assert path == [(day, "weakening", "active"), (day, "active", "candidate")]
+    assert s.state == "candidate"
+
+
+def test_an_untriggered_day_cites_no_facts() -> None:
+    a = assess_day(P, rec(MONDAY, ("b", "09:00")))
+    assert (a.outcome, a.fact_ids, a.behavior_in_window) == ("not_triggered", (), True)
+
+
+def test_observations_of_another_date_are_left_out_of_the_day_wherever_they_are() -> None:
+    sunday = Observation(at(MONDAY - timedelta(days=1), "09:00"), ("app",), "Slack", "s1")
+    monday = rec(MONDAY, ("t", "09:00"), ("b", "10:00"))
+    record = DayRecord(MONDAY, (sunday, *monday.observations))
+    assert assess_day(P, record).fact_ids == ("2026-03-02/t0", "2026-03-02/b1")
+    assert [o.fact_id for o in day_index(record)[(("app",), ("str", "slack"))]] == ["2026-03-02/t0"]
+
+
+def test_a_days_index_is_built_once_and_shared_by_every_proposal() -> None:
+    record = f(MONDAY)
+    first = day_index(record)
+    assert day_index(record) is first
+    assert day_index(f(MONDAY)) is not first  # an equal record of its own is indexed anew
+
+
+def test_the_wilson_bound_of_one_trial() -> None:
+    assert wilson_lower(1, 1) == pytest.approx(0.2065, abs=1e-4)
+    assert wilson_lower(0, 0) == 0.0 and wilson_lower(0, -1) == 0.0
