@@ -59,6 +59,7 @@ GROUPS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
         (
             "tests/test_compiler_core.py",
             "tests/test_compiler_capture.py",
+            "tests/test_compiler_document.py",
             "tests/test_compiler_segment.py",
             "tests/test_compiler_properties.py",
             "tests/test_compiler_records_incremental.py",

@@ -1,0 +1,126 @@
+"""The activity document (activity frames §3.4): frame fields, canonical form, tier 2."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from compiler.capture import Capture, Snapshot
+from compiler.document import (
+    InferredError,
+    attach_inferred,
+    canonical_json,
+    compile_window,
+    expand_runs,
+    runs,
+)
+from compiler.params import Params
+
+T0 = 1_772_438_400.0  # 2026-03-02T08:00:00Z
+
+
+def document(*rows: tuple[float, str, str | None]) -> dict[str, Any]:
+    """One monitor's rows: (offset s, app, window title) each, ids in order."""
+    capture = Capture(
+        snapshots=[
+            Snapshot(i, T0 + t, "0", app, window) for i, (t, app, window) in enumerate(rows, 1)
+        ]
+    )
+    result = compile_window(capture, T0, T0 + 86400, "UTC", Params(min_minutes=0))
+    return result.document
+
+
+def titled(*windows: str | None) -> list[str]:
+    """The windows listed for one Code frame whose rows show these titles, 10 s apart."""
+    [frame] = document(*((10 * i, "Code", w) for i, w in enumerate(windows)))["frames"]
+    return frame["windows"]
+
+
+def test_a_frame_lists_its_most_shown_titles_first_ties_in_first_seen_order() -> None:
+    assert titled("a", "b", "b") == ["b", "a"]
+    assert titled("a", "b", "c", "c", "d", "b", "d", "b") == ["b", "c", "d"]
+    assert titled("x\u200b", "x", None, "") == ["x"]  # one title after normalising; none blank
+
+
+def test_canonical_json_sorts_keys_is_compact_and_keeps_text_as_it_is() -> None:
+    assert canonical_json({"b": [1, 2.5], "a": {"d": None, "c": "Küche"}}) == (
+        '{"a":{"c":"Küche","d":null},"b":[1,2.5]}'
+    )
+
+
+def test_runs_and_their_expansion() -> None:
+    assert runs([]) == "" and expand_runs("") == []
+    assert runs([7]) == "7"
+    assert runs([5, 3, 4, 4]) == "3-5"
+    assert runs([1, 3, 5]) == "1,3,5"
+    assert runs([1, 2, 4, 6, 7, 8, 10]) == "1-2,4,6-8,10"
+    assert expand_runs("1-2,4,6-8,10") == [1, 2, 4, 6, 7, 8, 10]
+
+
+FRAME = "f-1"
+
+
+def entry(**changes: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {"label": "x", "confidence": "high", "evidence": {"frames": [FRAME]}}
+    return {**base, **changes}
+
+
+@pytest.fixture(scope="module")
+def doc() -> dict[str, Any]:
+    made = document((0, "Code", "a"), (30, "Code", "a"))
+    assert [f["id"] for f in made["frames"]] == [FRAME]
+    return made
+
+
+@pytest.mark.parametrize(
+    ("block", "message"),
+    [
+        ({}, "inferred must be a non-empty object of namespaced entries"),
+        ([entry()], "inferred must be a non-empty object of namespaced entries"),
+        ({"task": [entry()]}, "inferred key 'task' must be namespaced, e.g. 'llm:task'"),
+        ({1: [entry()]}, "inferred key 1 must be namespaced, e.g. 'llm:task'"),
+        ({"llm:task": entry()}, "inferred['llm:task'] must be a list of entries"),
+        ({"llm:task": ["x"]}, "inferred['llm:task'][0] needs a string label"),
+        ({"llm:task": [entry(), entry(label=3)]}, "inferred['llm:task'][1] needs a string label"),
+        (
+            {"llm:task": [entry(confidence="certain")]},
+            "inferred['llm:task'][0].confidence must be one of high, medium, speculative",
+        ),
+        (
+            {"llm:task": [entry(evidence=[FRAME])]},
+            "inferred['llm:task'][0].evidence must name frames or rows",
+        ),
+        (
+            {"llm:task": [entry(evidence={"frames": [], "rows": ""})]},
+            "inferred['llm:task'][0].evidence must name frames or rows",
+        ),
+        (
+            {"llm:task": [entry(evidence={"frames": ["f-9", FRAME, "f-8"]})]},
+            "inferred['llm:task'][0].evidence names unknown frames ['f-8', 'f-9']",
+        ),
+        (
+            {"llm:task": [entry(evidence={"rows": "3-x"})]},
+            "inferred['llm:task'][0].evidence.rows must be id runs like '3-5,9'",
+        ),
+    ],
+)
+def test_an_inferred_block_that_breaks_a_rule_is_refused_with_the_rule(
+    doc: dict[str, Any], block: Any, message: str
+) -> None:
+    with pytest.raises(InferredError) as refused:
+        attach_inferred(doc, block)
+    assert str(refused.value) == message
+
+
+def test_an_inferred_block_may_cite_rows_alone_and_leaves_the_document_as_it_was(
+    doc: dict[str, Any],
+) -> None:
+    block = {
+        "llm:task": [entry(confidence="speculative", evidence={"rows": "1-2"})],
+        "rules:focus": [entry(confidence="medium")],
+    }
+    attached = attach_inferred(doc, block)
+    assert attached["inferred"] is block
+    assert "inferred" not in doc
+    assert {k: v for k, v in attached.items() if k != "inferred"} == doc
