@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from compiler.capture import Capture, Snapshot
+from compiler.capture import Capture, InputEvent, Snapshot
 from compiler.document import (
     InferredError,
     attach_inferred,
@@ -41,6 +41,63 @@ def test_a_frame_lists_its_most_shown_titles_first_ties_in_first_seen_order() ->
     assert titled("a", "b", "b") == ["b", "a"]
     assert titled("a", "b", "c", "c", "d", "b", "d", "b") == ["b", "c", "d"]
     assert titled("x\u200b", "x", None, "") == ["x"]  # one title after normalising; none blank
+
+
+def test_a_frame_counts_a_page_once_over_all_its_urls_and_lists_at_most_ten() -> None:
+    pr = ["https://github.com/a/b/pull/1", "https://github.com/a/b/pull/1/files"]
+    issues = [f"https://github.com/a/b/issues/{n}" for n in range(1, 12)]
+    urls = [pr[0], pr[1], pr[1], *issues]
+    capture = Capture(
+        snapshots=[
+            Snapshot(i, T0 + 10 * i, "0", "Firefox", "t", url) for i, url in enumerate(urls, 1)
+        ]
+    )
+    [frame] = compile_window(capture, T0, T0 + 86400, "UTC", Params(min_minutes=0)).document[
+        "frames"
+    ]
+    assert len(frame["pages"]) == 10
+    assert frame["pages"][:2] == [
+        {"kind": "github_pr", "entity": "a/b#1", "count": 3},
+        {"kind": "github_issue", "entity": "a/b#1", "count": 1},
+    ]
+
+
+def inputs_frame(include_text: bool) -> dict[str, Any]:
+    capture = Capture(
+        snapshots=[Snapshot(i, T0 + t, "0", "Code", "a") for i, t in enumerate((0, 30, 60), 1)],
+        inputs=[
+            InputEvent(11, T0 + 5, "key", text="ab"),  # a key is one key, whatever it typed
+            InputEvent(12, T0 + 10, "text", text="hello"),  # typed text: one key a character
+            InputEvent(13, T0 + 15, "clipboard", text="x"),
+            InputEvent(14, T0 + 20, "clipboard", text="y"),
+            InputEvent(15, T0 + 25, "click"),
+            InputEvent(16, T0 + 35, "scroll"),
+        ],
+    )
+    params = Params(min_minutes=0, include_text=include_text)
+    [frame] = compile_window(capture, T0, T0 + 86400, "UTC", params).document["frames"]
+    return frame
+
+
+def test_a_frame_counts_its_inputs_and_shows_text_only_on_opt_in() -> None:
+    assert inputs_frame(False)["input"] == {"keys": 6, "clicks": 1, "copies": 2}
+    assert inputs_frame(False)["evidence"]["inputs"] == "11-16"
+    assert inputs_frame(True)["input"] == {
+        "keys": 6,
+        "clicks": 1,
+        "copies": 2,
+        "text": "abhello",
+        "clipboard": ["x", "y"],
+    }
+
+
+def test_an_interruption_reports_its_seconds_to_a_tenth() -> None:
+    doc = document((0, "Code", "a"), (10, "Slack", None), (22.34, "Code", "a"), (40, "Code", "a"))
+    [frame] = doc["frames"]
+    assert frame["interruptions"] == [
+        {"app": "Slack", "site": None, "seconds": 12.3, "evidence": "2"}
+    ]
+    assert frame["evidence"] == {"rows": "1,3-4", "inputs": ""}
 
 
 def test_canonical_json_sorts_keys_is_compact_and_keeps_text_as_it_is() -> None:
