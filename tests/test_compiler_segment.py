@@ -376,10 +376,12 @@ def test_a_known_end_before_an_absence_still_caps_the_credit() -> None:
     ],
 )
 def test_app_names_map_known_spellings_to_one_name(captured: str, shown: str) -> None:
+    normalise_app.cache_clear()  # the answer must come from the rule, not an earlier call
     assert normalise_app(captured) == shown
 
 
 def test_lock_apps_are_recognised_in_any_case_and_end_frames() -> None:
+    is_lock_app.cache_clear()
     assert is_lock_app("LOGINWINDOW") and is_lock_app("Windows Default Lock Screen")
     assert not is_lock_app("Code")
     snaps = rows(*on("0", (0, "Code"), (10, "lockapp.exe"), (20, "Code")))
