@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 
-from compiler.capture import Capture, InputEvent, Snapshot
+from compiler.capture import Absence, Capture, InputEvent, Snapshot
 from compiler.document import (
     InferredError,
     attach_inferred,
@@ -181,3 +182,95 @@ def test_an_inferred_block_may_cite_rows_alone_and_leaves_the_document_as_it_was
     assert attached["inferred"] is block
     assert "inferred" not in doc
     assert {k: v for k, v in attached.items() if k != "inferred"} == doc
+
+
+# --- The window and what it counts ----------------------------------------------------------
+
+
+def compile_rows(
+    snapshots: list[Snapshot], start: float = T0, end: float = T0 + 86400, **kw: Any
+) -> dict[str, Any]:
+    capture = Capture(snapshots=snapshots, **kw)
+    params = Params(min_minutes=0)
+    return compile_window(capture, start, end, "UTC", params, generated_at="fixed").document
+
+
+def test_the_window_is_half_open_for_frames_rows_and_inputs() -> None:
+    snaps = [
+        Snapshot(1, T0 - 30, "0", "Mail"),
+        Snapshot(2, T0, "0", "Code"),
+        Snapshot(3, T0 + 30, "0", "Code"),
+        Snapshot(4, T0 + 60, "0", "Slack"),
+        Snapshot(5, T0 + 90, "0", "Slack"),
+    ]
+    inputs = [
+        InputEvent(11, T0 - 25, "click"),
+        InputEvent(12, T0, "click"),
+        InputEvent(13, T0 + 5, "key"),
+        InputEvent(14, T0 + 60, "key"),
+    ]
+    doc = compile_rows(snaps, T0, T0 + 60, inputs=inputs)
+    assert [f["id"] for f in doc["frames"]] == ["f-2"]  # starts at start: in; at end: out
+    assert doc["coverage"]["rows_analyzed"] == 2  # the rows at start and +30 s, not at end
+    assert doc["frames"][0]["evidence"]["inputs"] == "12-13"
+    assert doc["coverage"]["inputs"]["attributed"] == 2
+    # Rows handed over out of order are counted the same.
+    shuffled = compile_rows([snaps[3], snaps[0], snaps[2], snaps[1], snaps[4]], T0, T0 + 60)
+    assert shuffled["coverage"]["rows_analyzed"] == 2
+
+
+def test_an_input_on_an_interruption_row_counts_for_the_host_frame() -> None:
+    snaps = [
+        Snapshot(1, T0, "0", "Code"),
+        Snapshot(2, T0 + 10, "0", "Slack"),
+        Snapshot(3, T0 + 20, "0", "Code"),
+        Snapshot(4, T0 + 50, "0", "Code"),
+    ]
+    doc = compile_rows(snaps, inputs=[InputEvent(11, T0 + 11, "key")])
+    [frame] = doc["frames"]
+    assert frame["input"]["keys"] == 1 and frame["evidence"]["inputs"] == "11"
+
+
+def test_frames_under_the_floor_are_counted_and_their_minutes_summed() -> None:
+    snaps = [
+        Snapshot(1, T0, "0", "Code"),  # 30 s: exactly the 0.5 min floor, kept
+        Snapshot(2, T0 + 30, "0", "Slack"),  # 20 s: omitted
+        Snapshot(3, T0 + 50, "0", "Mail"),  # 25 s: omitted
+        Snapshot(4, T0 + 75, "0", "Code"),  # last row: 0 s, omitted
+    ]
+    result = compile_window(Capture(snapshots=snaps), T0, T0 + 86400, "UTC", Params())
+    assert [f["id"] for f in result.document["frames"]] == ["f-1"]
+    assert result.document["omitted"] == {
+        "below_min_minutes": 3,
+        "minutes": 0.75,
+        "min_minutes": 0.5,
+    }
+
+
+def test_time_in_windows_of_no_named_app_is_disclosed_in_minutes() -> None:
+    snaps = [Snapshot(1, T0, "0", "unknown"), Snapshot(2, T0 + 45, "0", "Code")]
+    disclosures = compile_rows(snaps)["source"]["disclosures"]
+    assert disclosures == [
+        "0.75 min were captured in windows whose app the recorder could not name; they are "
+        "counted as (unknown app), not as an app."
+    ]
+    assert compile_rows([Snapshot(1, T0, "0", "Code")])["source"]["disclosures"] == []
+
+
+def test_generated_at_defaults_to_the_utc_second_of_the_compile() -> None:
+    capture = Capture(snapshots=[Snapshot(1, T0, "0", "Code")])
+    stamp = compile_window(capture, T0, T0 + 60, "UTC", Params()).document["generated_at"]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", stamp)
+
+
+def test_the_input_digest_ignores_row_order_and_reads_any_text() -> None:
+    snaps = [
+        Snapshot(1, T0, "0", "Code", "a\ud800"),  # a lone surrogate, as some recorders store
+        Snapshot(2, T0 + 10, "0", "Code", "b"),
+        Snapshot(3, T0 + 20, "0", "Code", "c"),
+    ]
+    absences = [Absence(2, T0 + 100, T0 + 200), Absence(1, T0 + 300, T0 + 400)]
+    digest = compile_rows(snaps, absences=absences)["provenance"]["input_sha256"]
+    reordered = compile_rows([snaps[1], snaps[0], snaps[2]], absences=absences[::-1])
+    assert reordered["provenance"]["input_sha256"] == digest
+    assert compile_rows(snaps[:2])["provenance"]["input_sha256"] != digest
