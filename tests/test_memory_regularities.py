@@ -816,3 +816,15 @@ def test_a_days_index_is_built_once_and_shared_by_every_proposal() -> None:
 def test_the_wilson_bound_of_one_trial() -> None:
     assert wilson_lower(1, 1) == pytest.approx(0.2065, abs=1e-4)
     assert wilson_lower(0, 0) == 0.0 and wilson_lower(0, -1) == 0.0
+
+
+def test_a_violation_that_shows_a_habit_ends_the_violation_run() -> None:
+    # The behavior came before the trigger: a violation, yet on 10 of 11 days: a habit.
+    daily = Tally(n_f=8, n_v=1, observable=10, behavior_days=9, untriggered_behavior=1)
+    resumed = RegularityState("active", daily, last_day=MONDAY)
+    day = MONDAY + timedelta(days=1)
+    a = assess_day(P, rec(day, ("b", "08:30"), ("t", "09:00")))
+    assert (a.outcome, a.behavior_in_window) == ("violated", True)
+    s = advance(resumed, a)
+    assert (s.state, s.violation_run, s.violation_facts) == ("habit", 0, ())
+    assert s.transitions[-1].fact_ids == (f"{day.isoformat()}/t1",)
