@@ -1,6 +1,6 @@
 """Mutation testing of the pure cores: mutmut over ``compiler/`` and ``memory/engine/``.
 
-    python -m benchmark.mutation [MODULE ...] [--survivors]
+    python -m benchmark.mutation [MODULE ...] [--survivors] [--no-run]
 
 MODULE is a path such as ``compiler/segment.py`` or a folder such as ``memory/engine``; with
 none, every module of both packages. mutmut (configured in ``pyproject.toml``) mutates each
@@ -250,6 +250,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("modules", nargs="*", help="compiler/segment.py, memory/engine, …")
     parser.add_argument("--survivors", action="store_true", help="list every surviving mutant")
+    parser.add_argument(
+        "--no-run",
+        action="store_true",
+        help="report the last run's verdicts (with the equivalents list as it is now)",
+    )
     args = parser.parse_args(argv)
 
     paths = module_paths(args.modules)
@@ -263,8 +268,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not mine:
             continue
         work = WORK / name
-        refresh_copy(work, mine, tests)
-        run_mutmut(work, mine)
+        if not args.no_run:
+            refresh_copy(work, mine, tests)
+            run_mutmut(work, mine)
         for path in mine:
             counts, names, equivalents_used = tally(work, path, equivalents)
             if counts.mutants:
@@ -296,10 +302,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         for path, t in tallies.items()
     }
     scores = [m["score"] for m in modules.values()]
-    finish(
-        "mutation",
-        {"modules": modules, "score_min": min(scores) if scores else None, "run_s": round(run_s)},
-    )
+    figures = {"modules": modules, "score_min": min(scores) if scores else None}
+    if args.no_run:
+        print(json.dumps(figures))  # a report of an earlier run: bench-results/ keeps that run's
+    else:
+        finish("mutation", {**figures, "run_s": round(run_s)})
     return 0
 
 
