@@ -202,6 +202,11 @@ def refresh_copy(work: Path, modules: Sequence[str], tests: Sequence[str]) -> No
         raise SystemExit("pyproject.toml: [tool.mutmut] must set only_mutate, then the tests")
     config.write_text(text, encoding="utf-8")
     shutil.copystat(ROOT / "pyproject.toml", config)
+    # A module an earlier run of this group left unmutated has a plain copy in mutants/ newer
+    # than its source, which mutmut takes for an up-to-date mutated file: remove it.
+    for path in modules:
+        if not (work / "mutants" / f"{path}.meta").exists():
+            (work / "mutants" / path).unlink(missing_ok=True)
 
 
 def run_mutmut(work: Path, paths: Sequence[str]) -> None:
