@@ -202,11 +202,11 @@ def refresh_copy(work: Path, modules: Sequence[str], tests: Sequence[str]) -> No
         raise SystemExit("pyproject.toml: [tool.mutmut] must set only_mutate, then the tests")
     config.write_text(text, encoding="utf-8")
     shutil.copystat(ROOT / "pyproject.toml", config)
-    # A module an earlier run of this group left unmutated has a plain copy in mutants/ newer
-    # than its source, which mutmut takes for an up-to-date mutated file: remove it.
-    for path in modules:
-        if not (work / "mutants" / f"{path}.meta").exists():
-            (work / "mutants" / path).unlink(missing_ok=True)
+    # A module an earlier run of this group left unmutated has a plain copy in mutants/ that
+    # mutmut takes for an up-to-date mutated file, and no test is mapped to its functions
+    # (mutmut maps tests again only for new tests): the group starts afresh.
+    if any(not (work / "mutants" / f"{path}.meta").exists() for path in modules):
+        shutil.rmtree(work / "mutants", ignore_errors=True)
 
 
 def run_mutmut(work: Path, paths: Sequence[str]) -> None:
