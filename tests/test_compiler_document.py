@@ -274,3 +274,26 @@ def test_the_input_digest_ignores_row_order_and_reads_any_text() -> None:
     reordered = compile_rows([snaps[1], snaps[0], snaps[2]], absences=absences[::-1])
     assert reordered["provenance"]["input_sha256"] == digest
     assert compile_rows(snaps[:2])["provenance"]["input_sha256"] != digest
+
+
+def test_coverage_lists_only_away_time_in_the_window_and_gaps_longer_than_five_minutes() -> None:
+    snaps = [
+        Snapshot(1, T0, "0", "Code"),
+        Snapshot(2, T0 + 300, "0", "Code"),  # exactly 5 minutes later: not a gap
+        Snapshot(3, T0 + 601, "0", "Code"),  # 301 s later: a gap
+    ]
+    absences = [Absence(1, T0 - 500, T0 - 100), Absence(2, T0 + 700, T0 + 800)]
+    coverage = compile_rows(snaps, T0, T0 + 650, absences=absences)["coverage"]
+    assert [g["minutes"] for g in coverage["gaps"]] == [5.02]
+    assert coverage["away"] == []
+
+
+def test_a_window_without_frames_spans_nothing() -> None:
+    coverage = compile_rows([Snapshot(1, T0, "0", "Code")], T0 + 10, T0 + 20)["coverage"]
+    assert (coverage["span_minutes"], coverage["coverage_pct"]) == (0.0, 0.0)
+    assert coverage["first_activity"] is None and coverage["last_activity"] is None
+
+
+def test_an_inferred_block_may_be_attached_to_a_document_without_frames() -> None:
+    block = {"llm:task": [entry(evidence={"rows": "1"})]}
+    assert attach_inferred({}, block) == {"inferred": block}
