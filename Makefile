@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
 
-.PHONY: run test test-unit test-browser lint typecheck install install-dev demo bench bench-ingest bench-import bench-sync bench-compiler bench-pipeline bench-memory bench-proactivestream bench-annotation bench-api clean
+.PHONY: run test test-unit test-browser lint typecheck install install-dev demo bench bench-ingest bench-import bench-sync bench-compiler bench-pipeline bench-memory bench-proactivestream bench-annotation bench-api mutation clean
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; sys.exit("Aframes needs Python 3.11 or newer") if sys.version_info < (3, 11) else None'
@@ -75,6 +75,11 @@ bench-api: install-dev
 bench-compiler: install-dev
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
 	$(BIN)/python -m benchmark.compiler_bench
+
+## make mutation: mutmut over compiler/ and memory/engine/, each unit against its own tests
+## (benchmark/mutation.py); a table per module, then one JSON line. Not part of make test.
+mutation: install-dev
+	$(BIN)/python -m benchmark.mutation
 
 clean:
 	rm -rf $(VENV) var

@@ -50,7 +50,7 @@ _PLACEHOLDERS = frozenset({"", "unknown", "(unknown)", "n/a"})
 # any other name is kept exactly as captured (distinct apps stay distinct).
 APP_ALIASES = {
     "codeinsiders": "Code - Insiders",  # "Code - Insiders" (macOS), "Code-insiders" (Linux)
-    "codeexe": "Code",
+    "code": "Code",  # Code.exe (Windows); the key has lost its "exe" already
     "msedge": "Microsoft Edge",  # msedge.exe (Windows)
     "microsoftedge": "Microsoft Edge",
     "firefoxesr": "Firefox",
@@ -113,12 +113,15 @@ class Segment:
 
 @dataclass(slots=True)
 class AwaySpan:
-    """Time an explicit signal says nobody was there; never credited."""
+    """Time an explicit signal says nobody was there; never credited.
+
+    Spans of one reason that overlap are one span whatever their monitors (the document's
+    coverage lists time away, §3.4); which rows it holds says where it was seen.
+    """
 
     start: float
     end: float
     reason: str
-    monitor: str | None
     rows: list[Snapshot] = field(default_factory=list)
 
 
@@ -183,10 +186,10 @@ def _segment_monitor(
                 current = None
             if inside:
                 # Rows inside a source's absence interval are part of that away span.
-                away.append(AwaySpan(t, t, "afk", monitor, [row]))
+                away.append(AwaySpan(t, t, "afk", [row]))
             else:
                 if lock_run is None:
-                    lock_run = AwaySpan(t, t, "lock_screen", monitor, [])
+                    lock_run = AwaySpan(t, t, "lock_screen", [])
                     away.append(lock_run)
                 lock_run.rows.append(row)
                 nxt = times[i + 1] if i + 1 < count else t
@@ -281,8 +284,8 @@ def segment(
             times[monitor] = [row.t for row in rows]
         stack = _segment_monitor(monitor, rows, times[monitor], merged, params, away)
         segments.extend(_fold(stack, params.flicker_max_s))
-    for start, end, only in merged:
-        away.append(AwaySpan(start, end, "afk", only, []))
+    for start, end, _ in merged:
+        away.append(AwaySpan(start, end, "afk", []))
     segments.sort(key=lambda s: (s.first_t, s.monitor, s.rows[0].id))
     return Segmentation(segments, _merge_away(away), by_monitor, times)
 
@@ -295,12 +298,8 @@ def _merge_away(spans: list[AwaySpan]) -> list[AwaySpan]:
         if last is not None and last.reason == span.reason and span.start <= last.end:
             last.end = max(last.end, span.end)
             last.rows.extend(span.rows)
-            if last.monitor != span.monitor:
-                last.monitor = None
         else:
-            merged.append(
-                AwaySpan(span.start, span.end, span.reason, span.monitor, list(span.rows))
-            )
+            merged.append(AwaySpan(span.start, span.end, span.reason, list(span.rows)))
     for span in merged:
         span.rows.sort(key=lambda r: (r.t, r.id))
     merged.sort(key=lambda s: (s.start, s.reason))

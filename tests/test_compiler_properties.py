@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from compiler.capture import Capture, Snapshot
@@ -16,18 +16,39 @@ URLS = [None, "https://github.com/a/b/pull/1", "https://example.com/", "chrome:/
 T0 = 1_772_438_400.0  # 2026-03-02T08:00:00Z
 
 
+# Steps on both sides of §4.2's limits and on them: the flicker limit (20 s), the dwell cap
+# (90 s) and the session gap (300 s), each of which is inclusive.
+STEPS = [1, 5, 12, 19, 20, 21, 25, 30, 60, 89, 90, 91, 150, 299, 300, 301, 900]
+
+
 @st.composite
 def captures(draw: st.DrawFn) -> Capture:
     rows = []
     for monitor in draw(st.sampled_from([["0"], ["0", "1"]])):
         t = T0
         for _ in range(draw(st.integers(1, 60))):
-            t += draw(st.sampled_from([1, 5, 12, 19, 25, 30, 60, 89, 91, 150, 299, 301, 900]))
+            t += draw(st.sampled_from(STEPS))
             rows.append((t, monitor, draw(st.sampled_from(APPS)), draw(st.sampled_from(URLS))))
     capture = Capture()
     for i, (t, monitor, app, url) in enumerate(sorted(rows), start=1):
         capture.snapshots.append(Snapshot(i, t, monitor, app, f"w{i % 3}", url))
     return capture
+
+
+def capture_of(*rows: tuple[float, str]) -> Capture:
+    """One monitor's rows, (offset s, app) each, ids in order."""
+    return Capture(
+        snapshots=[Snapshot(i, T0 + t, "0", app) for i, (t, app) in enumerate(rows, start=1)]
+    )
+
+
+# Folds that must not cross a session break; hypothesis finds them only on some seeds.
+# A, lock, silence, short B, A: the lock ends A's frame, so B and A do not fold into it.
+FOLD_AFTER_A_LOCK = capture_of((0, "Code"), (10, "loginwindow"), (410, "Slack"), (415, "Code"))
+# A B A, gap, C A: the fold of the first B carries the break after its returning A.
+FOLD_AFTER_A_FOLD = capture_of(
+    (0, "Code"), (5, "Slack"), (10, "Code"), (410, "Terminal"), (415, "Code")
+)
 
 
 def compile_all(capture: Capture):
@@ -66,6 +87,8 @@ def test_every_row_lands_exactly_once(capture: Capture) -> None:
 
 @settings(max_examples=150, deadline=None)
 @given(captures())
+@example(FOLD_AFTER_A_LOCK)
+@example(FOLD_AFTER_A_FOLD)
 def test_no_frame_spans_a_session_gap(capture: Capture) -> None:
     for frame in compile_all(capture).frames:
         rows = sorted(

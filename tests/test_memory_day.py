@@ -6,7 +6,13 @@ from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from memory.engine.control import home_signature, sports_signature
-from memory.engine.day import Tracked, advance_regularities, check_segments, day_record
+from memory.engine.day import (
+    Tracked,
+    advance_regularities,
+    check_segments,
+    day_record,
+    unchecked_segments,
+)
 from memory.engine.records import (
     DayRecord,
     EngineEvent,
@@ -58,6 +64,27 @@ def test_rejected_segment_gives_no_observations_and_never_takes_another_down() -
     assert [(o.path, o.value, o.fact_id) for o in record.observations] == [
         (("room_presence", "room"), "Kitchen", "fact:2024-05-06/room_presence@1/f1")
     ]
+
+
+def test_unchecked_segments_accept_every_segment_keyed_as_checked_ones_are() -> None:
+    # The no-validation ablation: the segment the check rejects is taken as it is.
+    events = {1: event(1, at(8), room="kitchen"), 2: event(2, at(9), room="hall")}
+    good = seg(
+        "room_presence", at(8), at(8, 30), (1,), Fact("f1", "observed", ("room",), "Kitchen")
+    )
+    bad = seg("room_presence", at(9), at(9, 30), (2,), Fact("f1", "observed", ("room",), "attic"))
+    unchecked = unchecked_segments([good, bad])
+    checked = check_segments([good, bad], events, DAY, ZONE)
+    assert [(c.index, c.segment, c.key) for c in unchecked] == [
+        (c.index, c.segment, c.key) for c in checked
+    ]
+    assert [c.index for c in unchecked] == [0, 1]
+    assert [(c.verdict.accepted, c.verdict.reason) for c in unchecked] == [(True, None)] * 2
+    assert [o.value for o in day_record(DAY, ZONE, unchecked).observations] == [
+        "Kitchen",
+        "attic",
+    ]
+    assert unchecked_segments([]) == ()
 
 
 def test_observation_sits_at_fact_time_else_segment_start_in_local_time() -> None:
