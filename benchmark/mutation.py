@@ -292,7 +292,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.survivors:
             for mutant in survivors[path]:
                 print(f"    survived: {mutant}")
-    prefixes = tuple(mutant_glob(p)[:-1] for p in paths)
+    if not tallies:
+        # Nothing was ever mutated here: no verdict to check the equivalents list against.
+        raise SystemExit(
+            "no mutation results under var/mutation/ for these modules; run make mutation "
+            "(or python -m benchmark.mutation MODULE) first"
+        )
+    prefixes = tuple(mutant_glob(p)[:-1] for p in tallies)
     for mutant in sorted(n for n in equivalents if n.startswith(prefixes) and n not in used):
         print(f"stale equivalent (no such survivor): {mutant}")
     modules = {
