@@ -32,7 +32,7 @@ run: install
 test: test-unit test-browser
 
 test-unit: install-dev
-	$(BIN)/python -m pytest -m "not browser" -p no:cacheprovider
+	$(BIN)/python -m pytest -m "not browser" -p no:cacheprovider -n auto --dist loadfile
 
 test-browser: install-dev
 	$(BIN)/python -m pytest -m browser -p no:cacheprovider
