@@ -16,6 +16,7 @@ from tests.conftest import signed_in
 
 pytestmark = pytest.mark.django_db
 
+
 CASAS = b"2010-11-04 00:03:50.209589 M003 ON\n2010-11-04 00:03:57.399391 M003 OFF\n"
 
 

@@ -15,6 +15,13 @@ from tests.conftest import snapshot
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+@pytest.fixture(autouse=True)
+def own_var_dir(settings, tmp_path) -> None:
+    """Uploads and held files in this test's own folder: tests run in parallel processes, and
+    these check what the folders hold."""
+    settings.VAR_DIR = tmp_path
+
+
 def _jsonl(*items: dict, extra: str = "") -> bytes:
     return ("\n".join(json.dumps(i) for i in items) + "\n" + extra).encode()
 
