@@ -19,12 +19,25 @@ from aframes_web.streams.importing import (
     import_plan,
     run_import,
 )
+from aframes_web.streams.importing import pipeline_available as real_pipeline_available
 from aframes_web.streams.models import Entity, Event
 from aframes_web.streams.services import entity_create
 from benchmark.synthetic.gharchive import write_file
 from tests.conftest import snapshot
 
 pytestmark = pytest.mark.django_db
+TEST_PROCESS = os.getpid()
+
+
+@pytest.fixture(autouse=True)
+def forking_allowed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests are about the pipeline, so it must run. A test process that served a page
+    earlier keeps pytest-django's live server thread for the session, and the import would
+    then (rightly) refuse to fork and run in-process. That thread idles in its accept loop
+    and the reader child touches no lock it could hold, so forking beside it is safe here."""
+    from aframes_web.streams import importing
+
+    monkeypatch.setattr(importing, "pipeline_available", lambda: True)
 
 
 class ListReader:
@@ -39,6 +52,8 @@ class ListReader:
         for count, item in enumerate(self.items):
             if count == self.fail_after:
                 if self.die:
+                    # Only the forked reader dies: killing the test process would end the run.
+                    assert os.getpid() != TEST_PROCESS, "the import did not fork its reader"
                     os.kill(os.getpid(), signal.SIGKILL)
                 raise RuntimeError("disk on fire")
             self.bytes_read += 1
@@ -166,6 +181,9 @@ def test_a_process_with_other_threads_imports_in_process_instead_of_forking(
 ) -> None:
     import threading
 
+    from aframes_web.streams import importing
+
+    monkeypatch.setattr(importing, "pipeline_available", real_pipeline_available)
     forks: list[str] = []
     real = multiprocessing.get_context
     monkeypatch.setattr(multiprocessing, "get_context", lambda m=None: forks.append(m) or real(m))
@@ -180,5 +198,7 @@ def test_a_process_with_other_threads_imports_in_process_instead_of_forking(
         stop.set()
         other.join()
     assert forks == [] and summary.imported == 30
+    # A process alone (this one may keep pytest-django's live server thread for the session).
+    monkeypatch.setattr(threading, "active_count", lambda: 1)
     run_import(_plan(desktop, ListReader(_snapshots(30))), batch_size=10, pipeline=True)
     assert forks == ["fork"]  # alone again, the reader is forked as before
