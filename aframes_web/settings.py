@@ -58,6 +58,7 @@ INSTALLED_APPS = [
     "memory",
     "aframes_web.proactivestream",
     "aframes_web.annotation",
+    "aframes_web.reconcile",
     "aframes_web.api",
     "aframes_web.mcp.apps.McpConfig",
     "aframes_web.dashboard",
@@ -163,7 +164,7 @@ BROKER_DIR = VAR_DIR / "broker"
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
     CELERY_RESULT_BACKEND = REDIS_URL
-    CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {"visibility_timeout": 3600}
+    CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {}
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
@@ -196,8 +197,28 @@ if CELERY_TASK_SOFT_TIME_LIMIT >= CELERY_TASK_TIME_LIMIT:
         "CELERY_TASK_SOFT_TIME_LIMIT must be below CELERY_TASK_TIME_LIMIT so a task can clean up."
     )
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+# Redis hands a message that a worker took and never acknowledged (the worker died as a whole)
+# back after this long. Above the task time limit, so a task still running is never handed to
+# a second worker; a benchmark run, allowed longer, holds a lock that makes a second delivery
+# leave it alone (aframes_web/liveness.py). Reconciliation repairs what lost work left well
+# before this (AFRAMES_RECONCILE_INTERVAL_S).
+AFRAMES_BROKER_VISIBILITY_S = env_int(
+    "AFRAMES_BROKER_VISIBILITY_S", CELERY_TASK_TIME_LIMIT + 60, minimum=1
+)
+if AFRAMES_BROKER_VISIBILITY_S <= CELERY_TASK_TIME_LIMIT:
+    raise ConfigError(
+        f"AFRAMES_BROKER_VISIBILITY_S={AFRAMES_BROKER_VISIBILITY_S} must be above "
+        f"CELERY_TASK_TIME_LIMIT={CELERY_TASK_TIME_LIMIT}: a task still running would be "
+        "handed to a second worker."
+    )
+if REDIS_URL:
+    CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] = AFRAMES_BROKER_VISIBILITY_S
+# How often the beat holds every derived row to the events (aframes_web/reconcile).
+AFRAMES_RECONCILE_INTERVAL_S = env_int("AFRAMES_RECONCILE_INTERVAL_S", 30, minimum=5)
 # Periodic work, run by the one beat (docker/compose.yaml) or by `manage.py serve`'s worker.
 CELERY_BEAT_SCHEDULE = {
+    # Every derived row against the events: lost summaries, compiles, memory closes, imports.
+    "reconcile": {"task": "aframes.reconcile", "schedule": float(AFRAMES_RECONCILE_INTERVAL_S)},
     # Compiles a lost message or an exhausted retry left behind (aframes_web/activity).
     "compile-pending": {"task": "activity.compile_pending", "schedule": 300.0},
     # Closes the days of entities that went quiet (memory/): a weekend still closes Friday.

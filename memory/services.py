@@ -730,19 +730,20 @@ def late_days(entity: Entity) -> dict[date, int]:
     than the newest closed one (imported after later days closed, so all its events are
     late). Either makes memory stale from that day on.
     """
-    from aframes_web.streams.models import EntityDay
+    from aframes_web.streams.selectors import day_tallies
 
     closed = dict(Trajectory.objects.filter(entity=entity).values_list("day", "event_count"))
     if not closed:
         return {}
-    newest = max(closed)
+    # Counted from the events, not from the day summaries: a summary whose refresh was lost
+    # would hide the late events it never counted.
+    _, until = selectors.day_bounds(ZoneInfo(entity.timezone), max(closed))
     late: dict[date, int] = {}
-    summaries = EntityDay.objects.filter(entity=entity, day__lte=newest)
-    for day, count in summaries.values_list("day", "event_count"):
+    for day, tally in day_tallies(entity=entity, until=until).items():
         if day not in closed:
-            late[day] = count
-        elif count > closed[day]:
-            late[day] = count - closed[day]
+            late[day] = tally.count
+        elif tally.count > closed[day]:
+            late[day] = tally.count - closed[day]
     return late
 
 

@@ -113,6 +113,12 @@ class CompileRequest(models.Model):
     last_error = models.TextField(blank=True, default="")
     last_error_at = models.DateTimeField(null=True, blank=True)
     compiled_at = models.DateTimeField(null=True, blank=True)
+    # What the last stored compile read, as activity.services.window_watermark counts it: the
+    # day's desktop events and the highest of their ids, and the highest id of the absences
+    # before the day that may reach in. Null until a compile of the day finishes.
+    read_count = models.PositiveIntegerField(null=True, blank=True)
+    read_top = models.BigIntegerField(null=True, blank=True)
+    lookback_top = models.BigIntegerField(null=True, blank=True)
 
     class Meta:
         constraints = [

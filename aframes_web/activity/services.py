@@ -64,6 +64,9 @@ class DayCompile:
     compile_ms: float
     # (start, end) of the absences the compile read (epoch s)
     absence_spans: tuple[tuple[float, float], ...] = ()
+    # What it read as window_watermark counts it: (desktop events of the day, the highest of
+    # their ids, the highest id of the absences before the day that may reach in).
+    read: tuple[int, int, int] = (0, 0, 0)
 
     @property
     def sha256(self) -> str:
@@ -151,8 +154,11 @@ def _day_capture(
     return known.converter.finish(reader=READER), known.watermark, known.count
 
 
-def _absences_into(capture: Capture, entity: Entity, start: datetime, end: datetime) -> int:
-    """Add absences that began before the window but reach into it; returns the highest id.
+def _absences_into(
+    capture: Capture, entity: Entity, start: datetime, end: datetime
+) -> tuple[int, int]:
+    """Add absences that began before the window but reach into it; returns the highest id
+    of those, and of all the absences looked at (what a later absence would change).
 
     An absence is stored on the day it starts (AFK from 23:30 to 00:20); the next day's
     document still shows its part after midnight as away time.
@@ -168,13 +174,13 @@ def _absences_into(capture: Capture, entity: Entity, start: datetime, end: datet
         .values_list(*_FIELDS)
     )
     if not rows:
-        return 0
+        return 0, 0
     reaching = capture_from_records(
         _records(rows), start.timestamp(), end.timestamp(), reader=READER
     ).absences
     if reaching:
         capture.absences = sorted([*capture.absences, *reaching], key=lambda a: (a.start, a.id))
-    return max((a.id for a in reaching), default=0)
+    return max((a.id for a in reaching), default=0), max(row[0] for row in rows)
 
 
 def day_compile_read(
@@ -204,7 +210,9 @@ def day_compile_read(
     if not count:
         return DayCompile(None, 0, 0, 0.0)
     before = len(capture.absences)
-    watermark = max(watermark, _absences_into(capture, entity, start, end))
+    reaching_top, lookback_top = _absences_into(capture, entity, start, end)
+    read = (count, watermark, lookback_top)
+    watermark = max(watermark, reaching_top)
     count += len(capture.absences) - before
     compiled = (compile_fn or compile_window)(
         capture,
@@ -217,7 +225,7 @@ def day_compile_read(
     )
     elapsed = (clock.perf_counter() - began) * 1000.0
     spans = tuple((a.start, a.end) for a in capture.absences)
-    return DayCompile(compiled, watermark, count, elapsed, spans)
+    return DayCompile(compiled, watermark, count, elapsed, spans, read)
 
 
 def window_compile_read(
@@ -343,6 +351,7 @@ def day_compile(
             return current
         sha = result.sha256
         if current is not None and current.sha256 == sha:
+            _coverage_record(entity, day, result.read)
             return current
         document = result.compiled.document
         context = context_block(result.compiled)
@@ -372,7 +381,20 @@ def day_compile(
         later = _days_reached(entity, day, result.absence_spans)
         if later:
             transaction.on_commit(lambda: _dispatch_compiles([(entity.pk, d) for d in later]))
+        # Last: the claim row stays locked only for the commit (ingestion updates it too).
+        _coverage_record(entity, day, result.read)
         return stored
+
+
+def _coverage_record(entity: Entity, day: date, read: tuple[int, int, int]) -> None:
+    """Note on the day's claim row what this compile read, in its transaction: committed with
+    the document it stores, or not at all (reconciliation compares it with the events)."""
+    count, top, lookback = read
+    CompileRequest.objects.update_or_create(
+        entity=entity,
+        day=day,
+        defaults={"read_count": count, "read_top": top, "lookback_top": lookback},
+    )
 
 
 def _days_reached(entity: Entity, day: date, spans: tuple[tuple[float, float], ...]) -> list[date]:
@@ -446,14 +468,17 @@ def _delay_s(last: datetime | None, now: datetime) -> float:
     return max(0.0, min(interval, interval - (now - last).total_seconds()))
 
 
-def compile_requests_add(*, pairs: Iterable[tuple[int, date]]) -> list[tuple[int, date, float]]:
+def compile_requests_add(
+    *, pairs: Iterable[tuple[int, date]], stale_after: timedelta = REQUEUE_AFTER
+) -> list[tuple[int, date, float]]:
     """Record that these (entity, day) pairs gained events; returns what to enqueue.
 
     Each item is (entity id, day, countdown in seconds). A pair is enqueued only when no compile
     of it is queued yet (or the queued one looks lost), so many batches for one day coalesce;
     a day compiled less than AFRAMES_COMPILE_INTERVAL_MS ago waits out the rest of the
     interval, so a burst costs a few compiles, while a lone batch compiles at once.
-    Non-desktop entities have nothing to compile.
+    Non-desktop entities have nothing to compile. Reconciliation passes a shorter
+    ``stale_after`` for the days it found uncovered with no compile running.
     """
     wanted = sorted(set(pairs))
     if not wanted:
@@ -469,7 +494,7 @@ def compile_requests_add(*, pairs: Iterable[tuple[int, date]]) -> list[tuple[int
         if entity_id not in desktop:
             continue
         mine = CompileRequest.objects.filter(entity_id=entity_id, day=day)
-        claimed = mine.filter(Q(queued=False) | Q(queued_at__lt=now - REQUEUE_AFTER)).update(
+        claimed = mine.filter(Q(queued=False) | Q(queued_at__lt=now - stale_after)).update(
             queued=True, queued_at=now, requested=F("requested") + 1
         )
         if claimed:

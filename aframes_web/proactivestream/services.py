@@ -223,6 +223,20 @@ def run_execute(
     behind is started again from scratch (a replay has no partial state worth keeping). Any
     failure marks the run failed with its reason and re-raises.
     """
+    from aframes_web import liveness
+
+    # Held while it runs: a second delivery of the task (the broker hands a message back
+    # after its visibility timeout, shorter than a run may take) leaves the run alone, and
+    # reconciliation fails a run whose worker is gone.
+    with liveness.holding(liveness.BENCHMARK_RUN, run_id) as mine:
+        if not mine:
+            return BenchmarkRun.objects.filter(pk=run_id).first()
+        return _run_execute_held(run_id, out, progress)
+
+
+def _run_execute_held(
+    run_id: int, out: Path | None, progress: Progress | None
+) -> BenchmarkRun | None:
     claimed = BenchmarkRun.objects.filter(
         pk=run_id, status__in=[BenchmarkRun.Status.QUEUED, BenchmarkRun.Status.RUNNING]
     ).update(status=BenchmarkRun.Status.RUNNING, started_at=timezone.now(), error="")

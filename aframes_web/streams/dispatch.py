@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from collections.abc import Iterable
-from datetime import date
+from datetime import date, timedelta
 
 DayPair = tuple[int, date]
 logger = logging.getLogger(__name__)
@@ -33,16 +33,18 @@ def dispatch_days(pairs: Iterable[DayPair]) -> None:
         refresh_entity_days.delay(entity_id, days)
 
 
-def dispatch_compiles(pairs: Iterable[DayPair]) -> None:
+def dispatch_compiles(pairs: Iterable[DayPair], stale_after: timedelta | None = None) -> None:
     """Queue compiles of desktop days; a day whose compile is queued only records the request.
 
     A broker that refuses the message leaves the day pending, not queued, so the next request
-    or ``compile_pending`` sends it; the events are stored either way.
+    or reconciliation sends it; the events are stored either way. ``stale_after``: queue again
+    a compile queued longer ago than this (default: the compile queue's own REQUEUE_AFTER).
     """
     from aframes_web.activity.services import compile_requests_add, compile_unqueue
     from aframes_web.activity.tasks import compile_day
 
-    for entity_id, day, countdown in compile_requests_add(pairs=pairs):
+    wait = {} if stale_after is None else {"stale_after": stale_after}
+    for entity_id, day, countdown in compile_requests_add(pairs=pairs, **wait):
         try:
             compile_day.apply_async((entity_id, day.isoformat()), countdown=countdown or None)
         except Exception:

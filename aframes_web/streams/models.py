@@ -115,6 +115,9 @@ class EntityDay(models.Model):
     event_count = models.PositiveIntegerField()
     first_at = models.DateTimeField()
     last_at = models.DateTimeField()
+    # The highest event id counted: with event_count, what reconciliation checks against the
+    # events (aframes_web/reconcile).
+    watermark = models.BigIntegerField(default=0)
     refreshed_at = models.DateTimeField()
 
     class Meta:
@@ -160,6 +163,10 @@ class ImportJob(models.Model):
     report = models.TextField(blank=True)
     error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Runs begun (a worker lost mid-import leaves the job to a later one) and the last sign
+    # of life of the current run; reconciliation resumes or fails a job nobody runs.
+    attempts = models.PositiveIntegerField(default=0)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date, datetime
+from zoneinfo import ZoneInfo
 
-from django.db.models import Count, Max, Q, QuerySet, Sum
-from django.db.models.functions import Coalesce
+from django.db.models import Count, Max, Min, Q, QuerySet, Sum
+from django.db.models.functions import Coalesce, TruncDate
 
 from aframes_web.streams.models import Entity, EntityDay, Event, ImportJob
 from aframes_web.teams.models import Team
@@ -57,3 +60,54 @@ def days_for_entity(*, entity: Entity) -> QuerySet[EntityDay]:
 
 def import_jobs_for_team(*, team: Team) -> QuerySet[ImportJob]:
     return ImportJob.objects.filter(team=team).order_by("-created_at", "-id")
+
+
+@dataclass(frozen=True, slots=True)
+class DayTally:
+    """What the events of one local day are, counted from the events themselves."""
+
+    count: int
+    top: int  # highest event id
+    first_at: datetime
+    last_at: datetime
+    received_at: datetime  # when the newest-received of them arrived
+    chosen_count: int = 0  # of the kinds asked for (day_tallies' ``kinds``)
+    chosen_top: int = 0
+
+
+def day_tallies(
+    *, entity: Entity, until: datetime | None = None, kinds: Iterable[str] = ()
+) -> dict[date, DayTally]:
+    """Every local day (entity time zone) of the entity's events before ``until``, counted in
+    one grouped query: the ground truth that summaries, compiles and memory are held to."""
+    zone = ZoneInfo(entity.timezone)
+    rows = Event.objects.filter(entity=entity)
+    if until is not None:
+        rows = rows.filter(occurred_at__lt=until)
+    chosen = Q(kind__in=list(kinds))
+    grouped = (
+        rows.annotate(local=TruncDate("occurred_at", tzinfo=zone))
+        .values("local")
+        .annotate(
+            count=Count("id"),
+            top=Max("id"),
+            first_at=Min("occurred_at"),
+            last_at=Max("occurred_at"),
+            received_at=Max("received_at"),
+            chosen_count=Count("id", filter=chosen),
+            chosen_top=Max("id", filter=chosen),
+        )
+        .order_by("local")
+    )
+    return {
+        row["local"]: DayTally(
+            row["count"],
+            row["top"],
+            row["first_at"],
+            row["last_at"],
+            row["received_at"],
+            row["chosen_count"],
+            row["chosen_top"] or 0,
+        )
+        for row in grouped
+    }

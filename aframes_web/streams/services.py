@@ -363,7 +363,9 @@ def entity_days_refresh(*, entity_id: int, days: Iterable[str]) -> int:
         end = datetime.combine(day + timedelta(days=1), datetime.min.time(), tzinfo=zone)
         summary = Event.objects.filter(
             entity=entity, occurred_at__gte=start, occurred_at__lt=end
-        ).aggregate(count=Count("id"), first=Min("occurred_at"), last=Max("occurred_at"))
+        ).aggregate(
+            count=Count("id"), first=Min("occurred_at"), last=Max("occurred_at"), top=Max("id")
+        )
         if not summary["count"]:
             EntityDay.objects.filter(entity=entity, day=day).delete()
             continue
@@ -374,6 +376,7 @@ def entity_days_refresh(*, entity_id: int, days: Iterable[str]) -> int:
                 "event_count": summary["count"],
                 "first_at": summary["first"],
                 "last_at": summary["last"],
+                "watermark": summary["top"],
                 "refreshed_at": timezone.now(),
             },
         )

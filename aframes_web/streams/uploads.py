@@ -16,8 +16,10 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
+from aframes_web import liveness
 from aframes_web.streams.importing import (
     ImportAborted,
     ImportRefused,
@@ -28,8 +30,6 @@ from aframes_web.streams.importing import (
 )
 from aframes_web.streams.models import ImportJob
 from aframes_web.teams.models import Team
-
-PROGRESS_EVERY_S = 1.0  # how often a running job writes its counts (one UPDATE per second)
 
 
 def upload_dir() -> Path:
@@ -108,27 +108,47 @@ def _as_uploaded(value: Any, job: ImportJob) -> Any:
 
 
 def import_job_run(*, job_id: int) -> None:
-    """Run one job; safe to repeat (the import itself is idempotent on source keys)."""
-    claimed = ImportJob.objects.filter(
-        pk=job_id, status__in=[ImportJob.Status.QUEUED, ImportJob.Status.RUNNING]
-    ).update(status=ImportJob.Status.RUNNING)
-    if not claimed:
-        return
-    job = ImportJob.objects.select_related("team").get(pk=job_id)
+    """Run one job; safe to repeat, and to run after a worker was lost in it.
+
+    While it runs, the job's lock (``aframes_web/liveness.py``) says a living worker has it: a
+    second delivery of the task leaves it alone, and reconciliation hands a job without one
+    back (``import_job_lost``). A job run again after a lost worker resumes: the file is read
+    from its start, the events stored before are recognised by their source keys and skipped,
+    and the counts go on from the last ones written, after every stored batch.
+    """
+    with liveness.holding(liveness.IMPORT_JOB, job_id) as mine:
+        if not mine:
+            return  # a living worker runs it
+        claimed = ImportJob.objects.filter(
+            pk=job_id, status__in=[ImportJob.Status.QUEUED, ImportJob.Status.RUNNING]
+        ).update(
+            status=ImportJob.Status.RUNNING,
+            attempts=F("attempts") + 1,
+            heartbeat_at=timezone.now(),
+        )
+        if claimed:
+            _import_job_run(ImportJob.objects.select_related("team").get(pk=job_id))
+
+
+def _import_job_run(job: ImportJob) -> None:
     path = Path(job.stored_path)
-    last = [0.0]
+    # Stored by an earlier, lost attempt: read again now, they come back as duplicates.
+    before = job.imported if job.attempts > 1 else 0
+
+    def counts(summary: ImportSummary) -> dict[str, int]:
+        return {
+            "read": summary.read,
+            "imported": before + summary.imported,
+            "duplicates": max(0, summary.duplicates - before),
+            "rejected": sum(summary.rejected.values()),
+        }
 
     def progress(summary: ImportSummary) -> None:
-        now = time.monotonic()
-        if now - last[0] < PROGRESS_EVERY_S:
-            return
-        last[0] = now
+        # After every stored batch: what a resumed attempt continues from.
         ImportJob.objects.filter(pk=job.pk).update(
             progress_bytes=getattr(plan.reader, "bytes_read", 0),
-            read=summary.read,
-            imported=summary.imported,
-            duplicates=summary.duplicates,
-            rejected=sum(summary.rejected.values()),
+            heartbeat_at=timezone.now(),
+            **counts(summary),
         )
 
     try:
@@ -157,13 +177,16 @@ def import_job_run(*, job_id: int) -> None:
         path.unlink(missing_ok=True)
         raise
     else:
+        totals = counts(summary)
+        if before:
+            summary.imported, summary.duplicates = totals["imported"], totals["duplicates"]
+            summary.notes.append(
+                f"resumed after a lost worker (attempt {job.attempts}): the {before:,} events "
+                "stored before it count as imported"
+            )
         ImportJob.objects.filter(pk=job.pk).update(
             status=ImportJob.Status.DONE,
             progress_bytes=job.size_bytes,
-            read=summary.read,
-            imported=summary.imported,
-            duplicates=summary.duplicates,
-            rejected=sum(summary.rejected.values()),
             summary=_as_uploaded(summary.as_dict() | {"problems": summary.problems}, job),
             report=_as_uploaded(
                 describe(
@@ -175,5 +198,39 @@ def import_job_run(*, job_id: int) -> None:
                 job,
             ),
             finished_at=timezone.now(),
+            **totals,
         )
     path.unlink(missing_ok=True)  # the events are stored; the upload is not kept
+
+
+def import_job_lost(*, job_id: int, attempts: int, act: bool = True) -> str:
+    """A job said to be queued or running that no living worker has: queue it again to
+    resume, or, after ``attempts`` runs or without its file, fail it saying why and delete
+    the upload. Returns what was done (``act`` False: what would be)."""
+    job = ImportJob.objects.filter(pk=job_id).first()
+    if job is None or job.status not in (ImportJob.Status.QUEUED, ImportJob.Status.RUNNING):
+        return "already ended"
+    path = Path(job.stored_path)
+    if job.attempts < attempts and path.is_file():
+        if act:
+            ImportJob.objects.filter(pk=job.pk, attempts=job.attempts).update(
+                status=ImportJob.Status.QUEUED, heartbeat_at=timezone.now()
+            )
+            from aframes_web.streams.tasks import run_import_job
+
+            run_import_job.delay(job.pk)
+        return "queued to resume" if act else "would be queued to resume"
+    if path.is_file():
+        lost = f"the worker running it was lost {job.attempts} times"
+    else:
+        lost = "its uploaded file is gone (the server's upload folder was cleared)"
+    error = (
+        f"This import could not finish: {lost}. The {job.imported:,} events stored before are "
+        "kept, and importing the file again skips them."
+    )
+    if act:
+        ImportJob.objects.filter(pk=job.pk, attempts=job.attempts).update(
+            status=ImportJob.Status.FAILED, error=error, finished_at=timezone.now()
+        )
+        path.unlink(missing_ok=True)
+    return "failed, saying so" if act else "would be failed, saying so"
