@@ -22,6 +22,7 @@ from django.db import connection
 # aframes_web/activity and memory/ are transaction locks in their own namespaces ('AF', 'PM').
 IMPORT_JOB = 0x494A  # 'IJ': an import job being run
 BENCHMARK_RUN = 0x4252  # 'BR': a benchmark run being executed
+RECONCILE = 0x5250  # 'RP': the reconciliation pass (key 0): one at a time
 
 
 def _postgres() -> bool:

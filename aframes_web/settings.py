@@ -218,7 +218,12 @@ AFRAMES_RECONCILE_INTERVAL_S = env_int("AFRAMES_RECONCILE_INTERVAL_S", 30, minim
 # Periodic work, run by the one beat (docker/compose.yaml) or by `manage.py serve`'s worker.
 CELERY_BEAT_SCHEDULE = {
     # Every derived row against the events: lost summaries, compiles, memory closes, imports.
-    "reconcile": {"task": "aframes.reconcile", "schedule": float(AFRAMES_RECONCILE_INTERVAL_S)},
+    # A pass that waited past the next one's start (workers down) is dropped, not piled up.
+    "reconcile": {
+        "task": "aframes.reconcile",
+        "schedule": float(AFRAMES_RECONCILE_INTERVAL_S),
+        "options": {"expires": float(AFRAMES_RECONCILE_INTERVAL_S)},
+    },
     # Compiles a lost message or an exhausted retry left behind (aframes_web/activity).
     "compile-pending": {"task": "activity.compile_pending", "schedule": 300.0},
     # Closes the days of entities that went quiet (memory/): a weekend still closes Friday.

@@ -8,7 +8,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -60,13 +60,8 @@ def _children(pid: int) -> list[int]:
     return found
 
 
-@pytest.fixture
-def worker(eager_tasks: Any, tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
+def _start_worker(log_path: Path) -> subprocess.Popen[bytes]:
     """A prefork worker process with one child, on the test database and Redis."""
-    need_service("PostgreSQL (DATABASE_URL)", connection.vendor == "postgresql")
-    need_service("Redis (REDIS_URL)", bool(settings.REDIS_URL))
-    eager_tasks.conf.task_always_eager = False
-    eager_tasks.connection_for_write().default_channel.client.delete("celery")  # stale messages
     env = {
         **os.environ,
         "DATABASE_URL": _conninfo(),
@@ -74,26 +69,41 @@ def worker(eager_tasks: Any, tmp_path: Path) -> Iterator[subprocess.Popen[bytes]
         "SECRET_KEY": "worker-test",
         "DJANGO_SETTINGS_MODULE": "aframes_web.settings",
     }
-    log = (tmp_path / "worker.log").open("wb")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "aframes_web", "worker", "--pool=prefork"]
-        + ["--concurrency=1", "--without-gossip", "--without-mingle", "--loglevel=INFO"]
-        + ["--hostname=compile-test@%h"],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
+    with log_path.open("ab") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "aframes_web", "worker", "--pool=prefork"]
+            + ["--concurrency=1", "--without-gossip", "--without-mingle", "--loglevel=INFO"]
+            + ["--hostname=compile-test@%h"],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    _wait(lambda: log_path.read_text().count("ready.") > 0, 60, "the worker")
+    return process
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    process.send_signal(signal.SIGTERM)
     try:
-        _wait(lambda: "ready." in (tmp_path / "worker.log").read_text(), 60, "the worker")
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+@pytest.fixture
+def worker(eager_tasks: Any, tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """A prefork worker process with one child, on the test database and Redis."""
+    need_service("PostgreSQL (DATABASE_URL)", connection.vendor == "postgresql")
+    need_service("Redis (REDIS_URL)", bool(settings.REDIS_URL))
+    eager_tasks.conf.task_always_eager = False
+    eager_tasks.connection_for_write().default_channel.client.delete("celery")  # stale messages
+    process = _start_worker(tmp_path / "worker.log")
+    try:
         yield process
     finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        log.close()
+        _stop(process)
 
 
 def test_a_real_worker_compiles_what_ingestion_queues(worker, owner_api, desktop) -> None:
@@ -164,3 +174,47 @@ def test_killing_a_worker_mid_compile_loses_nothing(worker, owner_api, desktop, 
     assert sorted(Frame.objects.filter(document=document).values_list("frame_id", flat=True)) == (
         sorted(f["id"] for f in fresh.compiled.document["frames"])
     )
+
+
+def test_a_worker_lost_as_a_whole_mid_compile_is_healed_by_reconciliation(
+    worker, owner_api, desktop, tmp_path, monkeypatch
+) -> None:
+    """Parent and child killed (a lost machine): the message waits in Redis for the
+    visibility timeout, and the claim row says "claimed"; reconciliation sees that nobody holds
+    the compile lock and queues the day again for the restarted worker."""
+    from aframes_web.reconcile import services as reconcile_services
+    from aframes_web.reconcile.services import reconcile
+
+    records = generate_day(DAY, seed=5)
+    with psycopg.connect(_conninfo()) as blocker:
+        blocker.execute("LOCK TABLE activity_frame IN SHARE MODE")
+        assert owner_api.post(URL, records).status_code == 201
+        with psycopg.connect(_conninfo(), autocommit=True) as watch:
+            _wait(
+                lambda: watch.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                    "AND query LIKE 'INSERT INTO \"activity_frame\"%%'"
+                ).fetchone()[0],
+                60,
+                "the compile to block on its frames",
+            )
+        for pid in [*_children(worker.pid), worker.pid]:
+            os.kill(pid, signal.SIGKILL)
+        worker.wait()
+        blocker.rollback()
+    assert not DayDocument.objects.filter(entity=desktop, day=DAY).exists()
+    restarted = _start_worker(tmp_path / "restarted.log")
+    try:
+        monkeypatch.setattr(reconcile_services, "GRACE", timedelta(0))  # the kill was just now
+        report = reconcile()
+        # The summary task it had taken may be lost with it too (and is recounted here).
+        assert ("compile_missing", DAY) in [(d.kind, d.day) for d in report.drifts]
+        document = _wait(
+            lambda: DayDocument.objects.filter(entity=desktop, day=DAY, current=True).first(),
+            60,
+            "the restarted worker to compile the day",
+        )
+        assert document.sha256 == day_compile_read(entity=desktop, day=DAY).sha256
+        assert _wait(lambda: reconcile(repair=False).drifts == [], 30, "nothing left to heal")
+    finally:
+        _stop(restarted)

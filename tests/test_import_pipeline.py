@@ -202,3 +202,19 @@ def test_a_process_with_other_threads_imports_in_process_instead_of_forking(
     monkeypatch.setattr(threading, "active_count", lambda: 1)
     run_import(_plan(desktop, ListReader(_snapshots(30))), batch_size=10, pipeline=True)
     assert forks == ["fork"]  # alone again, the reader is forked as before
+
+
+@pytest.mark.parametrize("pipeline", [True, False])
+def test_a_reader_failure_reads_the_same_forked_or_in_process(desktop, monkeypatch, pipeline):
+    from aframes_web.streams import importing
+
+    if not pipeline:  # as in a process with other threads (a worker, a served test)
+        monkeypatch.setattr(importing, "pipeline_available", lambda: False)
+    reader = ListReader(_snapshots(50), fail_after=35)
+    expected = (
+        r"^Reading failed after f:35 \(RuntimeError: disk on fire\); the 30 events stored "
+        r"before it are kept, and a rerun skips them\.$"
+    )
+    with pytest.raises(ImportFailed, match=expected):
+        run_import(_plan(desktop, reader), batch_size=10, pipeline=True)
+    assert Event.objects.filter(entity=desktop).count() == 30

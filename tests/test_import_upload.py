@@ -154,3 +154,18 @@ def test_uploads_a_killed_request_left_are_swept_after_a_day(settings) -> None:
     assert "streams.sweep_incoming_uploads" in {
         entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values()
     }
+
+
+def test_a_file_the_reader_cannot_finish_fails_the_job_saying_where(owner, settings) -> None:
+    settings.AFRAMES_IMPORT_MAX_LINE_MB = 1
+    client = Client()
+    client.force_login(owner)
+    content = _jsonl(snapshot("2026-03-02T08:00:00Z", "a"), extra='{"pad": "' + "x" * (2 << 20))
+    _post(client, content)
+    job = ImportJob.objects.get()
+    assert job.status == "failed"
+    assert job.error.startswith("Reading failed after day.jsonl:1 (FileTooStrange: day.jsonl: ")
+    # The first line was in the batch being read: nothing was stored, and the job says so.
+    assert "line 2 is longer than 1 MiB" in job.error and "the 0 events stored" in job.error
+    assert Event.objects.count() == 0
+    assert not any(upload_dir().iterdir())

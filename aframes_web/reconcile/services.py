@@ -426,4 +426,3 @@ def _drift(
     return Drift(
         kind, entity.team.slug, entity.key, day, detail, done if repair else f"would be {done}"
     )
-

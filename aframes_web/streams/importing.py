@@ -491,16 +491,50 @@ def run_import(
     """
     if pipeline and pipeline_available():
         return _import_pipelined(plan, strict=strict, batch_size=batch_size, progress=progress)
-    summary = import_items(
-        entity=plan.entity,
-        route=plan.route,
-        items=plan.reader,
-        strict=strict,
-        batch_size=batch_size,
-        progress=progress,
-    )
+    last = ""  # location of the last item read, to say where reading failed
+    stored = ImportSummary()  # as of the last stored batch
+
+    def reading() -> Iterator[SourceItem]:
+        nonlocal last
+        try:
+            for source in plan.reader:
+                last = source.location
+                yield source
+        except Exception as exc:
+            raise _ReadingFailed(last, exc) from exc
+
+    def counted(summary: ImportSummary) -> None:
+        stored.imported = summary.imported
+        if progress is not None:
+            progress(summary)
+
+    try:
+        summary = import_items(
+            entity=plan.entity,
+            route=plan.route,
+            items=reading(),
+            strict=strict,
+            batch_size=batch_size,
+            progress=counted,
+        )
+    except _ReadingFailed as failed:
+        # What the pipelined import says of its reader process's failure, word for word.
+        where = f"after {failed.last}" if failed.last else "before the first item"
+        error = failed.__cause__
+        raise ImportFailed(
+            f"Reading failed {where} ({type(error).__name__}: {error}); the "
+            f"{stored.imported:,} events stored before it are kept, and a rerun skips them."
+        ) from error
     summary.notes.extend(reader_notes(plan.reader))
     return summary
+
+
+class _ReadingFailed(Exception):
+    """The reader raised: carried out of the storing loop, which must not catch it."""
+
+    def __init__(self, last: str, error: Exception) -> None:
+        super().__init__(last)
+        self.last = last
 
 
 def describe(summary: ImportSummary, name: str, where: str, multi_entity: bool) -> str:

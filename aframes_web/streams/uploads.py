@@ -22,6 +22,7 @@ from django.utils import timezone
 from aframes_web import liveness
 from aframes_web.streams.importing import (
     ImportAborted,
+    ImportFailed,
     ImportRefused,
     ImportSummary,
     describe,
@@ -161,7 +162,7 @@ def _import_job_run(job: ImportJob) -> None:
             tz=job.timezone or None,
         )
         summary = run_import(plan, progress=progress)
-    except (ImportRefused, ImportAborted) as err:
+    except (ImportRefused, ImportAborted, ImportFailed) as err:
         ImportJob.objects.filter(pk=job.pk).update(
             status=ImportJob.Status.FAILED,
             error=_as_uploaded(str(err), job),
