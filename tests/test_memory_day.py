@@ -7,10 +7,15 @@ from zoneinfo import ZoneInfo
 
 from memory.engine.control import home_signature, sports_signature
 from memory.engine.day import (
+    MINING_DAYS,
+    ClosedDay,
+    DayCache,
     Tracked,
     advance_regularities,
     check_segments,
+    close_day,
     day_record,
+    segment_keys,
     unchecked_segments,
 )
 from memory.engine.records import (
@@ -269,3 +274,193 @@ def test_the_stored_state_columns_are_what_a_state_writes() -> None:
     from memory.engine.serial import STATE_FIELDS
 
     assert tuple(state_to_fields(RegularityState())) == STATE_FIELDS
+
+
+# --- close_day: the cache of an open day, frames, validation, zones ---------------------------
+
+
+def sensor(eid: int, moment: datetime, room: str) -> EngineEvent:
+    payload = {"type": "motion", "value": "ON", "attributes": {"sensor": f"M{eid}", "room": room}}
+    return EngineEvent(eid, moment.astimezone(UTC), "observation", payload)
+
+
+# A morning, the first event 00:30 local: 22:30 UTC the day before, on DAY only in ZONE.
+ROOMS = ("bedroom", "bedroom", "kitchen", "kitchen", "hall", "living", "living", "kitchen")
+MORNING = (
+    sensor(1, at(0, 30), "bedroom"),
+    *(sensor(i + 2, at(7 + i // 2, (i % 2) * 20), room) for i, room in enumerate(ROOMS)),
+)
+
+
+def _summary(closed: ClosedDay) -> list[tuple[object, ...]]:
+    return [(c.key, c.segment, c.verdict.accepted, c.verdict.reason) for c in closed.segments]
+
+
+def test_a_cached_open_day_closes_as_a_fresh_one_at_every_event_reusing_its_extraction() -> None:
+    cache = DayCache()
+    opened = None
+    for n in range(1, len(MORNING) + 1):
+        closed = close_day("home", MORNING[:n], DAY, ZONE, cache=cache)
+        assert _summary(closed) == _summary(close_day("home", MORNING[:n], DAY, ZONE))
+        assert closed.record == close_day("home", MORNING[:n], DAY, ZONE).record
+        if opened is not None:
+            assert cache.opened is opened  # extended, not extracted afresh
+        opened = cache.opened
+        assert opened.fed == n
+    again = close_day("home", MORNING, DAY, ZONE, cache=cache)  # nothing new: kept as it is
+    assert cache.opened is opened and _summary(again) == _summary(closed)
+    assert cache.views.keys() == {e.id for e in MORNING}
+    assert cache.verdicts and all(v is not None for v in cache.verdicts.values())
+    assert cache.indexes
+
+
+def test_a_cached_day_starts_afresh_for_an_event_out_of_order_another_day_or_scope() -> None:
+    cache = DayCache()
+    close_day("home", MORNING[:6], DAY, ZONE, cache=cache)
+    first = cache.opened
+    late = sensor(99, at(7, 10), "hall")  # between events already fed
+    events = sorted([*MORNING[:6], late], key=lambda e: (e.at, e.id))
+    closed = close_day("home", events, DAY, ZONE, cache=cache)
+    assert cache.opened is not first
+    assert _summary(closed) == _summary(close_day("home", events, DAY, ZONE))
+    fewer = close_day("home", MORNING[:3], DAY, ZONE, cache=cache)  # fewer than were fed
+    assert _summary(fewer) == _summary(close_day("home", MORNING[:3], DAY, ZONE))
+    nextday = tuple(sensor(e.id + 100, e.at + timedelta(days=1), "kitchen") for e in MORNING)
+    tomorrow = DAY + timedelta(days=1)
+    other = close_day("home", nextday, tomorrow, ZONE, cache=cache)
+    assert _summary(other) == _summary(close_day("home", nextday, tomorrow, ZONE))
+    assert cache.opened.day == tomorrow
+    sports = close_day("sports", nextday, tomorrow, ZONE, cache=cache)
+    assert sports.segments == close_day("sports", nextday, tomorrow, ZONE).segments == ()
+
+
+def test_the_first_event_after_local_midnight_belongs_to_the_day_in_its_zone() -> None:
+    for cache in (None, DayCache()):
+        closed = close_day("home", MORNING, DAY, ZONE, cache=cache)
+        assert closed.day == DAY
+        first = closed.segments[0]
+        assert first.segment.citations == (1,) and first.verdict.accepted, first.verdict.reason
+        assert closed.record.observations[0].at == at(0, 30)
+        assert all(o.at.tzinfo is ZONE for o in closed.record.observations)
+
+
+def test_a_given_extractor_is_used_with_or_without_a_cache_and_validated() -> None:
+    bad = seg("room_presence", at(9), at(9, 30), (2,), Fact("f1", "observed", ("room",), "attic"))
+
+    def extractor(*args: object) -> tuple[Segment, ...]:
+        return (bad,)
+
+    for cache in (None, DayCache()):
+        closed = close_day("home", MORNING, DAY, ZONE, extractor=extractor, cache=cache)
+        assert [c.segment for c in closed.segments] == [bad]
+        assert not closed.segments[0].verdict.accepted
+        # The no-validation ablation takes it as it is.
+        unchecked = close_day(
+            "home", MORNING, DAY, ZONE, extractor=extractor, cache=cache, validate=False
+        )
+        assert [(c.segment, c.verdict.accepted) for c in unchecked.segments] == [(bad, True)]
+        assert [o.value for o in unchecked.record.observations] == ["attic"]
+
+
+def test_desktop_frames_reach_the_extraction_with_or_without_a_cache() -> None:
+    from tests.test_memory_extract import BERLIN, synthetic_desktop_day
+
+    day, events, frames = synthetic_desktop_day()
+    for cache in (None, DayCache()):
+        closed = close_day("desktop", events, day, BERLIN, frames=frames, cache=cache)
+        cut = [c for c in closed.segments if c.segment.kind == "frame"]
+        assert len(cut) == len(frames) and all(c.verdict.accepted for c in cut)
+
+
+def test_a_verdict_is_reused_for_a_segment_checked_before(monkeypatch) -> None:
+    from memory.engine import day as day_module
+
+    events = {1: event(1, at(8), room="kitchen")}
+    good = seg(
+        "room_presence", at(8), at(8, 30), (1,), Fact("f1", "observed", ("room",), "Kitchen")
+    )
+    calls: list[Segment] = []
+    real = day_module.validate_segment
+
+    def counted(s: Segment, *args: object, **kwargs: object) -> object:
+        calls.append(s)
+        return real(s, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(day_module, "validate_segment", counted)
+    verdicts: dict[Segment, object] = {}
+    first = check_segments([good], events, DAY, ZONE, verdicts=verdicts)  # type: ignore[arg-type]
+    second = check_segments([good], events, DAY, ZONE, verdicts=verdicts)  # type: ignore[arg-type]
+    assert calls == [good] and first == second and verdicts[good] == first[0].verdict
+    indexes: dict[int, object] = {}
+    check_segments([good], events, DAY, ZONE, index_cache=indexes)  # type: ignore[arg-type]
+    assert set(indexes) == {1}
+
+
+def test_a_segment_without_citations_is_keyed_none() -> None:
+    bare = seg("first_activity", at(8), at(8), ())
+    assert segment_keys([bare, bare]) == ["first_activity@none", "first_activity@none~2"]
+
+
+# --- advance_regularities: every regularity, the mining window, one per family ---------------
+
+OTHER = Proposal(WAKE, Predicate(("room_presence", "room"), "hall"), (time(6), time(10)))
+
+
+def test_a_rejected_or_already_advanced_regularity_never_stops_the_others() -> None:
+    first, second = sorted([PROPOSAL, OTHER], key=regularity_id)
+    one, two = regularity_id(first), regularity_id(second)
+    record = _routine_day(DAY, kept=True)
+    for held in (
+        RegularityState(rejected="a person rejected it"),
+        RegularityState(last_day=DAY),
+    ):
+        step = advance_regularities(
+            {one: Tracked(one, first, held), two: Tracked(two, second)},
+            [],
+            record,
+            miner=_no_miner,
+        )
+        assert set(step.assessments) == {two}
+        assert step.tracked[one].state == held
+        assert step.tracked[two].id == two and step.tracked[two].state.last_day == DAY
+
+
+def test_the_miner_sees_the_last_28_closed_days_only() -> None:
+    seen: list[list[date]] = []
+
+    def miner(recent: list[DayRecord], *, known: object = ()) -> tuple[Proposal, ...]:
+        seen.append([r.day for r in recent])
+        return ()
+
+    days = [DAY - timedelta(days=n) for n in range(MINING_DAYS, 0, -1)]
+    advance_regularities(
+        {}, [_routine_day(d, True) for d in days], _routine_day(DAY, True), miner=miner
+    )
+    assert seen == [[*days[1:], DAY]]  # the day exactly 28 days back is out
+
+
+def test_one_routine_is_tracked_once_per_family_while_its_regularity_is_active() -> None:
+    narrower = Proposal(WAKE, KITCHEN, (time(6), time(9)))  # the same routine, another window
+    bad = Proposal(WAKE, KITCHEN, (time(10), time(6)))
+
+    def miner(recent: object, *, known: object = ()) -> tuple[Proposal, ...]:
+        return (bad, PROPOSAL, narrower)
+
+    records = [_routine_day(DAY - timedelta(days=n), True) for n in range(6, 0, -1)]
+    fresh = advance_regularities({}, records, _routine_day(DAY, True), miner=miner)
+    rid = regularity_id(PROPOSAL)
+    assert fresh.new_ids == (rid,)  # the malformed one skipped, the second of the family too
+    assert fresh.tracked[rid].id == rid
+
+    def weekly(state: str) -> dict[str, Tracked]:
+        return {rid: Tracked(rid, PROPOSAL, RegularityState(state=state, last_day=DAY))}
+
+    for state, blocked in (("active", True), ("weakening", True), ("candidate", False)):
+        step = advance_regularities(
+            weekly(state),
+            records,
+            _routine_day(DAY, True),
+            miner=lambda recent, known=(): (narrower, OTHER),
+        )
+        assert (regularity_id(narrower) not in step.new_ids) is blocked, state
+        assert regularity_id(OTHER) in step.new_ids  # another family, after a blocked one
