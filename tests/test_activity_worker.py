@@ -46,6 +46,19 @@ def _wait(predicate: Callable[[], Any], timeout: float, what: str) -> Any:
     raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
 
 
+def _wait_blocked_on_frames() -> None:
+    """Until a compile waits on the frames table (held by the test)."""
+    with psycopg.connect(_conninfo(), autocommit=True) as watch:
+        _wait(
+            lambda: watch.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                "AND query LIKE 'INSERT INTO \"activity_frame\"%%'"
+            ).fetchone()[0],
+            60,
+            "the compile to block on its frames",
+        )
+
+
 def _children(pid: int) -> list[int]:
     found = []
     for entry in Path("/proc").iterdir():
@@ -140,15 +153,7 @@ def test_killing_a_worker_mid_compile_loses_nothing(worker, owner_api, desktop, 
         blocker.execute("LOCK TABLE activity_frame IN SHARE MODE")
         answer = owner_api.post(URL, records)
         assert answer.status_code == 201, answer.content
-        with psycopg.connect(_conninfo(), autocommit=True) as watch:
-            _wait(
-                lambda: watch.execute(
-                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-                    "AND query LIKE 'INSERT INTO \"activity_frame\"%%'"
-                ).fetchone()[0],
-                60,
-                "the compile to block on its frames",
-            )
+        _wait_blocked_on_frames()
         children = _children(worker.pid)
         assert children, "the prefork worker has no child process"
         for pid in children:
@@ -189,15 +194,7 @@ def test_a_worker_lost_as_a_whole_mid_compile_is_healed_by_reconciliation(
     with psycopg.connect(_conninfo()) as blocker:
         blocker.execute("LOCK TABLE activity_frame IN SHARE MODE")
         assert owner_api.post(URL, records).status_code == 201
-        with psycopg.connect(_conninfo(), autocommit=True) as watch:
-            _wait(
-                lambda: watch.execute(
-                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-                    "AND query LIKE 'INSERT INTO \"activity_frame\"%%'"
-                ).fetchone()[0],
-                60,
-                "the compile to block on its frames",
-            )
+        _wait_blocked_on_frames()
         for pid in [*_children(worker.pid), worker.pid]:
             os.kill(pid, signal.SIGKILL)
         worker.wait()

@@ -326,3 +326,61 @@ def test_control_never_adds_an_intervention_and_never_changes_an_abstention(
         again, replayed = control(p, s, day, replayed)
         assert again == result
         assert replayed == state
+
+
+# What each outcome carries, and the values signatures hold
+
+
+def test_every_outcome_names_its_identity_and_the_proposal_it_decided() -> None:
+    proposed = propose()
+    ident = identity(proposed)
+    abstained, _ = control(propose(action="abstain"), sig(), DAY, ControlState())
+    first, state = control(proposed, sig(), DAY, ControlState())
+    repeat, _ = control(proposed, sig(), DAY, state)
+    for outcome, wanted in ((abstained, propose(action="abstain")), (first, proposed)):
+        assert outcome.proposed == wanted and outcome.suppressed_by is None
+    assert (abstained.identity, first.identity, repeat.identity) == (ident, ident, ident)
+    assert (repeat.proposed, repeat.suppressed_by) == (proposed, ident)
+
+
+def test_each_signature_names_its_scope() -> None:
+    assert [signature(scope, {}).scope for scope in ("sports", "home", "code", "desktop")] == [
+        "sports",
+        "home",
+        "code",
+        "desktop",
+    ]
+
+
+def test_a_home_context_without_rooms_has_no_rooms_and_a_single_room_counts_as_one() -> None:
+    assert dict(signature("home", {"activity_family": "cooking"}).fields)["rooms"] == ()
+    one = signature("home", {"activity_family": "cooking", "rooms": "Kitchen"})
+    assert dict(one.fields)["rooms"] == (("str", "kitchen"),)
+    counted = signature("home", {"activity_family": "cooking", "rooms": 3})
+    assert dict(counted.fields)["rooms"] == (("num", 3),)
+
+
+def test_a_room_set_of_values_that_do_not_compare_still_makes_a_signature() -> None:
+    # An aware and a naive time never compare (canonical keeps the naive one naive): members
+    # are ordered by their repr, so any mix of values sorts.
+    rooms = ["2026-03-02T08:00:00+00:00", "2026-03-02T08:00:00"]
+    home = signature("home", {"activity_family": "cooking", "rooms": rooms})
+    assert [kind for kind, _ in dict(home.fields)["rooms"]] == ["time", "time"]
+    assert home == signature("home", {"activity_family": "cooking", "rooms": rooms[::-1]})
+
+
+def test_a_value_canonical_cannot_compare_is_kept_raw_by_its_repr() -> None:
+    raw = dict(sig(location=["a", "b"]).fields)["location"]
+    assert raw == ("raw", "['a', 'b']")
+    assert dict(sig(location=None).fields)["location"] == ("none", None)
+
+
+def test_a_missing_home_phase_ranks_below_onset() -> None:
+    no_phase = Signature("home", (("activity_family", ("str", "cooking")),))
+    onset = Signature("home", no_phase.fields, "onset")
+    _, state = control(propose(), no_phase, DAY, ControlState())
+    stronger, _ = control(propose(), onset, DAY, state)
+    assert stronger.reason == "stronger_phase"
+    _, state = control(propose(), onset, DAY, ControlState())
+    weaker, _ = control(propose(), no_phase, DAY, state)
+    assert weaker.reason == "repeat"

@@ -464,3 +464,11 @@ def test_one_routine_is_tracked_once_per_family_while_its_regularity_is_active()
         )
         assert (regularity_id(narrower) not in step.new_ids) is blocked, state
         assert regularity_id(OTHER) in step.new_ids  # another family, after a blocked one
+
+
+def test_a_decision_cites_the_event_or_the_decision_point_it_decided_at() -> None:
+    from memory.engine.records import POINT_KIND
+    from memory.engine.refs import current_ref, event_ref, point_ref
+
+    assert current_ref(EngineEvent(7, at(8), POINT_KIND, {})) == point_ref(7) != event_ref(7)
+    assert current_ref(event(7, at(8))) == event_ref(7)

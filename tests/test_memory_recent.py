@@ -52,3 +52,9 @@ def test_the_answer_does_not_depend_on_input_order() -> None:
 def test_a_naive_current_time_is_refused() -> None:
     with pytest.raises(ValueError, match="aware"):
         recent_events(_event(1, NOW.replace(tzinfo=None)), [])
+
+
+def test_a_naive_current_time_is_a_clear_error() -> None:
+    naive = EngineEvent(1, datetime(2026, 3, 2, 8), "observation", {})
+    with pytest.raises(ValueError, match="^the current event's time must be aware$"):
+        recent_events(naive, [])
