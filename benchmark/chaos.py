@@ -81,6 +81,7 @@ TARGET_P95_S = 60.0
 TARGET_MAX_S = 120.0
 LOCK_WAIT_S = 90.0  # how long a lock is held waiting for the task to block in it
 APP_PREFIX = "chaos-"
+WORKER_APP = f"{APP_PREFIX}worker-"  # a worker's application_name: WORKER_APP + its name
 
 # Task type -> (task name, the table whose lock stops it inside its transaction). Read from the
 # services: a summary writes streams_entityday (entity_days_refresh), a compile materialises
@@ -504,7 +505,7 @@ class Stack:
 
     def start_worker(self, number: int) -> None:
         name = f"w{number}"
-        env = dict(self.env, PGAPPNAME=f"{APP_PREFIX}{name}")
+        env = dict(self.env, PGAPPNAME=f"{WORKER_APP}{name}")
         offset = self._spawn(
             name,
             [sys.executable, "-m", "celery", "-A", "aframes_web", "worker", "-n", f"{name}@%h"]
@@ -813,6 +814,18 @@ def certify_divergences(report: dict[str, Any]) -> dict[Row, str]:
             if not (day["recompile"] and day["rebuild"] and day["append_only"]):
                 why = "; ".join(day["problems"]) or "certify failed the day"
                 out[("certify", key, day["day"])] = why
+    return out
+
+
+def merged(found: dict[Row, str], certified: dict[Row, str]) -> dict[Row, str]:
+    """The check's rows with certify's: a day both found stale is one row saying both."""
+    out = dict(found)
+    for (_, entity, day), why in certified.items():
+        row: Row = ("document", entity, day)
+        if row in out:
+            out[row] = f"{out[row]}; certify: {why}"
+        else:
+            out[("certify", entity, day)] = why
     return out
 
 
@@ -1197,7 +1210,7 @@ class Chaos:
                     "SELECT application_name, left(query, 60) FROM pg_stat_activity "
                     "WHERE %s = ANY(pg_blocking_pids(pid)) AND application_name LIKE %s "
                     "ORDER BY query_start LIMIT 1",
-                    [locker.info.backend_pid, f"{APP_PREFIX}w%"],
+                    [locker.info.backend_pid, f"{WORKER_APP}%"],
                 ).fetchone()
                 if blocked is None:
                     time.sleep(0.2)
@@ -1205,7 +1218,11 @@ class Chaos:
                 locker.rollback()
                 fault.note = f"no {task} blocked on {table} within {LOCK_WAIT_S:.0f} s"
                 return
-            fault.worker = blocked[0].removeprefix(APP_PREFIX)
+            fault.worker = blocked[0].removeprefix(WORKER_APP)
+            if fault.worker not in self.stack.procs:
+                locker.rollback()
+                fault.note = f"the blocked backend names no worker of ours ({blocked[0]})"
+                return
             fault.blocked = " ".join(blocked[1].split())
             held = self.held_tasks(fault.worker)
             self.stack.kill(fault.worker)
@@ -1218,8 +1235,11 @@ class Chaos:
             fault.held = [f"{r.get('name')}{tuple(_task_args(r))}" for r in held]
             fault.scope = task_scope(held, self.entity_ids(), self.job_entity)
         time.sleep(self.rng.uniform(1, 5))
-        fault.restarted_at = time.monotonic()
+        spawned = time.monotonic()
         self.stack.start_worker(int(fault.worker.removeprefix("w")))
+        # Healing is timed from the moment the worker was started again, not from when it
+        # said it was ready: its start-up is part of what the team waits for.
+        fault.restarted_at = spawned
 
     def held_tasks(self, worker: str) -> list[dict[str, Any]] | None:
         """The tasks the worker runs or has reserved, from its control channel."""
@@ -1228,15 +1248,20 @@ class Chaos:
 
         app = Celery("chaos-inspect", broker=self.stack.redis_url)
         try:
-            inspect = app.control.inspect(destination=[host_format(f"{worker}@%h")], timeout=3.0)
-            active, reserved = inspect.active() or {}, inspect.reserved() or {}
+            # A worker busy starting its pool children can miss one round: ask twice.
+            for _ in range(2):
+                inspect = app.control.inspect(
+                    destination=[host_format(f"{worker}@%h")], timeout=5.0
+                )
+                active = inspect.active() or {}
+                if active:
+                    reserved = inspect.reserved() or {}
+                    return [r for got in (active, reserved) for rs in got.values() for r in rs]
         except Exception:
             return None
         finally:
             app.close()
-        if not active:
-            return None
-        return [r for answer in (active, reserved) for rs in answer.values() for r in rs]
+        return None
 
     # -- the whole run
 
@@ -1305,7 +1330,7 @@ class Chaos:
             final = divergences(read_snapshot(conn, self.expected))
             (stored,) = conn.execute("SELECT count(*) FROM streams_event").fetchone()
         self.log(f"store: {len(final)} divergent rows by the check, {stored:,} events stored")
-        final.update(self.certify())
+        final = merged(final, self.certify())
         final.update(self.memory_against_rebuild())
         return final, stored
 

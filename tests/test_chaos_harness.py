@@ -281,3 +281,18 @@ def test_arguments_out_of_range_are_refused_with_the_reason(argv, message, capsy
 def test_the_defaults_are_the_documented_run() -> None:
     args = chaos.parse_args([])
     assert (args.events, args.seed, args.kills_per_type, args.clients) == (40_000, 7, 1, 6)
+
+
+def test_a_day_both_the_check_and_certify_find_stale_is_counted_once() -> None:
+    found = {("document", "desk", "2026-03-03"): "the current document read 3 events"}
+    certified = {
+        ("certify", "desk", "2026-03-03"): "stored document is behind",
+        ("certify", "desk", "2026-03-04"): "rebuild from scratch gives sha256 ab",
+    }
+    rows = chaos.merged(found, certified)
+    assert rows == {
+        ("document", "desk", "2026-03-03"): (
+            "the current document read 3 events; certify: stored document is behind"
+        ),
+        ("certify", "desk", "2026-03-04"): "rebuild from scratch gives sha256 ab",
+    }
