@@ -608,6 +608,10 @@ class Fault:
     converged_at: float | None = None
     gave_up: bool = False
     note: str = ""
+    # Events stored in the days of its scope when it was injected (the last poll before), and
+    # when it healed: whether later traffic reached its rows, so a heal may owe to new batches.
+    events_before: dict[tuple[str, str], int] | None = None
+    new_events: int | None = None
 
     @property
     def convergence_s(self) -> float | None:
@@ -628,6 +632,20 @@ def in_scope(row: Row, scope: frozenset[Row]) -> bool:
     """Whether a divergent row belongs to a fault's scope: the rows it names, ``(kind, entity,
     "")`` for every day of that kind and entity, and ALL for everything."""
     return scope is ALL or row in scope or (row[0], row[1], "") in scope
+
+
+DAY_KINDS = ("entityday", "document", "compile", "memory")
+
+
+def scope_events(
+    events: dict[tuple[str, str], tuple[int, datetime, datetime]], scope: frozenset[Row]
+) -> dict[tuple[str, str], int]:
+    """Events stored per (entity, day) of a scope's days (an import job's rows have none)."""
+    return {
+        key: value[0]
+        for key, value in events.items()
+        if any(in_scope((kind, *key), scope) for kind in DAY_KINDS)
+    }
 
 
 def _task_args(request: dict[str, Any]) -> list[Any]:
@@ -657,7 +675,7 @@ def task_scope(
         elif name == "streams.run_import_job" and args:
             rows.add(("import", str(args[0]), ""))
             entity = jobs.get(args[0], "")
-            rows |= {(kind, entity, "") for kind in ("entityday", "document", "compile", "memory")}
+            rows |= {(kind, entity, "") for kind in DAY_KINDS}
         else:
             return ALL
     return frozenset(rows)
@@ -995,7 +1013,14 @@ def fault_line(fault: Fault, origin: float) -> str:
         return f"{what}: NOT INJECTED ({fault.note})"
     healed = fault.convergence_s
     if healed is not None:
-        return f"{what}: healed in {healed:.1f} s"
+        if fault.new_events is None:
+            return f"{what}: healed in {healed:.1f} s"
+        traffic = (
+            f"{fault.new_events} new events reached its days meanwhile"
+            if fault.new_events
+            else "no new event reached its days"
+        )
+        return f"{what}: healed in {healed:.1f} s ({traffic})"
     if not fault.gave_up:
         return f"{what}: not healed yet"
     return f"{what}: NOT healed ({fault.note})"
@@ -1049,6 +1074,7 @@ class Chaos:
         self.expected: dict[int, int] = {}  # import job id -> records in its file
         self.job_entity: dict[int, str] = {}
         self.latest: dict[Row, str] = {}
+        self.latest_events: dict[tuple[str, str], tuple[int, datetime, datetime]] = {}
         self.latest_at = 0.0
         self.polls = 0
         self.origin = time.monotonic()
@@ -1133,13 +1159,14 @@ class Chaos:
             began = time.monotonic()
             try:
                 with self.connect() as conn:
-                    found = divergences(read_snapshot(conn, self.expected))
+                    snap = read_snapshot(conn, self.expected)
+                    found = divergences(snap)
             except Exception as err:  # PostgreSQL restarting: the next poll reads again
                 self.log(f"check skipped: {type(err).__name__}: {str(err).strip()[:120]}")
                 self.stop.wait(POLL_S)
                 continue
             with self.lock:
-                self.latest, self.latest_at = found, began
+                self.latest, self.latest_at, self.latest_events = found, began, snap.events
                 self.polls += 1
                 for fault in self.faults:
                     if fault.restarted_at is None or fault.converged_at or fault.gave_up:
@@ -1148,6 +1175,9 @@ class Chaos:
                         continue
                     if not any(in_scope(row, fault.scope) for row in found):
                         fault.converged_at = began
+                        if fault.events_before is not None:
+                            now = scope_events(snap.events, fault.scope)
+                            fault.new_events = sum(now.values()) - sum(fault.events_before.values())
                         self.log(f"fault #{fault.number} ({fault.kind}) healed")
                     elif began - fault.restarted_at > self.args.timeout_s:
                         fault.gave_up = True
@@ -1182,6 +1212,8 @@ class Chaos:
     def restart_service(self, fault: Fault) -> None:
         stack = self.stack
         fault.injected_at = fault.killed_at = time.monotonic()
+        with self.lock:
+            fault.events_before = scope_events(self.latest_events, ALL)
         if fault.kind == "redis":
             stack.kill("redis")
             time.sleep(self.rng.uniform(1, 5))
@@ -1227,6 +1259,8 @@ class Chaos:
             held = self.held_tasks(fault.worker)
             self.stack.kill(fault.worker)
             fault.killed_at = time.monotonic()
+            with self.lock:
+                before = dict(self.latest_events)
             locker.rollback()  # the killed task's transaction rolls back with its connection
         if held is None:
             fault.held = ["unknown (the worker did not answer inspect)"]
@@ -1234,6 +1268,7 @@ class Chaos:
         else:
             fault.held = [f"{r.get('name')}{tuple(_task_args(r))}" for r in held]
             fault.scope = task_scope(held, self.entity_ids(), self.job_entity)
+        fault.events_before = scope_events(before, fault.scope)
         time.sleep(self.rng.uniform(1, 5))
         spawned = time.monotonic()
         self.stack.start_worker(int(fault.worker.removeprefix("w")))

@@ -296,3 +296,19 @@ def test_a_day_both_the_check_and_certify_find_stale_is_counted_once() -> None:
         ),
         ("certify", "desk", "2026-03-04"): "rebuild from scratch gives sha256 ab",
     }
+
+
+def test_a_heal_says_whether_later_traffic_reached_the_faults_days() -> None:
+    events = {("desk", "2026-03-02"): (10, T1, T2), ("home", "2026-03-02"): (5, T1, T2)}
+    scope = frozenset({("entityday", "desk", "2026-03-02"), ("memory", "desk", "")})
+    assert chaos.scope_events(events, scope) == {("desk", "2026-03-02"): 10}
+    assert chaos.scope_events(events, ALL) == {
+        ("desk", "2026-03-02"): 10,
+        ("home", "2026-03-02"): 5,
+    }
+    assert chaos.scope_events(events, frozenset({("import", "3", "")})) == {}
+    fault = _fault(1, "summary", 10.0, 14.5)
+    fault.new_events = 0
+    assert chaos.fault_line(fault, 0.0).endswith("healed in 4.5 s (no new event reached its days)")
+    fault.new_events = 120
+    assert "(120 new events reached its days meanwhile)" in chaos.fault_line(fault, 0.0)
