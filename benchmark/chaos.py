@@ -1256,14 +1256,14 @@ class Chaos:
                 fault.note = f"the blocked backend names no worker of ours ({blocked[0]})"
                 return
             fault.blocked = " ".join(blocked[1].split())
-            held = self.held_tasks(fault.worker)
+            held, why = self.held_tasks(fault.worker)
             self.stack.kill(fault.worker)
             fault.killed_at = time.monotonic()
             with self.lock:
                 before = dict(self.latest_events)
             locker.rollback()  # the killed task's transaction rolls back with its connection
         if held is None:
-            fault.held = ["unknown (the worker did not answer inspect)"]
+            fault.held = [f"unknown ({why}); the whole store is its scope"]
             fault.scope = ALL
         else:
             fault.held = [f"{r.get('name')}{tuple(_task_args(r))}" for r in held]
@@ -1276,27 +1276,27 @@ class Chaos:
         # said it was ready: its start-up is part of what the team waits for.
         fault.restarted_at = spawned
 
-    def held_tasks(self, worker: str) -> list[dict[str, Any]] | None:
-        """The tasks the worker runs or has reserved, from its control channel."""
+    def held_tasks(self, worker: str) -> tuple[list[dict[str, Any]] | None, str]:
+        """The tasks the worker runs or has reserved, from its control channel; None and why
+        when it did not say."""
         from celery import Celery
         from celery.utils.nodenames import host_format
 
         app = Celery("chaos-inspect", broker=self.stack.redis_url)
+        node = host_format(f"{worker}@%h")
         try:
             # A worker busy starting its pool children can miss one round: ask twice.
             for _ in range(2):
-                inspect = app.control.inspect(
-                    destination=[host_format(f"{worker}@%h")], timeout=5.0
-                )
+                inspect = app.control.inspect(destination=[node], timeout=5.0)
                 active = inspect.active() or {}
                 if active:
                     reserved = inspect.reserved() or {}
-                    return [r for got in (active, reserved) for rs in got.values() for r in rs]
-        except Exception:
-            return None
+                    return [r for got in (active, reserved) for rs in got.values() for r in rs], ""
+        except Exception as err:
+            return None, f"inspect failed: {type(err).__name__}: {err}"
         finally:
             app.close()
-        return None
+        return None, f"{node} did not answer inspect active twice in 5 s"
 
     # -- the whole run
 
@@ -1380,8 +1380,13 @@ class Chaos:
         )
         if done.returncode not in (0, 1):
             return {("certify", "*", ""): f"certify could not run: {done.stderr.strip()[-300:]}"}
-        found = certify_divergences(json.loads(done.stdout))
-        self.log(f"certify: {len(found)} failed days in {time.monotonic() - started:.1f} s")
+        report = json.loads(done.stdout)
+        found = certify_divergences(report)
+        days = sum(len(entity["days"]) for entity in report["entities"])
+        self.log(
+            f"certify: {len(found)} of {days} desktop days failed, "
+            f"{len(report['entities'])} entities, in {time.monotonic() - started:.1f} s"
+        )
         return found
 
     def memory_against_rebuild(self) -> dict[Row, str]:
@@ -1400,10 +1405,12 @@ class Chaos:
             conn.execute(f'CREATE DATABASE "{REBUILD_DATABASE}" TEMPLATE "{DATABASE}"')
         self.stack.manage("memory_close", "--team", TEAM, "--rebuild", database_url=copy_url)
         with self.connect() as kept, self.connect(copy_url) as again:
-            found = memory_diff(dump_memory(kept), dump_memory(again))
+            incremental, rebuilt = dump_memory(kept), dump_memory(again)
+        found = memory_diff(incremental, rebuilt)
+        sizes = ", ".join(f"{len(rows):,} {name}" for name, rows in incremental.items())
         self.log(
-            f"memory against a rebuild: {len(found)} differing rows in "
-            f"{time.monotonic() - started:.1f} s"
+            f"memory against a rebuild: {len(found)} differing rows; the workers kept {sizes} "
+            f"({time.monotonic() - started:.1f} s)"
         )
         return found
 
