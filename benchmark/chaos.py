@@ -110,6 +110,7 @@ DESKTOPS = (
 HOME = ("home-flat", "America/Los_Angeles")
 IMPORT_TZ = "Europe/Paris"
 DESKTOP_DAYS = 3
+DESKTOP_DAY_RECORDS = 3_500  # about what generate_day gives (two monitors), to size the imports
 HOME_DAYS = 8
 BATCHES_PER_DAY = {"desktop": 12, "home": 8}
 DUPLICATE_SHARE = 0.1  # batches sent a second time a few batches later
@@ -1282,21 +1283,23 @@ class Chaos:
         from celery import Celery
         from celery.utils.nodenames import host_format
 
-        app = Celery("chaos-inspect", broker=self.stack.redis_url)
         node = host_format(f"{worker}@%h")
-        try:
-            # A worker busy starting its pool children can miss one round: ask twice.
-            for _ in range(2):
+        why = f"{node} did not answer inspect active in 5 s, three times"
+        # Three tries, each on a fresh app: a worker busy starting its pool children can miss
+        # one round, and after the Redis restart the first command meets a closed connection.
+        for _ in range(3):
+            app = Celery("chaos-inspect", broker=self.stack.redis_url)
+            try:
                 inspect = app.control.inspect(destination=[node], timeout=5.0)
                 active = inspect.active() or {}
                 if active:
                     reserved = inspect.reserved() or {}
                     return [r for got in (active, reserved) for rs in got.values() for r in rs], ""
-        except Exception as err:
-            return None, f"inspect failed: {type(err).__name__}: {err}"
-        finally:
-            app.close()
-        return None, f"{node} did not answer inspect active twice in 5 s"
+            except Exception as err:
+                why = f"inspect failed: {type(err).__name__}: {err}"
+            finally:
+                app.close()
+        return None, why
 
     # -- the whole run
 
@@ -1304,7 +1307,7 @@ class Chaos:
         args = self.args
         plan = streams(args.clients, args.seed)
         import_days = 1 + args.kills_per_type
-        raw = sum(len(d) for s in plan for d in s.days) + import_days * 3500
+        raw = sum(len(d) for s in plan for d in s.days) + import_days * DESKTOP_DAY_RECORDS
         self.share = min(1.0, args.events / raw)
         for stream in plan:
             stream.days = scaled(stream.days, self.share)
