@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import random
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
@@ -17,7 +18,7 @@ T2 = datetime(2026, 3, 2, 17, 0, tzinfo=UTC)
 T3 = datetime(2026, 3, 3, 9, 0, tzinfo=UTC)
 
 
-def _snapshot(**changes) -> Snapshot:
+def _snapshot(**changes: Any) -> Snapshot:
     """A consistent store: a desktop entity with two days, the first closed in memory."""
     base = {
         "events": {("desk", "2026-03-02"): (10, T1, T2), ("desk", "2026-03-03"): (4, T3, T3)},
