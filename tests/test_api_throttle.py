@@ -49,3 +49,18 @@ def test_each_test_starts_with_an_empty_count(settings, owner_api) -> None:
     settings.AFRAMES_API_RATE = "1/day"
     assert owner_api.get("/api/v1/entities").status_code == 200
     assert owner_api.get("/api/v1/entities").status_code == 429
+
+
+def test_a_cache_that_cannot_be_reached_lets_requests_through(settings, owner_api, monkeypatch):
+    from aframes_web.api.throttling import PrincipalRateThrottle
+
+    class Down:
+        def get(self, *args, **kwargs):
+            raise ConnectionError("Error 111 connecting to redis:6379. Connection refused.")
+
+        set = get
+
+    settings.AFRAMES_API_RATE = "1/minute"
+    monkeypatch.setattr(PrincipalRateThrottle, "cache", Down())
+    # Ingestion and reads go on while the cache restarts, unmetered.
+    assert [owner_api.get("/api/v1/entities").status_code for _ in range(3)] == [200] * 3

@@ -55,6 +55,6 @@ def test_a_naive_current_time_is_refused() -> None:
 
 
 def test_a_naive_current_time_is_a_clear_error() -> None:
-    naive = EngineEvent(1, datetime(2026, 3, 2, 8), "observation", {})
+    naive = EngineEvent(1, datetime.fromisoformat("2026-03-02T08:00:00"), "observation", {})
     with pytest.raises(ValueError, match="^the current event's time must be aware$"):
         recent_events(naive, [])

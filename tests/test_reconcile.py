@@ -472,3 +472,23 @@ def test_the_beat_task_repairs_and_a_second_pass_beside_a_running_one_does_nothi
         assert reconcile(repair=False).drifts != []
     assert task.delay().get() == 1
     assert reconcile(repair=False).drifts == []
+
+
+def test_a_broker_that_refuses_the_summary_task_answers_stored_and_reconciliation_heals(
+    home, owner_api, monkeypatch
+) -> None:
+    from kombu.exceptions import OperationalError as BrokerDown
+
+    from aframes_web.streams import tasks
+
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise BrokerDown("connection refused")
+
+    real = tasks.refresh_entity_days.delay
+    monkeypatch.setattr(tasks.refresh_entity_days, "delay", refuse)
+    answer = owner_api.post(f"/api/v1/entities/{home.key}/events", [motion(START, 8, 0, "hall")])
+    assert answer.status_code == 201, answer.content  # stored, and the client is told so
+    assert not EntityDay.objects.filter(entity=home).exists()
+    monkeypatch.setattr(tasks.refresh_entity_days, "delay", real)  # the broker is back
+    assert kinds(reconcile()) == {"summary_missing"}
+    assert EntityDay.objects.get(entity=home, day=START).event_count == 1

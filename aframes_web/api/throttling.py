@@ -7,6 +7,7 @@ client address. The rate is ``AFRAMES_API_RATE`` (``<requests>/<second|minute|ho
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django.conf import settings
@@ -15,6 +16,8 @@ from rest_framework.throttling import SimpleRateThrottle
 
 from aframes_web.teams.auth import Principal
 
+logger = logging.getLogger(__name__)
+
 
 class PrincipalRateThrottle(SimpleRateThrottle):
     scope = "api"
@@ -22,6 +25,15 @@ class PrincipalRateThrottle(SimpleRateThrottle):
     def get_rate(self) -> str:
         # Read at each request, not at import, so a deployment's (and a test's) setting holds.
         return str(settings.AFRAMES_API_RATE)
+
+    def allow_request(self, request: Request, view: Any) -> bool:
+        # A cache that cannot be reached (Redis restarting) must not take ingestion down with
+        # it: the request is let through unmetered, and the log says why.
+        try:
+            return bool(super().allow_request(request, view))
+        except Exception as error:
+            logger.warning("rate limit not applied, the cache failed: %s", error)
+            return True
 
     def get_cache_key(self, request: Request, view: Any) -> str:
         if isinstance(request.auth, Principal) and request.auth.token is not None:

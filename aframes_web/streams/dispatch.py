@@ -30,7 +30,12 @@ def dispatch_days(pairs: Iterable[DayPair]) -> None:
     # already show its compile as pending by then, or it would close without its frames.
     dispatch_compiles(pairs)
     for entity_id, days in sorted(group_days(pairs).items()):
-        refresh_entity_days.delay(entity_id, days)
+        try:
+            refresh_entity_days.delay(entity_id, days)
+        except Exception:
+            # The events are committed: the caller must hear that they are stored, not get an
+            # error it would retry as duplicates. Reconciliation recounts these days.
+            logger.exception("could not queue the summary of entity %s days %s", entity_id, days)
 
 
 def dispatch_compiles(pairs: Iterable[DayPair], stale_after: timedelta | None = None) -> None:
