@@ -472,3 +472,43 @@ def test_a_decision_cites_the_event_or_the_decision_point_it_decided_at() -> Non
 
     assert current_ref(EngineEvent(7, at(8), POINT_KIND, {})) == point_ref(7) != event_ref(7)
     assert current_ref(event(7, at(8))) == event_ref(7)
+
+
+def test_every_state_field_survives_the_row_and_an_iso_last_day_is_read_as_a_date() -> None:
+    from memory.engine.regularities import Tally
+
+    state = RegularityState(
+        state="violated",
+        tally=Tally(n_f=4, n_v=2, observable=7, behavior_days=5, untriggered_behavior=2),
+        violation_run=2,
+        violation_facts=("fact:2024-05-06/room_presence@1/f1",),
+        last_day=DAY,
+        rejected="a person said this is not a routine",
+    )
+    fields = state_to_fields(state)
+    back = state_from_fields(fields)
+    assert (back.state, back.tally, back.violation_run, back.violation_facts) == (
+        state.state,
+        state.tally,
+        2,
+        state.violation_facts,
+    )
+    assert (back.last_day, back.rejected) == (DAY, "a person said this is not a routine")
+    assert state_from_fields({**fields, "last_day": DAY.isoformat()}).last_day == DAY
+    assert state_to_fields(RegularityState())["rejected"] == ""
+    assert state_from_fields(state_to_fields(RegularityState())).rejected is None
+
+
+def test_an_unreadable_stored_proposal_or_signature_says_what_was_stored() -> None:
+    import pytest
+
+    from memory.engine.serial import StoredDataInvalid
+
+    stored = proposal_to_json(PROPOSAL)
+    odd = {**stored, "trigger": {**stored["trigger"], "path": ["room", 3]}}
+    with pytest.raises(StoredDataInvalid, match=r"predicate path \['room', 3\] is not a list of"):
+        proposal_from_json(odd)
+    with pytest.raises(StoredDataInvalid, match=r"^stored proposal \{\} is unreadable: "):
+        proposal_from_json({})
+    with pytest.raises(StoredDataInvalid, match=r"^stored signature \{\} is unreadable: "):
+        signature_from_json({})
