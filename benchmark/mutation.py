@@ -204,9 +204,18 @@ def refresh_copy(work: Path, modules: Sequence[str], tests: Sequence[str]) -> No
     shutil.copystat(ROOT / "pyproject.toml", config)
     # A module an earlier run of this group left unmutated has a plain copy in mutants/ that
     # mutmut takes for an up-to-date mutated file, and no test is mapped to its functions
-    # (mutmut maps tests again only for new tests): the group starts afresh.
-    if any(not (work / "mutants" / f"{path}.meta").exists() for path in modules):
+    # (mutmut maps tests again only for new tests). A run narrowed to other modules rewrites
+    # the ones it leaves out as plain copies too, keeping their .meta. So the group starts
+    # afresh unless the last run of this copy mutated exactly these modules.
+    last = work / "mutated.json"
+    wanted = json.dumps(sorted(modules))
+    if (
+        not last.exists()
+        or last.read_text(encoding="utf-8") != wanted
+        or any(not (work / "mutants" / f"{path}.meta").exists() for path in modules)
+    ):
         shutil.rmtree(work / "mutants", ignore_errors=True)
+    last.write_text(wanted, encoding="utf-8")
 
 
 def run_mutmut(work: Path, paths: Sequence[str]) -> None:
