@@ -387,6 +387,9 @@ class _NoOffset(tzinfo):
     def dst(self, dt: datetime | None) -> timedelta | None:
         return None
 
+    def tzname(self, dt: datetime | None) -> str | None:
+        return None
+
 
 def test_a_time_whose_zone_gives_no_offset_is_naive() -> None:
     unknown = datetime(2024, 5, 1, 9, tzinfo=_NoOffset())
