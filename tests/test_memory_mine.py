@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
@@ -177,17 +178,16 @@ def test_skips_two_fields_of_one_segment_kind_but_not_two_values_of_one_path() -
 
 
 def test_ranks_by_support_then_key_and_respects_the_limit() -> None:
-    records = [walk_day(MONDAY + timedelta(days=i)) for i in range(5)]
-    records += [
-        day(
-            MONDAY + timedelta(days=i),
-            ("07:00", ("door", "value"), "OPEN"),
-            ("08:00", WALK, "steps"),
-        )
-        for i in range(5, 8)
+    door = Predicate(("door", "value"), "OPEN")
+    records = [
+        day(MONDAY + timedelta(days=i), ("07:00", door.path, "OPEN"), ("08:00", WALK, "steps"))
+        for i in range(5)
     ]
+    records += [walk_day(MONDAY + timedelta(days=i)) for i in range(5, 8)]
     found = mine(records)
-    assert the(found) == found[0]  # five days before three
+    # Five days before three, though the walk's key sorts first.
+    assert [(p.trigger, p.behavior) for p in found] == [(door, BEHAVIOR), (TRIGGER, BEHAVIOR)]
+    assert proposal_key(found[1]) < proposal_key(found[0])
     assert mine(records, limit=1) == found[:1]
     assert mine(records, limit=0) == ()
 
@@ -306,3 +306,258 @@ def test_a_behavior_at_the_instant_of_its_trigger_every_day_is_no_routine() -> N
     # One day with the two a minute apart: no longer one observation under two names.
     records[0] = bedroom_day(MONDAY, later="06:41")
     assert (up, there) in pairs(mine(records))
+
+
+def _weeks(
+    weekday: Callable[[date], DayRecord],
+    weekend: Callable[[int, date], DayRecord],
+    n: int = 21,
+) -> list[DayRecord]:
+    """``n`` days from a Monday: ``weekday(d)`` on Mon-Fri, ``weekend(i, d)`` on the i-th
+    weekend day (0, 1, ...)."""
+    records, seen = [], 0
+    for i in range(n):
+        d = MONDAY + timedelta(days=i)
+        if d.weekday() < 5:
+            records.append(weekday(d))
+        else:
+            records.append(weekend(seen, d))
+            seen += 1
+    return records
+
+
+def test_a_weekday_variant_when_the_other_group_fulfils_exactly_half_as_often() -> None:
+    # Walks follow on every weekday and on three of the six weekend mornings: 1/2 <= 1 / 2.
+    records = _weeks(walk_day, lambda n, d: walk_day(d) if n < 3 else day(d, ("09:10", DP, True)))
+    found = mine(records)
+    variant, every_day = the(found, frozenset(range(5))), the(found)
+    # Each ranks by its own support: 18 days for every day, 15 for the weekdays.
+    assert found.index(every_day) < found.index(variant)
+
+
+def test_a_weekend_variant_when_weekdays_follow_the_routine_at_another_hour() -> None:
+    # On weekdays the walk follows the 07:10 trigger; a 10:05 trigger is never followed.
+    records = _weeks(
+        lambda d: day(d, ("07:10", DP, True), ("07:40", WALK, "steps"), ("10:05", DP, True)),
+        lambda n, d: walk_day(d, "10:05", "10:50"),
+    )
+    found = mine(records)
+    assert the(found).window == (time(7), time(8))
+    # The weekday group is no variant (no weekend trigger in 07:00-08:00 to compare with),
+    # and that does not stop the weekend group from being one.
+    assert the(found, frozenset({5, 6})).window == (time(10), time(11))
+    walks = [p.weekdays for p in found if (p.trigger, p.behavior) == (TRIGGER, BEHAVIOR)]
+    assert walks == [None, frozenset({5, 6})]
+
+
+def test_a_group_with_exactly_min_support_days_can_be_a_variant() -> None:
+    # Thirteen days from a Monday hold three weekend days, each with the walk.
+    records = _weeks(
+        lambda d: day(d, ("10:05", DP, True)),
+        lambda n, d: walk_day(d, "10:05", "10:50"),
+        n=13,
+    )
+    assert the(mine(records), frozenset({5, 6})).window == (time(10), time(11))
+
+
+def test_the_other_group_needs_min_support_triggered_days_to_compare() -> None:
+    records = _weeks(walk_day, lambda n, d: day(d, ("09:10", DP, True)), n=13)
+    # Twelve days: two weekend days with the trigger, too few to say the weekend differs.
+    assert [p.weekdays for p in mine(records[:12]) if p.weekdays is not None] == []
+    # Thirteen: three, and none of them followed by the walk.
+    assert the(mine(records), frozenset(range(5))).window == (time(9), time(10))
+
+
+def test_the_other_groups_rate_reads_all_of_its_days_triggered_in_the_window() -> None:
+    # The first weekend day has no trigger, the second one outside 09:00-10:00: neither counts,
+    # and neither stops the four later weekend days from being counted.
+    def weekend(n: int, d: date) -> DayRecord:
+        if n == 0:
+            return day(d, ("12:00", ("app",), "Mail"))
+        return day(d, ("15:00" if n == 1 else "09:10", DP, True))
+
+    records = _weeks(walk_day, weekend)
+    assert the(mine(records), frozenset(range(5))).window == (time(9), time(10))
+
+
+def test_a_trigger_at_the_windows_end_is_outside_the_window() -> None:
+    # Weekend triggers at 10:00 sharp are not triggers of [09:00, 10:00): nothing to compare.
+    records = _weeks(walk_day, lambda n, d: day(d, ("10:00", DP, True)))
+    found = mine(records)
+    assert the(found).window == (time(9), time(10))
+    assert [p.weekdays for p in found if p.weekdays is not None] == []
+
+
+def test_a_weekday_variant_is_proposed_when_the_every_day_proposal_is_known() -> None:
+    records = _weeks(walk_day, lambda n, d: day(d, ("09:10", DP, True)))
+    every_day = the(mine(records))
+    found = mine(records, known={proposal_key(every_day)})
+    assert [p.weekdays for p in found if (p.trigger, p.behavior) == (TRIGGER, BEHAVIOR)] == [
+        frozenset(range(5))
+    ]
+
+
+def test_the_window_follows_the_hour_most_triggers_fell_in() -> None:
+    # Three days triggered at nine, one at seven with its walk in the same hour as the others'.
+    records = [walk_day(MONDAY + timedelta(days=i), "09:10", "10:20") for i in range(3)]
+    records.append(walk_day(MONDAY + timedelta(days=3), "07:10", "10:30"))
+    assert the(mine(records)).window == (time(9), time(11))
+
+
+def test_the_window_starts_on_the_hour_when_triggers_carry_seconds() -> None:
+    records = [
+        DayRecord(
+            d,
+            (
+                Observation(at(d, "09:10").replace(second=30, microsecond=250000), DP, True, "a"),
+                Observation(at(d, "09:40"), WALK, "steps", "b"),
+            ),
+        )
+        for d in (MONDAY + timedelta(days=i) for i in range(3))
+    ]
+    assert the(mine(records)).window == (time(9), time(10))
+
+
+def test_a_behavior_at_the_days_last_instant_is_outside_every_window() -> None:
+    # Replay reads windows as [start, end), and no window ends after time.max.
+    last = time.max
+    records = [
+        DayRecord(
+            d,
+            (
+                Observation(at(d, "23:10"), DP, True, "a"),
+                Observation(datetime.combine(d, last, tzinfo=TZ), WALK, "steps", "b"),
+            ),
+        )
+        for d in (MONDAY + timedelta(days=i) for i in range(3))
+    ]
+    assert (TRIGGER, BEHAVIOR) not in pairs(mine(records))
+    assert replay(Proposal(TRIGGER, BEHAVIOR, (time(23), last)), records).n_f == 0
+
+
+def test_equivalent_within_ten_minutes_inclusive_across_the_hour() -> None:
+    kitchen, fridge = ("room_presence", "room"), ("device_use", "sensor")
+
+    def days(fridge_at: str) -> list[DayRecord]:
+        return [
+            day(
+                MONDAY + timedelta(days=i),
+                ("07:00", DP, True),
+                ("07:55", kitchen, "kitchen"),
+                (fridge_at, fridge, "Fridge"),
+            )
+            for i in range(4)
+        ]
+
+    def behaviors(records: list[DayRecord]) -> set[Predicate]:
+        return {p.behavior for p in mine(records) if p.trigger == TRIGGER}
+
+    assert behaviors(days("08:05")) == {Predicate(kitchen, "kitchen")}
+    assert behaviors(days("08:06")) == {Predicate(kitchen, "kitchen"), Predicate(fridge, "Fridge")}
+
+
+def test_readability_is_judged_by_the_last_part_of_a_longer_path() -> None:
+    room, kind = ("presence", "state", "room"), ("appliance", "fridge", "type")
+    records = [
+        day(
+            MONDAY + timedelta(days=i),
+            ("07:00", DP, True),
+            ("07:30", room, "kitchen"),
+            ("07:32", kind, "magnetic"),
+        )
+        for i in range(4)
+    ]
+    assert {p.behavior for p in mine(records) if p.trigger == TRIGGER} == {
+        Predicate(room, "kitchen")
+    }
+
+
+def test_of_equally_readable_equivalents_the_first_by_path_then_value_stands() -> None:
+    # Both pairs are seen in the opposite order each day: the text order decides, not the clock.
+    records = [
+        day(
+            MONDAY + timedelta(days=i),
+            ("07:00", DP, True),
+            ("07:30", ("zone", "spot"), "z"),
+            ("07:32", ("area", "spot"), "a"),
+            ("20:00", ("tv", "state"), "playing"),
+            ("20:02", ("tv", "state"), "on"),
+        )
+        for i in range(4)
+    ]
+    assert {p.behavior for p in mine(records) if p.trigger == TRIGGER} == {
+        Predicate(("area", "spot"), "a"),
+        Predicate(("tv", "state"), "on"),
+    }
+
+
+def test_a_naive_and_an_aware_time_at_one_path_are_two_predicates() -> None:
+    # Canonical times of both kinds do not compare with each other; their text forms do.
+    due = ("calendar", "start")
+    records = [
+        day(
+            MONDAY + timedelta(days=i),
+            ("09:10", DP, True),
+            ("09:40", due, "2026-03-01T10:00" if i < 3 else "2026-03-01T10:00+01:00"),
+        )
+        for i in range(6)
+    ]
+    assert {p.behavior for p in mine(records) if p.trigger == TRIGGER} == {
+        Predicate(due, "2026-03-01T10:00"),
+        Predicate(due, "2026-03-01T10:00+01:00"),
+    }
+
+
+def test_the_best_supported_predicates_go_on_when_more_are_eligible() -> None:
+    # Forty predicates seen on three days, half an hour apart, and the walk routine on five:
+    # the routine's two predicates are among the MAX_PREDICATES kept.
+    records = []
+    for i in range(5):
+        d = MONDAY + timedelta(days=i)
+        noise = [
+            (f"{(j * 25) // 60:02}:{(j * 25) % 60:02}", (f"a{j:02}", "f"), "x")
+            for j in range(MAX_PREDICATES)
+            if i < 3
+        ]
+        records.append(day(d, ("09:10", DP, True), ("09:40", WALK, "steps"), *noise))
+    assert the(mine(records)).window == (time(9), time(10))
+
+
+def test_true_and_one_at_one_path_are_two_predicates() -> None:
+    records = [walk_day(MONDAY + timedelta(days=i)) for i in range(3)]
+    records += [
+        day(MONDAY + timedelta(days=i), ("09:10", DP, 1), ("09:40", WALK, "steps"))
+        for i in range(3, 6)
+    ]
+    triggers = [p.trigger.value for p in mine(records) if p.behavior == BEHAVIOR]
+    assert sorted(triggers, key=repr) == [1, True]
+    assert sorted(type(v).__name__ for v in triggers) == ["bool", "int"]
+
+
+def test_an_observation_skipped_does_not_end_the_days_reading() -> None:
+    records = [
+        day(
+            MONDAY + timedelta(days=i),
+            ("08:00", ("private", "note"), "x"),
+            ("09:10", DP, True),
+            ("09:40", WALK, "steps"),
+        )
+        for i in range(3)
+    ]
+    assert the(mine(records)).window == (time(9), time(10))
+
+
+def test_a_nan_observation_is_no_predicate_and_hides_no_equivalent_one() -> None:
+    fridge = ("device_use", "sensor")
+    records = [
+        day(
+            MONDAY + timedelta(days=i),
+            ("07:00", DP, True),
+            ("07:30", ("motion", "room"), float("nan")),
+            ("07:32", fridge, "Fridge"),
+        )
+        for i in range(4)
+    ]
+    assert {p.behavior for p in mine(records) if p.trigger == TRIGGER} == {
+        Predicate(fridge, "Fridge")
+    }

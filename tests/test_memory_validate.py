@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memory.engine.records import EngineEvent, Fact, Path, Scalar, Segment
-from memory.engine.validate import Grounding, Verdict, leaves, validate_segment
+from memory.engine.validate import Grounding, IndexCache, Verdict, leaves, validate_segment
 
 ZONE = ZoneInfo("Europe/Berlin")  # UTC+2 in May
 DAY = date(2024, 5, 1)
@@ -98,7 +98,10 @@ def test_one_ungrounded_leaf_rejects_the_whole_segment() -> None:
 
 def test_reason_says_when_no_cited_event_has_the_path() -> None:
     verdict = check(segment((fact("f1", ("review", "state"), "open"),), (1,)), PR)
-    assert "No cited event has that path" in (verdict.reason or "")
+    assert verdict.reason == (
+        "Fact 'f1' (review.state = 'open') is grounded by no cited event (cited: 1). "
+        "No cited event has that path."
+    )
 
 
 def test_rejects_an_unknown_citation() -> None:
@@ -167,7 +170,9 @@ def test_rejects_a_segment_with_naive_times() -> None:
     )
     verdict = check(seg, PR)
     assert not verdict.accepted
-    assert "aware" in (verdict.reason or "")
+    assert verdict.reason == (
+        "The segment's start and end must be aware datetimes (with a time zone)."
+    )
 
 
 def test_strings_compare_trimmed_and_case_folded() -> None:
@@ -297,13 +302,13 @@ def test_the_earliest_cited_event_grounds_a_fact() -> None:
 def test_rejects_a_segment_without_citations() -> None:
     verdict = check(segment((fact("f1", ("state",), "open"),), ()), PR)
     assert not verdict.accepted
-    assert "cites no events" in (verdict.reason or "")
+    assert verdict.reason == "The segment cites no events, so none of its facts can be grounded."
 
 
 def test_rejects_a_segment_without_facts() -> None:
     verdict = check(segment((), (1,)), PR)
     assert not verdict.accepted
-    assert "no facts" in (verdict.reason or "")
+    assert verdict.reason == "The segment has no facts; there is nothing to validate."
 
 
 def test_rejects_duplicate_fact_ids() -> None:
@@ -371,3 +376,86 @@ def test_permuting_citations_and_facts_never_changes_the_verdict(
     assert first == second
     assert first.accepted == (first.reason is None)
     assert first.accepted == (set(first.grounding) == {f.id for f in facts})
+
+
+class _NoOffset(tzinfo):
+    """A zone that knows no offset: a time carrying it is still naive (datetime's definition)."""
+
+    def utcoffset(self, dt: datetime | None) -> timedelta | None:
+        return None
+
+    def dst(self, dt: datetime | None) -> timedelta | None:
+        return None
+
+    def tzname(self, dt: datetime | None) -> str | None:
+        return None
+
+
+def test_a_time_whose_zone_gives_no_offset_is_naive() -> None:
+    unknown = datetime(2024, 5, 1, 9, tzinfo=_NoOffset())
+    seg = segment((fact("f1", ("state",), "open"),), (1,), start=unknown, end=unknown)
+    verdict = check(seg, PR)
+    assert not verdict.accepted
+    assert verdict.reason == (
+        "The segment's start and end must be aware datetimes (with a time zone)."
+    )
+
+
+def test_rejects_a_segment_with_one_naive_end() -> None:
+    seg = segment(
+        (fact("f1", ("state",), "open"),),
+        (1,),
+        start=local(9),
+        end=datetime(2024, 5, 1, 12),  # noqa: DTZ001 - the naive time under test
+    )
+    verdict = check(seg, PR)
+    assert not verdict.accepted
+    assert verdict.reason == (
+        "The segment's start and end must be aware datetimes (with a time zone)."
+    )
+
+
+def test_the_reason_names_a_start_that_is_not_on_the_local_day() -> None:
+    seg = segment(
+        (fact("f1", ("state",), "open"),),
+        (1,),
+        start=datetime(2024, 4, 30, 23, tzinfo=ZONE),
+        end=local(9),
+    )
+    verdict = check(seg, PR)
+    assert verdict.reason == (
+        "The segment's start 2024-04-30T23:00:00+02:00 is not on the local day 2024-05-01 "
+        "in Europe/Berlin."
+    )
+
+
+def test_the_ungrounded_reason_lists_the_cited_events_and_the_values_held() -> None:
+    other = event(2, local(11), {"review": {"state": "approved"}})
+    verdict = check(segment((fact("f1", ("state",), "merged"),), (1, 2)), PR, other)
+    assert verdict.reason == (
+        "Fact 'f1' (state = 'merged') is grounded by no cited event (cited: 1, 2). "
+        "At that path they hold 'open', 'approved'."
+    )
+
+
+def test_the_ungrounded_reason_quotes_at_most_three_values() -> None:
+    held = event(1, local(10), {"labels": ["bug", "ui", "docs", "ci"], "tags": ["a", "b", "c"]})
+    four = check(segment((fact("f1", ("labels",), "perf"),), (1,)), held)
+    assert (four.reason or "").endswith(" At that path they hold 'bug', 'ui', 'docs', ....")
+    three = check(segment((fact("f1", ("tags",), "d"),), (1,)), held)
+    assert (three.reason or "").endswith(" At that path they hold 'a', 'b', 'c'.")
+
+
+def test_values_that_are_not_json_scalars_are_not_leaves() -> None:
+    payload = {"raw": b"bytes", "when": datetime(2024, 5, 1, tzinfo=UTC), "ids": {1, 2}}
+    assert list(leaves({**payload, "state": "open"})) == [(("state",), "open")]
+
+
+def test_an_event_indexed_once_is_not_indexed_again_with_a_cache() -> None:
+    seg = segment((fact("f1", ("state",), "open"),), (1,))
+    cache: IndexCache = {}
+    first = validate_segment(seg, {1: PR}, DAY, ZONE, index_cache=cache)
+    assert first.accepted
+    index = cache[1]
+    assert validate_segment(seg, {1: PR}, DAY, ZONE, index_cache=cache) == first
+    assert cache[1] is index
