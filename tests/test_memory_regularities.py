@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime, time, timedelta
+import json
+from collections.abc import Iterator
+from datetime import UTC, date, datetime, time, timedelta
+from time import tzset
 from zoneinfo import ZoneInfo
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from memory.engine import canonical as canonical_module
 from memory.engine.canonical import canonical, same
 from memory.engine.records import DayRecord, Observation, Predicate, Proposal
 from memory.engine.refs import regularity_id
@@ -100,10 +104,60 @@ def test_canonical_nan_equals_nothing() -> None:
     assert not same(nan, nan)
 
 
+@pytest.fixture
+def parsed_afresh() -> None:
+    """canonical() remembers each string's form; a test of how strings are read parses its
+    own, rather than reading forms an earlier test in this process left (mutation testing
+    forks each run from one process that has already run every test)."""
+    canonical_module._text.cache_clear()
+
+
+@pytest.mark.usefixtures("parsed_afresh")
 def test_canonical_compares_iso_times_to_the_minute() -> None:
     assert same("2026-03-02T09:00:59+01:00", "2026-03-02T08:00Z")
     assert not same("2026-03-02T09:00", "2026-03-02T09:00+01:00")  # naive never meets aware
     assert not same("2026-03-02", "2026-03-02T00:00")  # a date alone is not a time
+
+
+@pytest.mark.usefixtures("parsed_afresh")
+def test_canonical_time_is_the_utc_minute_or_the_naive_minute() -> None:
+    assert canonical("2026-03-02T09:00:59.250+01:00") == (
+        "time",
+        datetime(2026, 3, 2, 8, 0, tzinfo=UTC),
+    )
+    naive = datetime(2026, 3, 2, 9, 0)  # noqa: DTZ001 - the naive time under test
+    assert canonical(" 2026-03-02 09:00:59.250 ") == ("time", naive)
+    assert same("2026-03-02T09:00:00.999", "2026-03-02T09:00")
+
+
+@pytest.mark.usefixtures("parsed_afresh")
+def test_canonical_text_that_is_not_an_iso_time_stays_text() -> None:
+    assert canonical("2026-03-02T25:00") == ("str", "2026-03-02t25:00")  # no such hour
+    assert canonical("Meeting 2026-03-02T09:00") == ("str", "meeting 2026-03-02t09:00")
+
+
+@pytest.fixture
+def machine_in_kolkata(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setenv("TZ", "Asia/Kolkata")
+    tzset()
+    yield
+    monkeypatch.undo()
+    tzset()
+
+
+@pytest.mark.usefixtures("parsed_afresh", "machine_in_kolkata")
+def test_canonical_time_is_written_in_utc_whatever_the_machines_zone() -> None:
+    # A proposal key writes the instant as text, and a regularity id hashes that key: the
+    # same time must give the same id on every machine.
+    found = canonical("2026-03-02T09:00+01:00")
+    assert found is not None
+    assert str(found[1]) == "2026-03-02 08:00:00+00:00"
+
+
+def test_canonical_integral_float_is_the_int_so_keys_write_it_alike() -> None:
+    assert canonical(3.0) == ("num", 3)
+    assert json.dumps(canonical(3.0)) == json.dumps(canonical(3)) == '["num", 3]'
+    assert json.dumps(canonical(2.5)) == '["num", 2.5]'
 
 
 # --- malformed proposals fail closed ---------------------------------------------------------
