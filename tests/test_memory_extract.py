@@ -25,6 +25,7 @@ from compiler.document import compile_day, day_window
 from compiler.entities import parse_url
 from compiler.sources.events import capture_from_records
 from memory.engine.extract import VOCABULARY, extract_day, grounding_view
+from memory.engine.extract.home import segments as home_segments
 from memory.engine.extract.sports import (
     BOUT_MIN_DURATION,
     BOUT_MIN_STEPS_PER_MIN,
@@ -424,6 +425,72 @@ def test_the_day_starts_with_the_first_activation_after_five() -> None:
     ]
     (start,) = of_kind(extract("home", stream), "day_start")
     assert (start.citations, facts(start)) == ((4,), {("place",): "Bathroom"})
+
+
+def test_an_activation_at_five_exactly_starts_the_day() -> None:
+    stream = [
+        sensor(1, local(4, 59, 59), "motion", "ON", "M01", room="bedroom"),
+        sensor(2, local(5, 0), "motion", "ON", "M01", room="bedroom"),
+    ]
+    (start,) = of_kind(extract("home", stream), "day_start")
+    assert start.citations == (2,)
+
+
+def test_an_ambient_sensor_switching_on_is_no_use_and_starts_no_day() -> None:
+    stream = [
+        sensor(1, local(6, 0), "light", "ON", "Lamp", room="bedroom"),
+        sensor(2, local(6, 30), "door", "OPEN", "Maindoor", room="hall"),
+    ]
+    segments = extract("home", stream)
+    assert [(s.kind, s.citations) for s in segments] == [("day_start", (2,)), ("device_use", (2,))]
+
+
+def test_an_event_naming_no_kind_or_no_sensor_or_room_is_no_segment() -> None:
+    door = {"type": "door", "value": "OPEN"}
+    stream = [
+        event(1, local(7, 0), door),  # no attributes
+        event(2, local(7, 1), {**door, "attributes": "D001"}),  # attributes that are no mapping
+        event(3, local(7, 2), {**door, "attributes": {"sensor": "  ", "room": ""}}),  # blank
+        event(4, local(7, 3), {"value": "OPEN", "attributes": {"sensor": "Maindoor"}}),  # no type
+        event(5, local(7, 4), {**door, "type": None, "attributes": {"sensor": "Maindoor"}}),
+    ]
+    assert extract("home", stream) == ()
+
+
+def test_a_blank_room_is_no_room_so_the_sensor_role_names_the_use() -> None:
+    stream = [sensor(1, local(7), "magnetic", "ON", "Fridge", room=" ")]
+    (use,) = of_kind(extract("home", stream), "device_use")
+    assert facts(use) == {("sensor",): "Fridge"}
+
+
+def test_home_segments_of_a_whole_day_are_extract_days_with_observed_unnumbered_facts() -> None:
+    stream = [
+        sensor(1, local(6, 0), "motion", "ON", "M01", room="kitchen"),
+        sensor(2, local(6, 10), "motion", "ON", "Hall"),
+        sensor(3, local(6, 20), "motion", "ON", "M003"),
+        sensor(4, local(6, 30), "magnetic", "ON", "Fridge", place="Kitchen"),
+        sensor(5, local(6, 40), "door", "OPEN", "D001", room="hall"),
+        sensor(6, local(6, 50), "door", "OPEN", "D002"),
+        sensor(7, local(7, 30), "motion", "ON", "M01", room="kitchen"),
+    ]
+    whole = home_segments(stream, ZONE)
+    # The scope module leaves fact ids blank for extract_day to number; every fact is observed.
+    assert {(f.id, f.type) for s in whole for f in s.facts} == {("", "observed")}
+
+    def claims(segments: Iterable[Segment]) -> set[tuple[Any, ...]]:
+        return {
+            (s.kind, s.start, s.end, s.citations, tuple((f.path, f.value) for f in s.facts))
+            for s in segments
+        }
+
+    assert claims(whole) == claims(extract("home", stream))
+    # The zone decides the day's start: 06:00 in Berlin (04:00 UTC) is after five.
+    assert [s.citations for s in of_kind(whole, "day_start")] == [(1,)]
+    assert [fact_types(s) for s in of_kind(whole, "device_use")] == [
+        {("sensor",): "observed", ("place",): "observed"},
+        {("room",): "observed"},
+        {("type",): "observed"},
+    ]
 
 
 class PrivateGuard(Mapping[str, Any]):
