@@ -25,6 +25,7 @@ from compiler.document import compile_day, day_window
 from compiler.entities import parse_url
 from compiler.sources.events import capture_from_records
 from memory.engine.extract import VOCABULARY, extract_day, grounding_view
+from memory.engine.extract.code import segments as code_segments
 from memory.engine.extract.home import segments as home_segments
 from memory.engine.extract.sports import (
     BOUT_MIN_DURATION,
@@ -605,6 +606,25 @@ def test_a_finished_ci_run_reports_its_conclusion_as_outcome() -> None:
     assert fact_types(run)[("conclusion",)] == "outcome"
     queued = one("code", gh(2, "workflow_job", 12.5, name="test", status="queued"))
     assert set(fact_types(queued).values()) == {"observed"}
+    # A run not finished yet (no conclusion) states no close, whatever its action says.
+    requested = one("code", gh(3, "WorkflowRunEvent", action="requested", status="queued"))
+    assert set(fact_types(requested).values()) == {"observed"}
+
+
+def test_a_conclusion_closes_only_a_ci_run() -> None:
+    # Only a CI run finishes by its conclusion; on a pull request the word closes nothing.
+    segment = one("code", gh(1, "PullRequestEvent", action="edited", conclusion="success"))
+    assert segment.kind == "pull_request"
+    assert set(fact_types(segment).values()) == {"observed"}
+
+
+def test_a_rest_closing_type_reports_its_state_and_merge_as_outcomes() -> None:
+    closed = one("code", gh(1, "pr_closed", number=3, state="closed", merged=False))
+    assert fact_types(closed) == {
+        ("type",): "outcome",
+        ("merged",): "outcome",
+        ("state",): "outcome",
+    }
 
 
 def test_a_published_release_and_a_tag_are_releases() -> None:
@@ -625,6 +645,35 @@ def test_pushes_stars_forks_and_branches_make_no_segment() -> None:
         gh(5, "commit", sha="abc"),
     ]
     assert extract("code", stream) == ()
+
+
+def test_an_event_without_a_text_type_or_an_attribute_mapping_makes_no_segment() -> None:
+    stream = [
+        event(1, local(10, 1), {"type": "PullRequestEvent", "attributes": None}),
+        event(2, local(10, 2), {"type": "PullRequestEvent", "attributes": ["opened"]}),
+        event(3, local(10, 3), {"type": "CreateEvent", "attributes": "tag"}),
+        event(4, local(10, 4), {"type": ["IssuesEvent"], "attributes": {"action": "opened"}}),
+        event(5, local(10, 5), {"attributes": {"action": "opened"}}),
+    ]
+    assert extract("code", stream) == ()
+
+
+def test_code_segments_of_a_whole_day_are_extract_days_with_unnumbered_facts() -> None:
+    stream = [
+        gh(1, "PullRequestEvent", action="opened", number=7, state="open"),
+        gh(2, "PushEvent", 3, ref="refs/heads/main"),
+        gh(3, "workflow_run", name="CI", status="completed", conclusion="success"),
+    ]
+    whole = code_segments(stream, ZONE)
+    # The scope module leaves fact ids blank for extract_day to number (f1, f2, ...).
+    assert {f.id for s in whole for f in s.facts} == {""}
+    numbered = extract("code", stream)
+    assert [s.citations for s in whole] == [s.citations for s in numbered] == [(1,), (3,)]
+
+    def claims(segments: Iterable[Segment]) -> list[tuple[Any, ...]]:
+        return [(f.type, f.path, f.value, f.at) for s in segments for f in s.facts]
+
+    assert claims(whole) == claims(numbered)
 
 
 # --- desktop ----------------------------------------------------------------------------------
@@ -995,6 +1044,16 @@ def _open_day_cases() -> dict[str, tuple[list[EngineEvent], date, ZoneInfo]]:
     wide_events, wide_day = _fitbit_wide_day()
     cases["fitbit"] = (wide_events, wide_day, ZoneInfo("America/New_York"))
     return cases
+
+
+def test_an_open_day_counts_every_event_fed_whether_or_not_it_makes_a_segment() -> None:
+    from memory.engine.extract import OpenDay
+
+    opened = OpenDay("code", DAY, ZONE)
+    opened.feed([gh(1, "PullRequestEvent", action="opened"), gh(2, "PushEvent", 3)])
+    opened.feed([gh(3, "WatchEvent", action="started")])
+    assert opened.fed == 3
+    assert [s.citations for s in opened.segments()] == [(1,)]
 
 
 @settings(max_examples=80, deadline=None)
