@@ -16,7 +16,14 @@ has closed in memory, dashboard-style import jobs), it injects faults:
   blocked in its transaction, the whole worker running it is SIGKILLed (process group), the lock
   released, and after 1-5 s the worker started again under its name;
 * Redis once (SIGKILL, started again on its port) and PostgreSQL once (``pg_ctl stop -m
-  immediate``, started again).
+  immediate``, started again);
+* then, once the load has ended and the store has converged, a **quiet round**: each task type
+  once more, the same way, but made to run by one thing sent under the lock (three late events
+  for a day memory has closed: a home day for the summary, another for the memory rebuild, a
+  desktop day for the compile; a new import job for the import) and then nothing more. Faults
+  during the load may heal because later batches touch their days; a quiet fault can only be
+  healed by the system itself (the retries, the beat's reconciliation pass every 15 s, an
+  import resumed), and the next one starts once it has healed and the store agrees again.
 
 **Which worker.** Each process connects with its own ``application_name`` (libpq's PGAPPNAME):
 the backend that ``pg_blocking_pids`` says our lock blocks names its worker. The tasks that
@@ -31,17 +38,19 @@ day (a late event makes memory rebuild, ARCHITECTURE.md principle 5) and every d
 entity's newest one closed; every ``ImportJob`` done or failed, its upload gone, a done one
 having read its whole file. A fault has **healed** at the first poll (every 2 s) after its
 worker or service came back at which no row of its scope diverges; after ``--timeout-s`` it
-has not. When the load has ended, the same check waits for the whole store, then the full
-checks run: ``manage.py certify --json`` (every desktop day's document equals a compile from
-scratch) and memory against a rebuild: the workers stopped, the database is copied (``CREATE
-DATABASE ... TEMPLATE``), ``manage.py memory_close --rebuild`` runs on the copy, and every
-trajectory, segment, citation, fact, regularity, assessment and transition of the two is
-compared row by row.
+has not. When the load has ended, the same check waits for the whole store, the quiet round
+runs, then the full checks run: ``manage.py certify --json`` (every desktop day's document
+equals a compile from scratch) and memory against a rebuild: the workers stopped, the database
+is copied (``CREATE DATABASE ... TEMPLATE``), ``manage.py memory_close --rebuild`` runs on the
+copy, and every trajectory, segment, citation, fact, regularity, assessment and transition of
+the two is compared row by row.
 
-Targets: 0 divergent rows; healed within 60 s of the restart at p95 and 120 s at most. The last
-line is one JSON object: ``kills`` (workers killed mid-task), ``restarts`` (Redis and PostgreSQL
-restarts), ``divergent_rows``, ``convergence_s_p95``, ``convergence_s_max`` (null when a fault
-never healed), ``events`` (stored), ``unhealed``, ``not_injected``, ``targets_met``.
+Targets: 0 divergent rows; healed within 60 s of the restart at p95 and 120 s at most, the
+quiet faults included. The last line is one JSON object: ``kills`` (workers killed mid-task,
+quiet round included), ``restarts`` (Redis and PostgreSQL restarts), ``divergent_rows``,
+``convergence_s_p95``, ``convergence_s_max`` (over every fault; null when one never healed),
+``quiet_convergence_s_max`` (the quiet round's alone; null when one of them never healed or
+could not be injected), ``events`` (stored), ``unhealed``, ``not_injected``, ``targets_met``.
 """
 
 from __future__ import annotations
@@ -65,6 +74,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -115,6 +125,9 @@ HOME_DAYS = 8
 BATCHES_PER_DAY = {"desktop": 12, "home": 8}
 DUPLICATE_SHARE = 0.1  # batches sent a second time a few batches later
 LATE_SHARE = 0.08  # batches held back until their agent is on a later day
+# Late events in the one batch of a quiet fault: enough to change its day's summary, compile
+# and memory, few enough that the heal is the system's work, not the batch's.
+QUIET_EVENTS = 3
 
 Row = tuple[str, str, str]  # (kind, entity key or job id, local day or "")
 ALL: frozenset[Row] = frozenset({("*", "", "")})
@@ -613,6 +626,13 @@ class Fault:
     # when it healed: whether later traffic reached its rows, so a heal may owe to new batches.
     events_before: dict[tuple[str, str], int] | None = None
     new_events: int | None = None
+    # The quiet round (after the load): one batch or import job made the task run, and nothing
+    # was sent after the kill. ``traffic_after`` counts what was sent between kill and heal
+    # anyway (batches and import jobs), so "quiet" is measured, not assumed.
+    quiet: bool = False
+    trigger: str = ""  # what was sent under the lock to make the task run
+    traffic_before: int | None = None
+    traffic_after: int | None = None
 
     @property
     def convergence_s(self) -> float | None:
@@ -627,6 +647,38 @@ def fault_plan(kills_per_type: int) -> list[str]:
     # Import last in each round of kills: it makes its own work; the others need the load.
     plan = kinds[:2] + ["redis"] + kinds[2:3] + ["postgres"] + kinds[3:]
     return plan
+
+
+def late_copies(stream: Stream, day: int, tag: str, count: int = QUIET_EVENTS) -> Batch:
+    """``count`` new events for one of a stream's days: copies of records from the middle of
+    the day (as sent) under new source keys, so ingestion stores them, at the same moments, so
+    they belong to that day. Sent after the day closed in memory, they arrive late."""
+    records = stream.days[day]
+    middle = max(0, len(records) // 2 - count // 2)
+    chosen = records[middle : middle + count]
+    copies = tuple({**r, "source_key": f"{r['source_key']}:{tag}"} for r in chosen)
+    return Batch(stream.key, _day_of(chosen[0], stream.timezone), copies, "late")
+
+
+def quiet_batches(plan: Sequence[Stream]) -> dict[str, Batch | None]:
+    """The one thing sent per task type in the quiet round (None: an import job).
+
+    Late events for a day memory has closed set off each task in turn (ARCHITECTURE.md
+    principle 5): ingestion queues the day's summary (``streams.refresh_entity_days``), which
+    queues ``memory.close_due``, which finds the late events and rebuilds the entity's memory;
+    a desktop day's events also queue its compile (``activity.compile_day``). The home hub has
+    no compile, so its refresh and its memory rebuild are the only tasks that batch makes: one
+    of its days for the summary, another for memory, the first desktop's first day for the
+    compile. Every day before an entity's newest is closed once the store has converged.
+    """
+    home = next(s for s in plan if s.scope == "home")
+    desktop = next(s for s in plan if s.scope == "desktop")
+    return {
+        "summary": late_copies(home, 0, "quiet-summary"),
+        "compile": late_copies(desktop, 0, "quiet-compile"),
+        "memory": late_copies(home, 1, "quiet-memory"),
+        "import": None,
+    }
 
 
 def in_scope(row: Row, scope: frozenset[Row]) -> bool:
@@ -964,7 +1016,10 @@ def memory_diff(incremental: MemoryDump, rebuilt: MemoryDump) -> dict[Row, str]:
 
 
 def figures(faults: list[Fault], divergent: int, events: int) -> dict[str, Any]:
-    """The last line's figures; a fault that never healed leaves p95 and max unknown (null)."""
+    """The last line's figures; a fault that never healed leaves p95 and max unknown (null).
+
+    The quiet round's faults count in every figure, and ``quiet_convergence_s_max`` is theirs
+    alone (null when one never healed, could not be injected, or there was none)."""
     kills = [f for f in faults if f.kind in TASK_TYPES and f.killed_at is not None]
     restarts = [f for f in faults if f.kind in SERVICES and f.restarted_at is not None]
     done = [f for f in faults if f.restarted_at is not None]
@@ -972,6 +1027,9 @@ def figures(faults: list[Fault], divergent: int, events: int) -> dict[str, Any]:
     unhealed = len(done) - len(healed)
     p95 = round(percentile(healed, 0.95), 1) if healed and not unhealed else None
     worst = round(max(healed), 1) if healed and not unhealed else None
+    quiet = [f.convergence_s for f in faults if f.quiet]
+    quiet_healed = [s for s in quiet if s is not None]
+    quiet_worst = round(max(quiet_healed), 1) if quiet and len(quiet_healed) == len(quiet) else None
     not_injected = len(faults) - len(done)
     met = (
         divergent == 0
@@ -988,6 +1046,7 @@ def figures(faults: list[Fault], divergent: int, events: int) -> dict[str, Any]:
         "divergent_rows": divergent,
         "convergence_s_p95": p95,
         "convergence_s_max": worst,
+        "quiet_convergence_s_max": quiet_worst,
         "events": events,
         "unhealed": unhealed,
         "not_injected": not_injected,
@@ -1013,6 +1072,12 @@ def fault_line(fault: Fault, origin: float) -> str:
     if fault.restarted_at is None:
         return f"{what}: NOT INJECTED ({fault.note})"
     healed = fault.convergence_s
+    if healed is not None and fault.quiet:
+        sent = fault.traffic_after
+        if not sent:
+            return f"{what}: healed in {healed:.1f} s (quiet: no traffic after the fault)"
+        were = "1 batch or import job was" if sent == 1 else f"{sent} batches or import jobs were"
+        return f"{what}: healed in {healed:.1f} s (NOT quiet: {were} sent after the fault)"
     if healed is not None:
         if fault.new_events is None:
             return f"{what}: healed in {healed:.1f} s"
@@ -1030,11 +1095,26 @@ def fault_line(fault: Fault, origin: float) -> str:
 def report_lines(
     faults: list[Fault], divergent: dict[Row, str], figures_: dict[str, Any], origin: float
 ) -> list[str]:
-    lines = ["Faults:"]
-    for fault in faults:
-        lines.append("  " + fault_line(fault, origin))
-        if fault.held:
-            lines.append(f"      the worker held: {', '.join(fault.held)}")
+    lines = []
+    loaded = [f for f in faults if not f.quiet]
+    quiet = [f for f in faults if f.quiet]
+    for title, group in (
+        ("Faults during the load (clients still sending):", loaded),
+        (
+            "Quiet round, after the load (one batch or import job makes the task run; "
+            "quiet: no traffic after the fault):",
+            quiet,
+        ),
+    ):
+        if not group:
+            continue
+        lines.append(title)
+        for fault in group:
+            lines.append("  " + fault_line(fault, origin))
+            if fault.trigger:
+                lines.append(f"      sent under the lock: {fault.trigger}")
+            if fault.held:
+                lines.append(f"      the worker held: {', '.join(fault.held)}")
     p95, worst = figures_["convergence_s_p95"], figures_["convergence_s_max"]
 
     def verdict(value: float | None, target: float) -> str:
@@ -1044,6 +1124,14 @@ def report_lines(
 
     lines.append(f"Healing after the restart: p95 {verdict(p95, TARGET_P95_S)}")
     lines.append(f"                           max {verdict(worst, TARGET_MAX_S)}")
+    if quiet:
+        quiet_worst = figures_["quiet_convergence_s_max"]
+        lines.append(
+            f"  of which the quiet round: max {verdict(quiet_worst, TARGET_MAX_S)}"
+            if quiet_worst is not None
+            else "  of which the quiet round: max unknown, a quiet fault never healed or was "
+            "not injected (MISSED)"
+        )
     if figures_["not_injected"]:
         lines.append(f"Faults that could not be injected: {figures_['not_injected']} (MISSED)")
     lines.append(
@@ -1080,6 +1168,7 @@ class Chaos:
         self.polls = 0
         self.origin = time.monotonic()
         self.import_number = 0
+        self.quiet_sent = 0  # batches the quiet round sent (the tally counts them too)
         self.share = 1.0  # of each generated day that is sent (--events)
         self.lock = threading.Lock()
 
@@ -1097,6 +1186,11 @@ class Chaos:
 
     def log(self, text: str) -> None:
         print(f"[{time.monotonic() - self.origin:7.1f} s] {text}", flush=True)
+
+    def traffic(self) -> int:
+        """Batches and import jobs sent so far (taken, refused or given up on)."""
+        with self.tally.lock:
+            return self.tally.batches + len(self.tally.refused) + self.import_number
 
     def entity_ids(self) -> dict[int, str]:
         with self.connect() as conn:
@@ -1179,6 +1273,8 @@ class Chaos:
                         if fault.events_before is not None:
                             now = scope_events(snap.events, fault.scope)
                             fault.new_events = sum(now.values()) - sum(fault.events_before.values())
+                        if fault.traffic_before is not None:
+                            fault.traffic_after = self.traffic() - fault.traffic_before
                         self.log(f"fault #{fault.number} ({fault.kind}) healed")
                     elif began - fault.restarted_at > self.args.timeout_s:
                         fault.gave_up = True
@@ -1203,6 +1299,8 @@ class Chaos:
             try:
                 if kind in SERVICES:
                     self.restart_service(fault)
+                elif kind == "import":
+                    self.kill_task(fault, self.queue_import)
                 else:
                     self.kill_task(fault)
             except Exception as err:
@@ -1226,16 +1324,38 @@ class Chaos:
         fault.restarted_at = time.monotonic()
         fault.scope = ALL
 
-    def kill_task(self, fault: Fault) -> None:
+    def queue_import(self) -> str:
+        job = self.create_import(self.share)
+        return f"import job {job} of {self.expected[job]:,} records into {self.job_entity[job]}"
+
+    def send_late(self, batch: Batch) -> str:
+        """Send one quiet fault's batch; raises when it was not stored whole."""
+        with self.tally.lock:
+            refused, accepted = len(self.tally.refused), self.tally.accepted
+        send(self.stack.base, self.token, batch, self.tally, self.stop)
+        self.quiet_sent += 1
+        with self.tally.lock:
+            if len(self.tally.refused) > refused:
+                raise RuntimeError(f"the batch was not taken: {self.tally.refused[-1]}")
+            stored = self.tally.accepted - accepted
+        if stored != len(batch.records):
+            raise RuntimeError(f"{stored} of the batch's {len(batch.records)} events were stored")
+        events = f"{stored} late event{'s' if stored != 1 else ''}"
+        return f"{events} for {batch.entity} {batch.day}, a day memory had closed"
+
+    def kill_task(self, fault: Fault, trigger: Callable[[], str] | None = None) -> None:
+        """Block the fault's task in its table, kill the whole worker running it, release the
+        lock, start the worker again 1-5 s later. ``trigger``, run under the lock, sends what
+        makes the task run (and says what it sent); without one the load does."""
         task, table = TASK_TYPES[fault.kind]
         fault.task = task
         with self.connect() as watch, self.connect() as locker:
             locker.autocommit = False
             locker.execute(f"LOCK TABLE {table} IN SHARE MODE")
             fault.injected_at = time.monotonic()
-            if fault.kind == "import":
-                job = self.create_import(self.share)
-                self.log(f"import job {job} queued under the lock")
+            if trigger is not None:
+                fault.trigger = trigger()
+                self.log(f"sent under the lock on {table}: {fault.trigger}")
             deadline = time.monotonic() + LOCK_WAIT_S
             blocked = None
             while blocked is None and time.monotonic() < deadline and not self.stop.is_set():
@@ -1260,6 +1380,7 @@ class Chaos:
             held, why = self.held_tasks(fault.worker)
             self.stack.kill(fault.worker)
             fault.killed_at = time.monotonic()
+            fault.traffic_before = self.traffic()
             with self.lock:
                 before = dict(self.latest_events)
             locker.rollback()  # the killed task's transaction rolls back with its connection
@@ -1276,6 +1397,44 @@ class Chaos:
         # Healing is timed from the moment the worker was started again, not from when it
         # said it was ready: its start-up is part of what the team waits for.
         fault.restarted_at = spawned
+
+    def quiet_round(self, plan: list[Stream]) -> None:
+        """After the load, each task type once more with nothing else sent: its one batch (or
+        import job) sent under the lock, the worker killed, then nothing until it has healed
+        and the store agrees again, so the next fault starts from a quiet, converged store."""
+        self.log("quiet round: one fault per task type, no traffic after each")
+        for kind, batch in quiet_batches(plan).items():
+            fault = Fault(len(self.faults) + 1, kind, quiet=True)
+            with self.lock:
+                self.faults.append(fault)
+            trigger = self.queue_import if batch is None else partial(self.send_late, batch)
+            try:
+                self.kill_task(fault, trigger)
+            except Exception as err:
+                fault.note = f"{type(err).__name__}: {err}"
+                self.log(f"fault #{fault.number} ({kind}, quiet) failed: {fault.note}")
+            self.log(fault_line(fault, self.origin))
+            self.settle(fault)
+
+    def settle(self, fault: Fault) -> None:
+        """Wait for the fault's verdict, then for a poll begun after it that finds the store
+        clean (at most ``--timeout-s`` each)."""
+        deadline = time.monotonic() + self.args.timeout_s + 2 * POLL_S
+        while time.monotonic() < deadline:
+            with self.lock:
+                if fault.restarted_at is None or fault.converged_at or fault.gave_up:
+                    break
+            time.sleep(0.5)
+        verdict = time.monotonic()
+        while time.monotonic() < verdict + self.args.timeout_s:
+            with self.lock:
+                if self.latest_at > verdict and not self.latest:
+                    return
+            time.sleep(0.5)
+        self.log(
+            f"the store did not agree within {self.args.timeout_s:.0f} s of fault "
+            f"#{fault.number}'s verdict; the quiet round goes on"
+        )
 
     def held_tasks(self, worker: str) -> tuple[list[dict[str, Any]] | None, str]:
         """The tasks the worker runs or has reserved, from its control channel; None and why
@@ -1306,7 +1465,8 @@ class Chaos:
     def run(self) -> tuple[dict[Row, str], int]:
         args = self.args
         plan = streams(args.clients, args.seed)
-        import_days = 1 + args.kills_per_type
+        # One import without a fault, one per import kill, one in the quiet round.
+        import_days = 2 + args.kills_per_type
         raw = sum(len(d) for s in plan for d in s.days) + import_days * DESKTOP_DAY_RECORDS
         self.share = min(1.0, args.events / raw)
         for stream in plan:
@@ -1362,6 +1522,7 @@ class Chaos:
             if not open_faults and (clean_now or time.monotonic() - settled > args.timeout_s):
                 break
             time.sleep(1)
+        self.quiet_round(plan)
         self.stop.set()
         poller.join(timeout=60)
         with self.connect() as conn:
@@ -1437,8 +1598,9 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"Chaos: {stored:,} events stored ({tally.sent:,} sent in {tally.batches} batches, "
         f"{tally.duplicates:,} of them duplicates, {tally.retries} retries) by "
-        f"{args.clients} clients over {args.load_s:.0f} s, seed {args.seed}; "
-        f"{WORKERS} workers x {CONCURRENCY} processes, beat, gunicorn; own PostgreSQL and Redis"
+        f"{args.clients} clients over {args.load_s:.0f} s and the quiet round's "
+        f"{chaos.quiet_sent} batches after it, seed {args.seed}; {WORKERS} workers x "
+        f"{CONCURRENCY} processes, beat, gunicorn; own PostgreSQL and Redis"
     )
     if tally.refused:
         print(f"  batches the server refused: {len(tally.refused)}")

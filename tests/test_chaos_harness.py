@@ -202,6 +202,7 @@ def test_figures_meet_the_targets_only_when_everything_healed_in_time() -> None:
         "divergent_rows": 0,
         "convergence_s_p95": 30.0,
         "convergence_s_max": 30.0,
+        "quiet_convergence_s_max": None,
         "events": 3000,
         "unhealed": 0,
         "not_injected": 0,
@@ -313,3 +314,85 @@ def test_a_heal_says_whether_later_traffic_reached_the_faults_days() -> None:
     assert chaos.fault_line(fault, 0.0).endswith("healed in 4.5 s (no new event reached its days)")
     fault.new_events = 120
     assert "(120 new events reached its days meanwhile)" in chaos.fault_line(fault, 0.0)
+
+
+def _streams() -> list[chaos.Stream]:
+    desk = [
+        [{"occurred_at": f"2026-03-0{d}T{h:02d}:00:00Z", "kind": "input", "source_key": f"d{d}{h}"}
+         for h in range(8, 18)]
+        for d in (2, 3, 4)
+    ]  # fmt: skip
+    home = [
+        [{"occurred_at": f"2026-03-0{d}T{h:02d}:30:00Z", "kind": "observation",
+          "source_key": f"h{d}{h}"} for h in range(24)]
+        for d in (2, 3, 4)
+    ]  # fmt: skip
+    return [
+        chaos.Stream("desk", "desktop", "Europe/Berlin", desk),
+        chaos.Stream("home", "home", "UTC", home),
+    ]
+
+
+def test_a_quiet_batch_is_new_events_of_the_chosen_day_at_moments_it_already_has() -> None:
+    stream = _streams()[1]
+    batch = chaos.late_copies(stream, 1, "quiet-x")
+    assert batch.entity == "home" and batch.day == "2026-03-03" and batch.kind == "late"
+    assert len(batch.records) == chaos.QUIET_EVENTS
+    keys = {r["source_key"] for r in stream.days[1]}
+    moments = {r["occurred_at"] for r in stream.days[1]}
+    for record in batch.records:
+        assert record["source_key"] not in keys and record["source_key"].endswith(":quiet-x")
+        assert record["occurred_at"] in moments
+    assert chaos.late_copies(_streams()[1], 1, "quiet-x") == batch  # the same batch each run
+
+
+def test_the_quiet_round_makes_each_task_type_run_once_from_closed_days() -> None:
+    batches = chaos.quiet_batches(_streams())
+    assert list(batches) == list(chaos.TASK_TYPES)
+    summary, compile_, memory = batches["summary"], batches["compile"], batches["memory"]
+    assert batches["import"] is None  # an import job, as the load's import faults
+    assert summary and memory and compile_
+    # The home hub has no compile: its batch sets off only the summary and memory's rebuild,
+    # on days apart so one fault's repair is not the other's.
+    assert (summary.entity, memory.entity) == ("home", "home") and summary.day != memory.day
+    assert compile_.entity == "desk" and compile_.day == "2026-03-02"
+    # Every day is one before its entity's newest: memory has closed it.
+    assert max(summary.day, memory.day) < "2026-03-04"
+
+
+def test_quiet_faults_count_in_every_figure_and_have_their_own_maximum() -> None:
+    quiet = [_fault(3, "summary", 100.0, 140.0), _fault(4, "import", 200.0, 250.0)]
+    for fault in quiet:
+        fault.quiet = True
+    faults = [_fault(1, "summary", 10.0, 15.0), _fault(2, "redis", 20.0, 22.0), *quiet]
+    result = chaos.figures(faults, 0, 3000)
+    assert result["kills"] == 3 and result["restarts"] == 1
+    assert result["convergence_s_max"] == 50.0 and result["quiet_convergence_s_max"] == 50.0
+    assert result["targets_met"]
+    quiet[0].converged_at = None
+    unhealed = chaos.figures(faults, 0, 3000)
+    assert unhealed["quiet_convergence_s_max"] is None and not unhealed["targets_met"]
+    missed = Fault(5, "memory", quiet=True, note="no memory.close_due blocked")
+    assert chaos.figures([*faults[:2], missed], 0, 3000)["quiet_convergence_s_max"] is None
+
+
+def test_a_quiet_fault_says_it_was_quiet_only_when_nothing_was_sent_after_it() -> None:
+    fault = _fault(7, "memory", 10.0, 42.0)
+    fault.quiet, fault.traffic_after, fault.new_events = True, 0, 3
+    fault.trigger = "3 late events for home 2026-03-03, a day memory had closed"
+    assert chaos.fault_line(fault, 0.0).endswith(
+        "healed in 32.0 s (quiet: no traffic after the fault)"
+    )
+    fault.traffic_after = 2
+    assert "(NOT quiet: 2 batches or import jobs were sent after the fault)" in chaos.fault_line(
+        fault, 0.0
+    )
+    fault.traffic_after = 0
+    loaded = _fault(1, "summary", 1.0, 3.0)
+    result = chaos.figures([loaded, fault], 0, 100)
+    lines = chaos.report_lines([loaded, fault], {}, result, origin=0.0)
+    during = lines.index("Faults during the load (clients still sending):")
+    after = next(i for i, line in enumerate(lines) if line.startswith("Quiet round"))
+    assert during < after and "quiet: no traffic after the fault" in lines[after]
+    assert lines[after + 2] == f"      sent under the lock: {fault.trigger}"
+    assert "  of which the quiet round: max 32.0 s (target <= 120 s: met)" in lines
