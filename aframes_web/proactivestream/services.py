@@ -219,8 +219,9 @@ def run_execute(
 ) -> BenchmarkRun | None:
     """Execute a queued run: build points, replay, score, store results, files and outcomes.
 
-    Idempotent: a run already done is returned as it is, a running one that a lost worker left
-    behind is started again from scratch (a replay has no partial state worth keeping). Any
+    Idempotent: a run already done is returned as it is, one that a living worker runs is left
+    to it, and a running one that a lost worker left behind is started again from scratch (a
+    replay has no partial state worth keeping), unless reconciliation has failed it first. Any
     failure marks the run failed with its reason and re-raises.
     """
     from aframes_web import liveness
