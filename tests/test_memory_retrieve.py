@@ -214,3 +214,125 @@ def test_in_reach_is_the_window_widened_by_lead_and_grace_on_the_wall_clock() ->
     late = Proposal(Predicate(("a",), 1), Predicate(("b",), 2), (time(23), time.max))
     assert in_reach(late, day.replace(hour=23, minute=59, second=59))
     assert not in_reach(late, day.replace(hour=0, minute=10))  # not the neighbouring day
+
+
+# occurrence(): today's standing of one proposal at one moment
+
+
+def test_occurrence_goes_from_censored_to_upcoming_to_not_triggered_and_on() -> None:
+    from memory.engine.retrieve import occurrence
+
+    assert occurrence(P, at("09:30"), today()) == ("censored", ())
+    day = today(("o", "08:00"))
+    assert occurrence(P, at("08:59"), day) == ("upcoming", ())
+    assert occurrence(P, at("09:00"), day) == ("not_triggered", ())  # the window opens at 09:00
+    triggered = today(("o", "08:00"), ("t", "09:10"))
+    assert occurrence(P, at("09:10"), triggered) == ("pending", ("t@09:10",))  # at now counts
+    assert occurrence(P, at("09:09"), triggered) == ("not_triggered", ())
+    assert occurrence(P, at("10:00"), triggered) == ("deviated", ("t@09:10",))  # closed at 10:00
+    kept = today(("t", "09:10"), ("b", "09:40"))
+    assert occurrence(P, at("09:50"), kept) == ("fulfilled", ("t@09:10", "b@09:40"))
+
+
+def test_occurrence_reads_each_record_and_moment_it_is_given() -> None:
+    from memory.engine.retrieve import occurrence
+
+    quiet, busy = today(("o", "08:00")), today(("t", "09:10"), ("b", "09:40"))
+    assert occurrence(P, at("09:50"), quiet) == ("not_triggered", ())
+    assert occurrence(P, at("09:50"), busy)[0] == "fulfilled"  # not the quiet record's index
+    assert occurrence(P, at("09:20"), busy) == ("pending", ("t@09:10",))  # not 09:50's
+    assert occurrence(P, at("09:50"), quiet) == ("not_triggered", ())
+
+
+def test_in_reach_counts_seconds_and_microseconds_at_the_edges() -> None:
+    from memory.engine.retrieve import in_reach
+
+    opens = datetime(2026, 3, 2, 8, 30, tzinfo=TZ)  # 09:00 less the 30 min lead
+    assert in_reach(P, opens) and not in_reach(P, opens - timedelta(microseconds=1))
+    assert not in_reach(P, opens - timedelta(seconds=1))
+    closes = datetime(2026, 3, 2, 12, 0, tzinfo=TZ)  # 10:00 plus the 2 h grace
+    assert not in_reach(P, closes) and in_reach(P, closes - timedelta(microseconds=1))
+    assert in_reach(P, closes - timedelta(seconds=30))
+
+
+def test_a_blind_retrieval_reads_only_the_clock() -> None:
+    day = today(("t", "09:10"), ("b", "09:40"))  # fulfilled, which blind retrieval cannot see
+
+    def blind(now: str) -> str | None:
+        found = retrieve([(P, state())], at(now), day, blind=True)
+        return found[0].occurrence if found else None
+
+    assert [blind(t) for t in ("08:59", "09:00", "09:59", "10:00")] == [
+        "upcoming",
+        "pending",
+        "pending",
+        "deviated",
+    ]
+
+
+def test_a_malformed_proposal_that_cannot_be_hashed_is_skipped_not_an_error() -> None:
+    listed = Proposal(P.trigger, P.behavior, P.window, [0])  # type: ignore[arg-type]
+    assert retrieve([(listed, state())], at("09:30"), today(("t", "09:10"))) == []
+    assert len(retrieve([(P, state())], at("09:30"), today(("t", "09:10")))) == 1
+
+
+def test_in_reach_reads_the_seconds_and_microseconds_of_now_as_the_window_does() -> None:
+    from memory.engine.retrieve import in_reach
+
+    half = Proposal(P.trigger, P.behavior, (time(9, 0, 0, 500_000), time(10)))
+    opens = datetime(2026, 3, 2, 8, 30, 0, 500_000, tzinfo=TZ)  # the lead before 09:00:00.5
+    assert in_reach(half, opens) and not in_reach(half, opens - timedelta(microseconds=1))
+    assert in_reach(P, datetime(2026, 3, 2, 8, 30, 0, 500_000, tzinfo=TZ))
+    assert in_reach(P, datetime(2026, 3, 2, 8, 30, 30, tzinfo=TZ))
+
+
+def test_a_retrieved_regularity_carries_its_counts_and_smoothed_confidence() -> None:
+    [r] = retrieve([(P, state(n_f=3, n_v=1))], at("09:30"), today(("t", "09:10")))
+    assert (r.n_f, r.n_v) == (3, 1)
+    assert r.confidence == (3 + 1) / (3 + 1 + 1 + 1)  # one prior success, one prior failure
+    assert r.confidence == state(n_f=3, n_v=1).confidence
+
+
+def test_a_now_without_an_offset_or_of_another_day_is_a_clear_error() -> None:
+    from datetime import tzinfo
+
+    class NoOffset(tzinfo):
+        def utcoffset(self, dt: datetime | None) -> None:
+            return None
+
+        def tzname(self, dt: datetime | None) -> str:
+            return "nowhere"
+
+        def dst(self, dt: datetime | None) -> None:
+            return None
+
+    aware = "^retrieve: `now` must be an aware local datetime \\(the entity's time zone\\)$"
+    with pytest.raises(ValueError, match=aware):
+        retrieve([], datetime(2026, 3, 2, 9, tzinfo=NoOffset()), today())
+    with pytest.raises(ValueError, match="pass the record of now's local day$"):
+        retrieve([], at("09:00", MONDAY + timedelta(days=1)), today())
+
+
+def test_every_regularity_that_is_skipped_leaves_the_rest_to_be_retrieved() -> None:
+    tuesdays = Proposal(P.trigger, P.behavior, P.window, frozenset({1}))
+    listed = Proposal(P.trigger, P.behavior, P.window, [0])  # type: ignore[arg-type]
+    evening = Proposal(P.trigger, P.behavior, (time(20), time(21)))
+    # In reach but not triggered today: considered, and not retrieved.
+    other = Proposal(Predicate(("app",), "Zoom"), P.behavior, P.window)
+    skipped = [
+        (P, state("candidate")),
+        (tuesdays, state()),
+        (listed, state()),
+        (evening, state()),
+        (other, state()),
+    ]
+    [r] = retrieve([*skipped, (P, state())], at("09:30"), today(("t", "09:10"), ("o", "09:05")))
+    assert (r.proposal, r.occurrence) == (P, "pending")
+
+
+def test_without_the_replay_gate_any_state_ranks_as_active() -> None:
+    later = Proposal(P.trigger, P.behavior, (time(9), time(10, 30)))
+    both = [(P, state("weakening")), (later, state("candidate"))]
+    found = retrieve(both, at("09:30"), today(("t", "09:10")), gate=False)
+    # Both pending; the candidate counts as active, so it ranks before the weakening one.
+    assert [(r.proposal, r.state) for r in found] == [(later, "active"), (P, "weakening")]
