@@ -218,17 +218,10 @@ def _staged(
 ) -> Iterator[_Staged]:
     """The reader process's work: items read, grouped, validated and staged; no database."""
     held: list[Rejection] = []
-    last = ""  # location of the last item read, to say where a failure happened
-
-    def tracked() -> Iterator[SourceItem]:
-        nonlocal last
-        for source in reader:
-            last = source.location
-            yield source
-
+    tracked = _Tracked(reader)
     read = 0
     try:
-        for read, key, batch_items in _batches(tracked(), lambda source: source.entity, batch_size):
+        for read, key, batch_items in _batches(tracked, lambda source: source.entity, batch_size):
             if key is _END:
                 yield _Staged(read, reader.bytes_read, held, done=True, notes=reader_notes(reader))
                 return
@@ -248,8 +241,31 @@ def _staged(
             yield _Staged(read, reader.bytes_read, rejections, key, location, rows, batch=True)
     except Exception as exc:  # sent to the storing process, which says so and stops
         traceback.print_exc()  # the whole story for a bug report, on the command's stderr
-        where = f"after {last}" if last else "before the first item"
-        yield _Staged(read, 0, held, failure=f"{where} ({type(exc).__name__}: {exc})")
+        yield _Staged(read, 0, held, failure=tracked.failure(exc))
+
+
+class _Tracked:
+    """A reader's items, remembering where the last one was read: what a failure names."""
+
+    def __init__(self, reader: Iterable[SourceItem]) -> None:
+        self.reader, self.last = reader, ""
+
+    def __iter__(self) -> Iterator[SourceItem]:
+        for source in self.reader:
+            self.last = source.location
+            yield source
+
+    def failure(self, error: BaseException) -> str:
+        where = f"after {self.last}" if self.last else "before the first item"
+        return f"{where} ({type(error).__name__}: {error})"
+
+
+def _reading_failed(failure: str, imported: int) -> ImportFailed:
+    """What both ways of importing say when reading fails, and what they keep."""
+    return ImportFailed(
+        f"Reading failed {failure}; the {imported:,} events stored before it are kept, and a "
+        "rerun skips them."
+    )
 
 
 def reader_notes(reader: Reader) -> list[str]:
@@ -339,10 +355,7 @@ def _import_pipelined(
                 )
             if message.failure:
                 _reject(summary, message.rejections, strict)
-                raise ImportFailed(
-                    f"Reading failed {message.failure}; the {summary.imported:,} events stored "
-                    "before it are kept, and a rerun skips them."
-                )
+                raise _reading_failed(message.failure, summary.imported)
             summary.read = message.read
             plan.reader.bytes_read = message.bytes_read  # for progress, read in this process
             _reject(summary, message.rejections, strict)
@@ -491,17 +504,14 @@ def run_import(
     """
     if pipeline and pipeline_available():
         return _import_pipelined(plan, strict=strict, batch_size=batch_size, progress=progress)
-    last = ""  # location of the last item read, to say where reading failed
+    tracked = _Tracked(plan.reader)
     stored = ImportSummary()  # as of the last stored batch
 
     def reading() -> Iterator[SourceItem]:
-        nonlocal last
         try:
-            for source in plan.reader:
-                last = source.location
-                yield source
-        except Exception as exc:
-            raise _ReadingFailed(last, exc) from exc
+            yield from tracked
+        except Exception as exc:  # the reader's, not the storing's: said as the pipeline says it
+            raise _ReadingFailed(tracked.failure(exc)) from exc
 
     def counted(summary: ImportSummary) -> None:
         stored.imported = summary.imported
@@ -518,23 +528,13 @@ def run_import(
             progress=counted,
         )
     except _ReadingFailed as failed:
-        # What the pipelined import says of its reader process's failure, word for word.
-        where = f"after {failed.last}" if failed.last else "before the first item"
-        error = failed.__cause__
-        raise ImportFailed(
-            f"Reading failed {where} ({type(error).__name__}: {error}); the "
-            f"{stored.imported:,} events stored before it are kept, and a rerun skips them."
-        ) from error
+        raise _reading_failed(str(failed), stored.imported) from failed.__cause__
     summary.notes.extend(reader_notes(plan.reader))
     return summary
 
 
 class _ReadingFailed(Exception):
-    """The reader raised: carried out of the storing loop, which must not catch it."""
-
-    def __init__(self, last: str, error: Exception) -> None:
-        super().__init__(last)
-        self.last = last
+    """The reader raised (its message: where, what): carried out of the storing loop."""
 
 
 def describe(summary: ImportSummary, name: str, where: str, multi_entity: bool) -> str:
