@@ -469,7 +469,7 @@ def _delay_s(last: datetime | None, now: datetime) -> float:
 
 
 def compile_requests_add(
-    *, pairs: Iterable[tuple[int, date]], stale_after: timedelta = REQUEUE_AFTER
+    *, pairs: Iterable[tuple[int, date]], stale_after: timedelta | None = None
 ) -> list[tuple[int, date, float]]:
     """Record that these (entity, day) pairs gained events; returns what to enqueue.
 
@@ -477,8 +477,9 @@ def compile_requests_add(
     of it is queued yet (or the queued one looks lost), so many batches for one day coalesce;
     a day compiled less than AFRAMES_COMPILE_INTERVAL_MS ago waits out the rest of the
     interval, so a burst costs a few compiles, while a lone batch compiles at once.
-    Non-desktop entities have nothing to compile. Reconciliation passes a shorter
-    ``stale_after`` for the days it found uncovered with no compile running.
+    Non-desktop entities have nothing to compile. A queued compile counts as lost after
+    ``stale_after`` (default REQUEUE_AFTER); reconciliation passes a shorter one for the days
+    it found uncovered with no compile running.
     """
     wanted = sorted(set(pairs))
     if not wanted:
@@ -489,12 +490,13 @@ def compile_requests_add(
         ).values_list("pk", flat=True)
     )
     now = timezone.now()
+    lost_before = now - (REQUEUE_AFTER if stale_after is None else stale_after)
     enqueue: list[tuple[int, date, float]] = []
     for entity_id, day in wanted:
         if entity_id not in desktop:
             continue
         mine = CompileRequest.objects.filter(entity_id=entity_id, day=day)
-        claimed = mine.filter(Q(queued=False) | Q(queued_at__lt=now - stale_after)).update(
+        claimed = mine.filter(Q(queued=False) | Q(queued_at__lt=lost_before)).update(
             queued=True, queued_at=now, requested=F("requested") + 1
         )
         if claimed:

@@ -48,8 +48,7 @@ def dispatch_compiles(pairs: Iterable[DayPair], stale_after: timedelta | None = 
     from aframes_web.activity.services import compile_requests_add, compile_unqueue
     from aframes_web.activity.tasks import compile_day
 
-    wait = {} if stale_after is None else {"stale_after": stale_after}
-    for entity_id, day, countdown in compile_requests_add(pairs=pairs, **wait):
+    for entity_id, day, countdown in compile_requests_add(pairs=pairs, stale_after=stale_after):
         try:
             compile_day.apply_async((entity_id, day.isoformat()), countdown=countdown or None)
         except Exception:
