@@ -14,7 +14,6 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Count, Max, Min
-from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from aframes_web.streams.dispatch import DayPair, dispatch_days
@@ -26,6 +25,7 @@ from aframes_web.streams.records import (
     ValidatedBatch,
     validate_batch,
 )
+from aframes_web.streams.selectors import day_tallies
 from aframes_web.teams.models import Team
 
 ENTITY_KEY_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,99}$")
@@ -333,14 +333,8 @@ def entity_days_rebuild(*, entity_id: int) -> int:
     entity = Entity.objects.filter(pk=entity_id).first()
     if entity is None:
         return 0
-    zone = check_timezone(entity.timezone)
-    held = (
-        Event.objects.filter(entity=entity)
-        .annotate(local=TruncDate("occurred_at", tzinfo=zone))
-        .values_list("local", flat=True)
-        .distinct()
-    )
-    days = {d.isoformat() for d in held}
+    check_timezone(entity.timezone)
+    days = {d.isoformat() for d in day_tallies(entity=entity)}
     days |= {
         d.isoformat() for d in EntityDay.objects.filter(entity=entity).values_list("day", flat=True)
     }
