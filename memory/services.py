@@ -724,12 +724,8 @@ def days_due(entity: Entity, *, by_clock: bool = False) -> list[date]:
 
 
 def late_days(entity: Entity) -> dict[date, int]:
-    """Days whose events changed after memory took them in, with how many events came late.
-
-    A closed day holding fewer events than are stored for it now, and an unclosed day older
-    than the newest closed one (imported after later days closed, so all its events are
-    late). Either makes memory stale from that day on.
-    """
+    """Days whose events changed after memory took them in, with how many events came late
+    (:func:`late_in`). Either makes memory stale from that day on."""
     from aframes_web.streams.selectors import day_tallies
 
     closed = dict(Trajectory.objects.filter(entity=entity).values_list("day", "event_count"))
@@ -738,12 +734,25 @@ def late_days(entity: Entity) -> dict[date, int]:
     # Counted from the events, not from the day summaries: a summary whose refresh was lost
     # would hide the late events it never counted.
     _, until = selectors.day_bounds(ZoneInfo(entity.timezone), max(closed))
+    tallies = day_tallies(entity=entity, until=until)
+    return late_in(closed, {day: tally.count for day, tally in tallies.items()})
+
+
+def late_in(closed: Mapping[date, int], stored: Mapping[date, int]) -> dict[date, int]:
+    """Of the days with events (``stored``: each day's count now), those memory took in short:
+    a closed day (``closed``: the count it was closed with) holding fewer events than are
+    stored for it now, and an unclosed day older than the newest closed one (imported after
+    later days closed, so all its events are late); with how many events came late. Events
+    are never deleted, so a closed day never holds more than is stored."""
+    newest = max(closed, default=None)
     late: dict[date, int] = {}
-    for day, tally in day_tallies(entity=entity, until=until).items():
+    for day, count in stored.items():
+        if newest is None or day > newest:
+            continue
         if day not in closed:
-            late[day] = tally.count
-        elif tally.count > closed[day]:
-            late[day] = tally.count - closed[day]
+            late[day] = count
+        elif count > closed[day]:
+            late[day] = count - closed[day]
     return late
 
 

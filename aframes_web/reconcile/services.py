@@ -303,26 +303,23 @@ def _memory(
     """Memory's closed days against the events, and due days nobody closes. Returns whether
     ``memory.close_due`` should run for the entity."""
     from memory.models import Trajectory
-    from memory.services import days_due
+    from memory.services import _compile_pending, days_due, late_in
 
     if running.memory is not None and entity.pk in running.memory:
         return False  # being closed or rebuilt right now
     closed = dict(Trajectory.objects.filter(entity=entity).values_list("day", "event_count"))
     report.checked["memory_days"] += len(closed)
     wrong = False
-    newest = max(closed, default=None)
-    for day, tally in tallies.items():
-        if newest is None or day > newest or tally.received_at > settled:
-            continue
-        taken = closed.get(day)
-        if taken == tally.count:
-            continue
-        if taken is None:
+    for day in late_in(closed, {day: tally.count for day, tally in tallies.items()}):
+        tally = tallies[day]
+        if tally.received_at > settled:
+            continue  # the refresh queued after those events committed closes them
+        if day not in closed:
             kind = "memory_day_missing"
             detail = f"{tally.count} events, before the newest closed day, never taken in"
         else:
             kind = "memory_late_uncounted"
-            detail = f"{tally.count} events stored, memory closed the day with {taken}"
+            detail = f"{tally.count} events stored, memory closed the day with {closed[day]}"
         report.drifts.append(
             _drift(kind, entity, day, detail, "queued for memory to rebuild", report.repaired)
         )
@@ -333,8 +330,8 @@ def _memory(
     if refreshed is None or refreshed.refreshed_at > settled:
         return False  # the refresh that just ran queued its own close
     due = days_due(entity)
-    if not due or _desktop_waits(entity, due[0]):
-        return False
+    if not due or _compile_pending(entity, due[0]):
+        return False  # a desktop day closes on its frames: the owed compile is checked above
     report.drifts.append(
         _drift(
             "memory_close_lost",
@@ -346,14 +343,6 @@ def _memory(
         )
     )
     return True
-
-
-def _desktop_waits(entity: Entity, day: date) -> bool:
-    """A desktop day closes on its compiled frames: a compile still owed holds it back (and
-    is the compile check's business)."""
-    from memory.services import _compile_pending
-
-    return _compile_pending(entity, day)
 
 
 def _imports(
