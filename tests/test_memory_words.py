@@ -56,6 +56,58 @@ def pred(path: str, value: object) -> Predicate:
         ("decision_point/snoozed", False, "a decision point while not snoozed"),
         ("decision_point/recognized_activity", "walking", "a decision point while walking"),
         ("weather/sky", "clear", "weather sky clear"),
+        # Home: a device's kind is looked up case-insensitively, anything unknown is movement.
+        ("room_presence/type", "Door", "a door opened"),
+        ("room_presence/type", "thermostat", "movement"),
+        ("device_use/place", "hall", "a door or appliance used in the hall"),
+        ("device_use/type", "ELECTRIC", "an appliance switched on"),
+        ("device_use/type", "Thermo", "the Thermo sensor on"),
+        ("day_start/room", "Bedroom", "getting up (first activity in the Bedroom)"),
+        ("day_start/sensor", "M001", "getting up (first activity in the M001)"),
+        ("day_start/steps", 12, "the first steps of the day"),
+        # Decision points: booleans say while / while not, other fields are said with a value.
+        ("decision_point/available", True, "a decision point while available"),
+        ("decision_point/phone_connected", False, "a decision point while not phone connected"),
+        ("decision_point/temp_c", 12, "a decision point with temp c 12"),
+        ("decision_point/at_home", "maybe", "a decision point with at home maybe"),
+        # Code: every field the extractors cite.
+        ("pull_request/action", "opened", "a pull request opened"),
+        ("issue/action", "pinned_now", "an issue pinned now"),
+        ("issue/action", 3, "an issue with action 3"),
+        ("issue/event", "closed", "an issue closed"),
+        ("issue/event", "was_moved", "an issue was moved"),
+        ("issue/event", 7, "an issue with event 7"),
+        ("ci_run/conclusion", "success", "a CI run that passed"),
+        ("ci_run/conclusion", "cancelled", "a CI run that was cancelled"),
+        ("ci_run/conclusion", "timed_out", "a CI run that timed out"),
+        ("ci_run/conclusion", "neutral_ish", "a CI run that neutral ish"),
+        ("ci_run/conclusion", 0, "a CI run with conclusion 0"),
+        ("pull_request/merged", False, "a pull request closed unmerged"),
+        ("pull_request/merged", "true", "a pull request closed unmerged"),
+        ("issue/state", "OPEN", "an issue open"),
+        ("issue/state", 5, "an issue with state 5"),
+        ("ci_run/name", "tests", "a CI run of tests"),
+        ("release/type", "ReleaseEvent", "a release published"),
+        ("release/type", 2, "a release with type 2"),
+        ("release/tag_name", "v1", "a release with tag name v1"),
+        ("pull_request/draft", True, "a pull request with draft yes"),
+        ("pull_request/draft", False, "a pull request with draft no"),
+        # Desktop frames and day edges.
+        ("frame/site", "github.com", "github.com open"),
+        ("frame/page/kind", "pull request", "a pull request page"),
+        ("frame/page/title", "Fix the importer", "the page Fix the importer"),
+        ("frame/page", "Inbox", "the page Inbox"),
+        ("frame/monitor_name", "left", "frame monitor name left"),
+        ("last_activity/app", "Slack", "ending the day in Slack"),
+        ("first_activity/site", "mail.example", "first activity site mail.example"),
+        # Anything else is said from its parts.
+        ("weather/wind_speed", 3.5, "weather wind speed 3.5"),
+        ("weather/raining", True, "weather raining yes"),
+        ("weather/raining", False, "weather raining no"),
+        ("decision_point", True, "decision point yes"),  # no field: said from its parts
+        ("room_presence", "Kitchen", "room presence Kitchen"),
+        ("issue/action", "created", "an issue commented on"),
+        ("issue/event", "submitted", "an issue reviewed"),
     ],
 )
 def test_each_kind_of_fact_has_a_phrase(path: str, value: object, said: str) -> None:
@@ -189,7 +241,49 @@ def test_support_counts_are_left_out_when_there_are_none() -> None:
         (["num", 2.5], "2.5"),
         (None, "none"),
         ("Kitchen", "Kitchen"),
+        (["none", None], "none"),
+        (["time", "08:00"], "08:00"),
+        (["raw", "x"], "x"),
+        (("str", "hall"), "hall"),
+        (["bool", False], "no"),
+        (["str", "a", "b"], "str, a, b"),  # three items: a list, not a key
+        (["kitchen", "hall"], "kitchen, hall"),  # two items but no tag: a list
+        ([], "none"),
+        ({"set": "x"}, "{'set': 'x'}"),  # not a stored set
+        ({"set": [], "extra": 1}, "{'set': [], 'extra': 1}"),
+        (True, "yes"),
+        (0, "0"),
     ],
 )
 def test_stored_values_are_said_plainly(stored: object, said: str) -> None:
     assert words.said(stored) == said
+
+
+def test_plain_unwraps_each_canonical_tag_and_leaves_the_rest() -> None:
+    assert words.plain(["num", 2]) == 2
+    assert words.plain(["none", None]) is None
+    assert words.plain({"set": [["str", "a"], ["num", 1]]}) == ["a", 1]
+    assert words.plain(["other", 1]) == ["other", 1]
+    assert words.values([["str", "a"], True, ["num", 1]]) == "a, yes, 1"
+
+
+def test_a_deviation_without_an_intro_or_weekdays_starts_with_usually() -> None:
+    proposal = Proposal(
+        pred("frame/app", "Mail"), pred("frame/app", "Code"), (time(9), time(10)), None
+    )
+    said = words.deviation(proposal, "pending", NOW, 2, 1)
+    assert said == (
+        "Usually working in Code by 10:00 after working in Mail (2 of the last 3 times); "
+        "not yet at 08:55."
+    )
+    weekly = Proposal(proposal.trigger, proposal.behavior, (time(9), time(10)), frozenset({0}))
+    assert words.deviation(weekly, "deviated", NOW, 1, 0, intro="Hi.") == (
+        "Hi. Usually working in Code by 10:00 on Mon after working in Mail "
+        "(1 of the last 1 time); none yet today at 08:55."
+    )
+    assert words.deviation(proposal, "deviated", NOW, 2, 2).endswith(
+        "(2 of the last 4 times); none yet today at 08:55."
+    )
+    assert words.plural(2, "day") == "2 days"
+    assert words.plural(2, "match", "matches") == "2 matches"
+    assert words.clock(time(7, 5)) == "07:05"

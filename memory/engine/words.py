@@ -72,6 +72,15 @@ CODE_TYPES = {
     "ReleaseEvent": "a release published",
     "CreateEvent": "a tag created",
 }
+# A CI run's conclusion (GitHub's values) as what happened to it.
+CONCLUSIONS = {
+    "failure": "failed",
+    "success": "passed",
+    "cancelled": "was cancelled",
+    "timed_out": "timed out",
+    "skipped": "was skipped",
+    "action_required": "needs action",
+}
 SPORTS_KINDS = {
     "step_bout": "a walk",
     "active_hour": "an active hour",
@@ -89,8 +98,10 @@ def _text(value: Any) -> str:
 def phrase(pred: Predicate) -> str:
     """What a predicate says happened: ``activity in the Kitchen``, ``a walk``."""
     kind, *rest = pred.path
-    field = rest[-1] if rest else ""
     value = pred.value
+    if not rest:  # a kind without a field: nothing more specific to say than its parts
+        return f"{kind.replace('_', ' ')} {_text(value)}"
+    field = rest[-1]
     if kind == "room_presence":
         if field in ROOM_FIELDS:
             return f"activity in the {value}"
@@ -141,8 +152,7 @@ def _code(kind: str, field: str, value: Any) -> str:
     if field == "event" and isinstance(value, str):
         return f"{noun} {CODE_ACTIONS.get(value, value.replace('_', ' '))}"
     if field == "conclusion" and isinstance(value, str):
-        said = {"failure": "failed", "success": "passed", "cancelled": "cancelled"}
-        return f"{noun} that {said.get(value, value)}"
+        return f"{noun} that {CONCLUSIONS.get(value, value.replace('_', ' '))}"
     if field == "merged":
         return f"{noun} merged" if value is True else f"{noun} closed unmerged"
     if field == "state" and isinstance(value, str):
