@@ -166,8 +166,13 @@ def module_paths(asked: Sequence[str]) -> list[str]:
 
 
 def mutant_glob(path: str) -> str:
-    """mutmut names a mutant ``<dotted module>.<mangled function>__mutmut_<n>``."""
+    """mutmut names a mutant ``<dotted module>.<mangled function>__mutmut_<n>``, where a
+    package's ``__init__`` is named as the package and every mangled name starts with ``x``
+    (``x_function``, ``xǁClassǁmethod``); so the glob of a package's own functions leaves its
+    submodules' mutants out."""
     module = path.removesuffix(".py").replace("/", ".")
+    if module.endswith(".__init__"):
+        return f"{module.removesuffix('.__init__')}.x*"
     return f"{module}.*"
 
 

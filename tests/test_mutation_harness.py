@@ -1,0 +1,22 @@
+"""The mutation harness (``make mutation``): which mutants a module's run asks mutmut for."""
+
+from __future__ import annotations
+
+from fnmatch import fnmatch
+
+from benchmark.mutation import mutant_glob
+
+
+def test_a_module_asks_for_its_own_mutants():
+    glob = mutant_glob("memory/engine/words.py")
+    assert fnmatch("memory.engine.words.x_phrase__mutmut_4", glob)
+    assert not fnmatch("memory.engine.wordsmith.x_phrase__mutmut_4", glob)
+
+
+def test_a_package_init_asks_for_its_functions_by_the_package_name_not_its_submodules():
+    glob = mutant_glob("memory/engine/extract/__init__.py")
+    # mutmut names the mutants of a package's __init__ after the package itself.
+    assert fnmatch("memory.engine.extract.x_extract_day__mutmut_1", glob)
+    assert fnmatch("memory.engine.extract.xǁOpenDayǁsegments__mutmut_2", glob)
+    assert not fnmatch("memory.engine.extract.__init__.x_extract_day__mutmut_1", glob)
+    assert not fnmatch("memory.engine.extract.code.x_segments__mutmut_1", glob)
