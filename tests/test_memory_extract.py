@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta, tzinfo
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -1078,3 +1078,76 @@ def test_an_open_day_extended_event_by_event_equals_extracting_it_from_scratch(
     if fed:  # an event out of order is refused: the caller extracts the day afresh
         with pytest.raises(ValueError, match="must come after every event fed before"):
             opened.feed(ordered[:1])
+
+
+class _NoOffset(tzinfo):
+    """A time zone that knows no offset: such a time is as naive as one without a zone."""
+
+    def utcoffset(self, dt: datetime | None) -> timedelta | None:
+        return None
+
+
+def test_scope_and_naive_time_errors_say_what_to_do() -> None:
+    from memory.engine.extract import OpenDay
+
+    with pytest.raises(ValueError) as unknown:
+        extract_day("kitchen", [], DAY, ZONE)
+    assert str(unknown.value) == (
+        "Unknown scope 'kitchen': trajectories are extracted for code, desktop, home, sports "
+        "only; pass the entity's scope."
+    )
+    naive = event(7, datetime(2024, 5, 1, 9, 0, tzinfo=_NoOffset()), {"type": "steps"})
+    said = (
+        "Event 7 has a naive time 2024-05-01T09:00:00; stored events are aware, so build "
+        "EngineEvents with their time zone."
+    )
+    with pytest.raises(ValueError) as whole_day:
+        extract_day("sports", [naive], DAY, ZONE)
+    assert str(whole_day.value) == said
+    with pytest.raises(ValueError) as fed:
+        OpenDay("sports", DAY, ZONE).feed([naive])
+    assert str(fed.value) == said
+
+
+def test_an_open_day_refuses_an_event_it_was_fed_already_or_one_before_it() -> None:
+    from memory.engine.extract import OpenDay
+
+    first, second = gh(1, "PullRequestEvent", action="opened"), gh(2, "PushEvent", 3)
+    opened = OpenDay("code", DAY, ZONE)
+    assert opened.extends([first])
+    opened.feed([first, second])
+    assert opened.last == (second.at, second.id)
+    assert opened.extends([])
+    assert not opened.extends([second])  # the same (time, id) again
+    assert not opened.extends([first])
+    with pytest.raises(ValueError) as refused:
+        opened.feed([second])
+    assert str(refused.value) == ("events must come after every event fed before; start a new day")
+    assert opened.fed == 2  # nothing was fed by the refused call
+    opened.feed([])
+    assert opened.last == (second.at, second.id)
+
+
+def test_open_day_segments_are_ordered_by_start_kind_first_citation_then_end() -> None:
+    from memory.engine.extract import OpenDay
+
+    at = datetime.combine(DAY, datetime.min.time(), ZONE)
+    later, latest = at + timedelta(minutes=5), at + timedelta(minutes=9)
+    # Same start, kind and first citation: the end decides before the other citations do.
+    long_one = Segment(at, latest, (), (1, 2), "pull_request", "code")
+    short_one = Segment(at, later, (), (1, 3), "pull_request", "code")
+    other_kind = Segment(at, at, (), (0,), "issue", "code")
+
+    class _Cut:
+        fed = 0
+
+        def segments(self) -> list[Segment]:
+            return [long_one, short_one, other_kind]
+
+    opened = OpenDay("code", DAY, ZONE)
+    opened.state = _Cut()
+    assert [(s.kind, s.citations) for s in opened.segments()] == [
+        ("issue", (0,)),
+        ("pull_request", (1, 3)),
+        ("pull_request", (1, 2)),
+    ]

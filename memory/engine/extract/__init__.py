@@ -58,6 +58,15 @@ def _check_scope(scope: str) -> None:
         )
 
 
+def _check_aware(events: Sequence[EngineEvent]) -> None:
+    for event in events:
+        if event.at.tzinfo is None or event.at.utcoffset() is None:
+            raise ValueError(
+                f"Event {event.id} has a naive time {event.at.isoformat()}; stored events are "
+                "aware, so build EngineEvents with their time zone."
+            )
+
+
 @dataclass
 class OpenDay:
     """A day's extraction that grows with the day: events are fed in (time, id) order, each
@@ -97,12 +106,7 @@ class OpenDay:
         """Take the next events of the day (of this local day, in (time, id) order)."""
         if not self.extends(events):
             raise ValueError("events must come after every event fed before; start a new day")
-        for event in events:
-            if event.at.tzinfo is None or event.at.utcoffset() is None:
-                raise ValueError(
-                    f"Event {event.id} has a naive time {event.at.isoformat()}; stored events "
-                    "are aware, so build EngineEvents with their time zone."
-                )
+        _check_aware(events)
         self.state.feed(events)
         if events:
             self.last = (events[-1].at, events[-1].id)
@@ -131,12 +135,7 @@ def extract_day(
     ``frames`` are the ``frames`` of the day's compiled document; only ``desktop`` reads them.
     """
     _check_scope(scope)
-    for event in events:
-        if event.at.tzinfo is None or event.at.utcoffset() is None:
-            raise ValueError(
-                f"Event {event.id} has a naive time {event.at.isoformat()}; stored events are "
-                "aware, so build EngineEvents with their time zone."
-            )
+    _check_aware(events)  # before the day's events are picked by their local date
     todays = day_events(events, day, zone)
     opened = OpenDay(scope, day, zone)
     opened.feed(todays)
