@@ -1151,3 +1151,299 @@ def test_open_day_segments_are_ordered_by_start_kind_first_citation_then_end() -
         ("pull_request", (1, 3)),
         ("pull_request", (1, 2)),
     ]
+
+
+# --- desktop: every fact, interval and cache rule --------------------------------------------
+
+
+def _desktop_frame(**changes: Any) -> dict[str, Any]:
+    page = parse_url(PR_URL)
+    assert page is not None
+    frame = frame_doc(
+        "f-10",
+        "Firefox",
+        "github.com",
+        "2024-05-01T09:00:00+02:00",
+        "2024-05-01T09:03:00+02:00",
+        "10-11",
+        [{"kind": page.kind, "entity": page.entity, "count": 2}],
+    )
+    frame.update(changes)
+    return frame
+
+
+def test_desktop_segments_hold_observed_facts_in_the_days_zone() -> None:
+    from memory.engine.extract import OpenDay
+
+    rows = [snap(10, local(9), "Firefox", PR_URL), snap(11, local(9, 1), "Firefox", PR_URL)]
+    opened = OpenDay("desktop", DAY, ZONE)
+    opened.feed(rows)
+    assert opened.fed == 2
+    first, frame_segment, last = opened.segments([_desktop_frame()])  # by start, then kind
+    assert (first.kind, frame_segment.kind, last.kind) == (
+        "first_activity",
+        "frame",
+        "last_activity",
+    )
+    for segment in (frame_segment, first, last):
+        assert {f.type for f in segment.facts} == {"observed"}
+        assert [f.id for f in segment.facts] == [f"f{n}" for n in range(1, len(segment.facts) + 1)]
+        assert segment.start.tzinfo is ZONE and segment.end.tzinfo is ZONE
+    assert [f.path for f in frame_segment.facts] == [
+        ("app",),
+        ("site",),
+        ("page", "kind"),
+        ("page", "entity"),
+    ]
+    assert (first.kind, first.citations, first.start, first.end) == (
+        "first_activity",
+        (10,),
+        local(9),
+        local(9),
+    )
+    assert [f.path for f in last.facts] == [("app",), ("site",)]
+
+
+def test_a_frame_claims_only_what_a_cited_row_holds() -> None:
+    # The first cited row is another app's (an interruption): the app fact is the first row
+    # the compiler normalises to the frame's app. No row shows the frame's site or top page.
+    rows = [snap(10, local(9), "Slack"), snap(11, local(9, 1), "Firefox")]
+    (segment,) = of_kind(extract("desktop", rows, [_desktop_frame()]), "frame")
+    assert facts(segment) == {("app",): "Firefox"}
+    assert segment.facts[0].at == local(9, 1)
+    # A frame with no id has an empty source; one whose rows claim nothing is no segment.
+    nameless = _desktop_frame()
+    del nameless["id"]
+    (segment,) = of_kind(extract("desktop", rows, [nameless]), "frame")
+    assert segment.source == ""
+    unclaimed = _desktop_frame(app="Code", site=None, pages=[])
+    assert of_kind(extract("desktop", rows, [unclaimed]), "frame") == []
+
+
+def test_a_top_page_without_a_kind_or_an_entity_is_no_fact() -> None:
+    # A row without a web URL keeps whatever page its payload holds: a malformed one may
+    # match the frame's top page, but a page fact needs both strings.
+    odd = event(10, local(9), {"app": "Firefox", "page": {"kind": None, "entity": "x"}}, "snapshot")
+    frame = _desktop_frame(site=None, rows="10", pages=[{"kind": None, "entity": "x"}])
+    frame["evidence"] = {"rows": "10", "inputs": ""}
+    (segment,) = of_kind(extract_day("desktop", [odd], DAY, ZONE, [frame]), "frame")
+    assert facts(segment) == {("app",): "Firefox"}
+
+
+def test_a_frame_past_midnight_ends_at_the_days_last_microsecond() -> None:
+    late = snap(1, datetime(2024, 5, 1, 23, 59, 30, tzinfo=ZONE), "Editor")
+    frame = frame_doc(
+        "f-1", "Editor", None, "2024-05-01T23:59:30+02:00", "2024-05-02T00:01:00+02:00", "1", []
+    )
+    (segment,) = of_kind(extract("desktop", [late], [frame]), "frame")
+    assert segment.end == datetime(2024, 5, 1, 23, 59, 59, 999999, tzinfo=ZONE)
+
+
+@pytest.mark.parametrize(
+    ("start", "shown"),
+    [
+        (5, "5"),
+        ("nine", "'nine'"),
+        ("2024-05-01T09:00:00", "'2024-05-01T09:00:00'"),  # no offset
+    ],
+)
+def test_a_frame_time_that_is_no_iso_time_with_an_offset_is_a_clear_error(
+    start: object, shown: str
+) -> None:
+    frame = _desktop_frame(start=start)
+    with pytest.raises(ValueError) as refused:
+        extract_day("desktop", [snap(10, local(9), "Firefox", PR_URL)], DAY, ZONE, [frame])
+    assert str(refused.value) == (
+        f"Frame 'f-10' has start {shown}, not an ISO 8601 time with an offset; pass the frames "
+        "of a compiled day document."
+    )
+
+
+def test_a_frame_without_evidence_rows_says_what_to_pass() -> None:
+    with pytest.raises(ValueError) as refused:
+        extract_day("desktop", [], DAY, ZONE, [{"id": "f-1", "evidence": {"inputs": ""}}])
+    assert str(refused.value) == (
+        "Frame 'f-1' has no evidence.rows; pass the frames of a compiled day document."
+    )
+
+
+def test_views_are_derived_once_per_event_and_a_reused_id_is_told_apart(monkeypatch) -> None:
+    from memory.engine.extract import desktop
+
+    monkeypatch.setattr(desktop, "_VIEWS", {})
+    row = snap(1, local(9), "Firefox", PR_URL)
+    view = desktop.grounding_view(row)
+    assert view is not row and desktop.grounding_view(row) is view
+    # Another event object that once had this object's id() is not this one.
+    stranger = snap(2, local(9), "Firefox", "https://example.org/")
+    desktop._VIEWS[id(row)] = (stranger, stranger)
+    assert desktop.grounding_view(row).payload["site"] == "github.com"
+    # A full cache is emptied before the next view is kept.
+    monkeypatch.setattr(desktop, "_CACHED_MAX", 2)
+    desktop._VIEWS.clear()
+    desktop.grounding_view(snap(3, local(9), "Firefox", PR_URL))
+    desktop.grounding_view(snap(4, local(9), "Firefox", PR_URL))
+    assert len(desktop._VIEWS) == 2
+    fifth = snap(5, local(9), "Firefox", PR_URL)
+    desktop.grounding_view(fifth)
+    assert list(desktop._VIEWS) == [id(fifth)]
+
+
+def test_a_frame_is_derived_once_only_when_every_row_is_in(monkeypatch) -> None:
+    from memory.engine.extract import desktop
+
+    monkeypatch.setattr(desktop, "_FRAMES", {})
+    first, second = snap(10, local(9), "Firefox", PR_URL), snap(11, local(9, 1), "Firefox", PR_URL)
+    frame = _desktop_frame()
+    views = {first.id: desktop.grounding_view(first)}
+    partial = desktop._frame_once(frame, views, DAY, ZONE)
+    assert partial is not None and partial.citations == (10,)
+    assert desktop._FRAMES == {}  # a row is still missing: derived again next time
+    views[second.id] = desktop.grounding_view(second)
+    whole = desktop._frame_once(frame, views, DAY, ZONE)
+    assert whole is not None and whole.citations == (10, 11)
+    assert desktop._frame_once(frame, views, DAY, ZONE) is whole
+    assert desktop._FRAMES[(id(frame), DAY, ZONE.key)] == (frame, whole)
+    # Another frame object under a reused id() is derived afresh.
+    other = _desktop_frame(id="f-11", evidence={"rows": "11", "inputs": ""})
+    desktop._FRAMES[(id(other), DAY, ZONE.key)] = (frame, whole)
+    again = desktop._frame_once(other, views, DAY, ZONE)
+    assert again is not None and again.source == "f-11"
+    # A full cache is emptied before the next frame is kept.
+    monkeypatch.setattr(desktop, "_CACHED_MAX", 2)
+    assert len(desktop._FRAMES) == 2
+    third = _desktop_frame(id="f-12")
+    desktop._frame_once(third, views, DAY, ZONE)
+    assert list(desktop._FRAMES) == [(id(third), DAY, ZONE.key)]
+
+
+# --- sports: the scope module's own output, every rule at its limit --------------------------
+
+
+def _steps(id: int, at: datetime, value: object, **attributes: object) -> EngineEvent:
+    return event(id, at, {"type": "steps", "value": value, "attributes": attributes})
+
+
+def test_sports_segments_leave_fact_ids_blank_and_say_what_was_observed() -> None:
+    from memory.engine.extract import sports
+
+    decision = event(
+        1, local(6), {"type": "decision_point", "attributes": {"available": True, "location": "x"}}
+    )
+    walk = minute_rows(local(7), [120] * 10, first_id=100)  # exactly ten brisk minutes
+    hour = _steps(200, local(9), 1000, resolution="hour")  # exactly an active hour
+    day = sports.SportsDay(ZONE)
+    day.feed([decision, *walk, hour])
+    assert day.fed == 12
+    out = day.segments()
+    assert [s.kind for s in out] == ["decision_point", "active_hour", "day_start", "step_bout"]
+    assert {f.id for s in out for f in s.facts} == {""}  # numbered by extract_day
+    said = {s.kind: [(f.type, f.path, f.value, f.at) for f in s.facts] for s in out}
+    assert said["decision_point"] == [
+        ("observed", ("type",), "decision_point", local(6)),
+        ("context_before", ("available",), True, local(6)),
+        ("context_before", ("location",), "x", local(6)),
+    ]
+    assert said["active_hour"] == [
+        ("observed", ("type",), "steps", local(9)),
+        ("observed", ("resolution",), "hour", local(9)),
+    ]
+    assert said["day_start"] == [
+        ("observed", ("type",), "steps", local(7, 1)),
+        ("observed", ("resolution",), "minute", local(7, 1)),
+    ]
+    assert said["step_bout"] == [
+        ("observed", ("type",), "steps", local(7, 1)),
+        ("observed", ("source",), "jawbone", local(7, 1)),
+        ("observed", ("resolution",), "minute", local(7, 1)),
+    ]
+    assert sports.segments([decision, *walk, hour], ZONE) == out
+
+
+def test_sports_rows_that_are_no_steps_are_read_past() -> None:
+    from memory.engine.extract import sports
+
+    odd = [
+        _steps(1, local(7, 1), "12", resolution="minute"),  # a string is no count
+        _steps(2, local(7, 2), True, resolution="minute"),  # nor is a bool
+        _steps(3, local(7, 3), float("nan"), resolution="minute"),
+        _steps(4, local(7, 4), 50, resolution="day"),  # no resolution we know
+        event(5, local(7, 5), {"type": "steps", "value": 50, "attributes": ["minute"]}),
+    ]
+    day = sports.SportsDay(ZONE)
+    day.feed(odd)
+    assert day.streams == {} and day.segments() == []
+
+
+def test_the_day_starts_with_the_first_row_of_someone_up_from_five() -> None:
+    from memory.engine.extract import sports
+
+    rows = [
+        *minute_rows(local(4, 58), [50, 50], first_id=1),  # before five: asleep or not, no start
+        *minute_rows(local(5), [9, 10], first_id=3),  # 9 is not up yet; 10 a minute is
+    ]
+    (start,) = [s for s in sports.segments(rows, ZONE) if s.kind == "day_start"]
+    assert (start.citations, start.start) == ((4,), local(5, 2))
+    # An hourly row needs as many steps a minute: 100 in an hour is not getting up.
+    lazy = _steps(10, local(6), 100, resolution="hour")
+    up = _steps(11, local(7), 600, resolution="hour")
+    (start,) = [s for s in sports.segments([lazy, up], ZONE) if s.kind == "day_start"]
+    assert start.citations == (11,)
+    assert [f.value for f in start.facts] == ["steps", "hour"]
+
+
+def test_wide_minute_rows_keep_the_days_minutes_their_source_and_nothing_unreadable() -> None:
+    from memory.engine.extract import sports
+
+    # Stamped 00:30 local: its 60 minutes run from 23:30 the day before; the 30 after midnight
+    # are this day's. One of them is unreadable and ends the walk there.
+    minutes = [120] * 45 + ["x"] + [120] * 9 + [0] * 5
+    payload = {
+        "type": "steps_by_minute",
+        "value": 0,
+        "attributes": {"resolution": "minute", "minutes": minutes, "source": "fitbit"},
+    }
+    (walk,) = [
+        s for s in sports.segments([event(1, local(0, 30), payload)], ZONE) if s.kind == "step_bout"
+    ]
+    assert walk.start == local(0, 1)  # the first minute of the day, 00:00-00:01
+    assert [f.value for f in walk.facts] == ["steps_by_minute", "fitbit", "minute"]
+    # A source that is no string names none; a steps row with a minutes list is still a row.
+    payload["attributes"] = {"resolution": "minute", "minutes": [120] * 60, "source": 7}
+    (walk,) = [
+        s for s in sports.segments([event(1, local(9), payload)], ZONE) if s.kind == "step_bout"
+    ]
+    assert [f.path for f in walk.facts] == [("type",), ("resolution",)]
+    row = _steps(2, local(9), 5, resolution="hour", minutes=[1, 2])
+    day = sports.SportsDay(ZONE)
+    day.feed([row])
+    assert list(day.streams) == [(None, "hour")]
+
+
+def test_sports_streams_come_out_in_the_order_of_their_sources() -> None:
+    from memory.engine.extract import sports
+
+    # An hourly stream of a named source and a minute stream of none, both sedentary.
+    hours = [_steps(10 + h, local(10 + h), 0, resolution="hour", source="jawbone") for h in (1, 2)]
+    still = [
+        event(
+            100 + m,
+            local(12) + (m + 1) * MINUTE,
+            {"type": "steps", "value": 0, "attributes": {"resolution": "minute", "source": 3}},
+        )
+        for m in range(40)
+    ]
+    out = [s for s in sports.segments([*still, *hours], ZONE) if s.kind == "sedentary"]
+    # Streams are read in the order of their (source, resolution) as text, whatever came first.
+    assert [s.citations[0] for s in out] == [11, 100]
+    assert [f.path for f in out[1].facts] == [("type",), ("resolution",)]
+
+
+def test_the_desktop_module_leaves_fact_ids_blank_for_extract_day_to_number() -> None:
+    from memory.engine.extract import desktop
+
+    day = desktop.DesktopDay(ZONE)
+    day.feed([snap(10, local(9), "Firefox", PR_URL), snap(11, local(9, 1), "Firefox", PR_URL)])
+    out = day.segments(DAY, [_desktop_frame()])
+    assert [s.kind for s in out] == ["frame", "first_activity", "last_activity"]
+    assert [(f.id, f.type) for s in out for f in s.facts] == [("", "observed")] * 8

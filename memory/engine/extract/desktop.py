@@ -123,18 +123,6 @@ class DesktopDay:
         return out
 
 
-def segments(
-    events: Sequence[EngineEvent],
-    day: date,
-    zone: ZoneInfo,
-    frames: Sequence[Mapping[str, Any]],
-) -> list[Segment]:
-    """The desktop segments of one day: its events sorted by (time, id) and its frames."""
-    state = DesktopDay(zone)
-    state.feed(events)
-    return state.segments(day, frames)
-
-
 def _day_bounds(day: date, zone: ZoneInfo) -> tuple[datetime, datetime]:
     start = datetime.combine(day, time(), tzinfo=zone).astimezone(UTC)
     after = datetime.combine(day + timedelta(days=1), time(), tzinfo=zone).astimezone(UTC)

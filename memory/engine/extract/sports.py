@@ -194,11 +194,11 @@ class SportsDay:
                 brisk = [row.steps >= BOUT_MIN_STEPS_PER_MIN for row in rows]
                 for run in _runs(rows, brisk, period):
                     if len(run) * period >= BOUT_MIN_DURATION:
-                        out.append(_stretch("step_bout", run, source, "minute", period))
+                        out.append(_stretch("step_bout", run, source, "minute"))
             low = SEDENTARY_STEPS_PER_MIN * (period / MINUTE)
             for run in _runs(rows, [row.steps < low for row in rows], period):
                 if len(run) * period >= SEDENTARY_MIN_DURATION:
-                    out.append(_stretch("sedentary", run, source, resolution, period))
+                    out.append(_stretch("sedentary", run, source, resolution))
         return out
 
 
@@ -225,15 +225,14 @@ def _runs(rows: Sequence[_Row], keep: Sequence[bool], period: timedelta) -> list
     return [run for run in runs if run]
 
 
-def _stretch(
-    kind: str, run: Sequence[_Row], source: str | None, resolution: str, period: timedelta
-) -> Segment:
+def _stretch(kind: str, run: Sequence[_Row], source: str | None, resolution: str) -> Segment:
     events = sorted({row.event.id: row.event for row in run}.values(), key=lambda e: (e.at, e.id))
     first = events[0]
     # A minute's row is the hour's event stamped later: the stretch reaches to what it cites.
+    # No row ends after its event is stamped, so the last event ends it.
     start = min(run[0].end, first.at)
-    end = max(run[-1].end, events[-1].at)
-    began = run[0].end if resolution == "minute" else first.at
+    end = events[-1].at
+    began = run[0].end  # an hourly row ends when its event is stamped
     kind_of = first.payload.get("type")
     facts = [Fact("", "observed", ("type",), kind_of, began)]
     if source is not None:
