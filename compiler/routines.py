@@ -14,7 +14,8 @@ carries a URL template only when every occurrence saw the same one, which is wha
 may then expect (see ``compiler.replay``).
 
 :func:`recurrence` measures how much of the stream recurs (``h_raw``, ``h_specific``) and
-:func:`holdout` how much of a later stretch an earlier one already knew (§7.3).
+:func:`holdout` how much of a later stretch an earlier one already knew (the temporal
+hold-out of the cost instrument, §7.1–§7.4).
 """
 
 from __future__ import annotations
@@ -219,8 +220,8 @@ def holdout(
     max_len: int = MAX_LEN,
     gap_s: float = GAP_S,
 ) -> dict[str, Any]:
-    """The temporal hold-out (§7.3): mine the first ``fit_days`` active days, then report the
-    share of the later days' steps that lie inside an occurrence of an already-known routine."""
+    """The temporal hold-out (Activity Frames §7): mine the first ``fit_days`` active days,
+    then report the share of the later days' steps inside an occurrence of a known routine."""
     _check_granularity(granularity)
     _check_int("fit_days", fit_days, 1)
     days = sorted({a.day for a in actions})
