@@ -1,0 +1,158 @@
+"""The cost instrument (Activity Frames §7): C_agent, R_inject / R_info distributions, h_raw,
+h_specific, the hold-out and the all-fleet ceiling, with an injected token counter."""
+
+from __future__ import annotations
+
+import json
+import statistics
+
+import pytest
+
+from compiler.__main__ import cl100k
+from compiler.cost import SCREENS, c_agent, ceiling, distribution, report
+from compiler.replay import plan, script
+from compiler.routines import mine
+from tests.test_compiler_routines import Stream
+
+
+def words(text: str) -> int:
+    return len(text.split())
+
+
+def test_c_agent_is_a_screenshot_and_fixed_tokens_per_step():
+    assert c_agent(1) == pytest.approx(1512 * 982 / 750 + 350 + 180)
+    assert c_agent(3, 1280, 800) == pytest.approx(3 * (1280 * 800 / 750 + 530))
+    assert c_agent(0) == 0
+    assert SCREENS["1728x1117"] == (1728, 1117)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ((-1,), "k must be a non-negative number of steps, not -1"),
+        ((2.5,), "k must be a non-negative number of steps"),
+        ((True,), "k must be a non-negative number of steps"),
+        ((3, 0, 800), "screen w must be a positive number of pixels, not 0"),
+        ((3, 1280, -5), "screen h must be a positive number of pixels, not -5"),
+    ],
+)
+def test_c_agent_refuses_bad_sizes(args, message):
+    with pytest.raises(ValueError, match=message):
+        c_agent(*args)
+
+
+def test_a_distribution_has_its_median_and_interquartile_range():
+    assert distribution([1, 2, 3, 4, 5]) == {"n": 5, "median": 3, "q1": 2, "q3": 4, "iqr": 2}
+    assert distribution([7.0]) == {"n": 1, "median": 7.0, "q1": 7.0, "q3": 7.0, "iqr": 0.0}
+    assert distribution([]) == {"n": 0, "median": None, "q1": None, "q3": None, "iqr": None}
+
+
+def test_the_ceiling_discounts_the_script_cost():
+    assert ceiling(0.1, 200.0) == pytest.approx(0.1 * (1 - 1 / 200))
+    for h, r, message in [
+        (1.5, 10.0, "h must be a share between 0 and 1"),
+        (0.1, 0.0, "R_info must be a positive ratio"),
+        (0.1, float("inf"), "R_info must be a positive ratio"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            ceiling(h, r)
+
+
+def _history() -> tuple[Stream, Stream]:
+    clicks, pages = Stream(), Stream()
+    for day in ("2026-03-02", "2026-03-03", "2026-03-04", "2026-03-05"):
+        clicks.day = pages.day = day
+        for _ in range(2):
+            clicks.session("Compose", "To", "Subject", "Send")
+            clicks.session("Issues", "Label", "Assign")
+            pages.nav("shop.example/orders", "shop.example/orders/*", "shop.example/invoices")
+        clicks.session(f"Once {day}", f"Again {day}", f"Third {day}")
+    return clicks, pages
+
+
+def test_the_report_gives_r_and_h_per_granularity():
+    clicks, pages = _history()
+    out = report({"action": clicks.out, "url": pages.out}, count_tokens=words)
+    assert out["screen"] == "1512x982"
+    action = out["granularities"]["action"]
+    routines = mine(clicks.out)
+    assert [r["id"] for r in action["routines"]] == [r.id for r in routines]
+    first, routine = action["routines"][0], routines[0]
+    plan_tokens = words(json.dumps(plan(routine), sort_keys=True))
+    script_tokens = words(script(routine))
+    cost = c_agent(len(routine.steps))
+    assert first["plan_tokens"] == plan_tokens
+    assert first["script_tokens"] == script_tokens
+    assert first["r_inject"] == pytest.approx(cost / plan_tokens, abs=1e-4)
+    assert first["r_info"] == pytest.approx(cost / script_tokens, abs=1e-4)
+    assert (first["length"], first["count"]) == (len(routine.steps), routine.count)
+    r_info = [r["r_info"] for r in action["routines"]]
+    assert action["r_info"]["median"] == pytest.approx(statistics.median(r_info), abs=1e-4)
+    assert action["by_length"].keys() == {"3", "4"}
+    assert action["by_length"]["4"]["n"] == 1
+    # 4 days x (2 x 7 routine steps + 3 unique steps) = 68 steps, 56 of them in routines.
+    assert action["recurrence"]["steps"] == 68
+    assert action["h_specific"] == pytest.approx(56 / 68, abs=1e-6)
+    assert action["h_raw"] == action["h_specific"]
+    # The hold-out fits on the first two days and finds both routines again in the last two.
+    assert action["holdout"]["fit_days"] == ["2026-03-02", "2026-03-03"]
+    assert action["holdout"]["h_holdout"] == pytest.approx(28 / 34, abs=1e-6)
+    assert action["ceiling"] == pytest.approx(
+        action["h_specific"] * (1 - 1 / action["r_info"]["median"]), abs=1e-4
+    )
+    assert action["ceiling_holdout"] == pytest.approx(
+        action["holdout"]["h_holdout"] * (1 - 1 / action["r_info"]["median"]), abs=1e-4
+    )
+    url = out["granularities"]["url"]
+    assert [r["length"] for r in url["routines"]] == [3]
+    assert url["h_specific"] == 1.0
+    assert url["routines"][0]["guard_coverage"] == 1.0
+
+
+def test_the_screen_and_the_fit_days_change_the_figures():
+    clicks, _ = _history()
+    small = report({"action": clicks.out}, count_tokens=words, screen="1280x800", fit_days=1)
+    large = report({"action": clicks.out}, count_tokens=words, screen="1728x1117")
+    assert (
+        small["granularities"]["action"]["routines"][0]["c_agent"]
+        < (large["granularities"]["action"]["routines"][0]["c_agent"])
+    )
+    assert small["granularities"]["action"]["holdout"]["fit_days"] == ["2026-03-02"]
+    assert "url" not in small["granularities"]
+
+
+def test_one_active_day_has_no_holdout_and_no_routines_have_no_ratios():
+    s = Stream()
+    s.session("Compose", "To", "Send")
+    out = report({"action": s.out}, count_tokens=words)["granularities"]["action"]
+    assert out["routines"] == [] and out["r_info"]["median"] is None
+    assert out["holdout"] is None and out["ceiling"] is None and out["ceiling_holdout"] is None
+
+
+def test_the_report_counts_with_cl100k():
+    clicks, _ = _history()
+    tokens = cl100k()
+    out = report({"action": clicks.out}, count_tokens=tokens)["granularities"]["action"]
+    routine = mine(clicks.out)[0]
+    assert out["routines"][0]["script_tokens"] == tokens(script(routine))
+    assert out["plan_tokens"]["median"] > out["script_tokens"]["median"]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"screen": "800x600"}, "screen '800x600' must be one of 1512x982, 1280x800, 1728x1117"),
+        ({"count_tokens": "cl100k"}, "count_tokens must be a function"),
+        ({"count_tokens": lambda text: 0}, "count_tokens must return a positive integer"),
+        ({"count_tokens": lambda text: 2.5}, "count_tokens must return a positive integer"),
+        ({"actions": {}}, "must map action and/or url to actions"),
+        ({"actions": {"screen": []}}, "granularity 'screen' must be one of action, url"),
+        ({"fit_days": 4}, "needs more than fit_days=4 active days"),
+    ],
+)
+def test_bad_report_inputs_are_refused(kwargs, message):
+    clicks, _ = _history()
+    actions = kwargs.pop("actions", {"action": clicks.out})
+    kwargs.setdefault("count_tokens", words)
+    with pytest.raises(ValueError, match=message):
+        report(actions, **kwargs)
