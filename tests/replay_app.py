@@ -36,13 +36,15 @@ class ExpenseApp:
     expenses: list[Expense] = field(default_factory=list)
     posts: list[str] = field(default_factory=list)  # paths of every POST, in order
     changed: bool = False
+    banner: bool = False  # a cookie banner over the list page that takes every click
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def reset(self, *, changed: bool = False) -> None:
+    def reset(self, *, changed: bool = False, banner: bool = False) -> None:
         with self.lock:
             self.expenses.clear()
             self.posts.clear()
             self.changed = changed
+            self.banner = banner
 
 
 def _page(title: str, body: str) -> bytes:
@@ -58,10 +60,20 @@ def _list_page(app: ExpenseApp) -> bytes:
         f"<td>{'submitted' if e.submitted else 'draft'}</td></tr>"
         for e in app.expenses
     )
+    # A page states its help link twice (header and footer) and disables Export while there
+    # is nothing to export: two things a replay must not act on blindly.
+    banner = (
+        '<div style="position:fixed;inset:0;background:#fff">We use cookies. '
+        "<button type=button>Accept all</button></div>"
+        if app.banner
+        else ""
+    )
     return _page(
         "Expenses",
-        "<h1>Expenses</h1><a href=/expenses/new>New expense</a>"
-        f"<table><tbody>{rows}</tbody></table>",
+        "<header><a href=/help>Help</a></header><h1>Expenses</h1>"
+        "<a href=/expenses/new>New expense</a>"
+        f"<button type=button{'' if app.expenses else ' disabled'}>Export</button>"
+        f"<table><tbody>{rows}</tbody></table><footer><a href=/help>Help</a></footer>{banner}",
     )
 
 

@@ -157,7 +157,10 @@ def test_changed_page_stops_at_the_renamed_button_and_nothing_after_runs(
     assert failed["expectation"] == "expect_element"
     assert failed["expected"] == 'a button named "Save"'
     assert '"Save draft"' in failed["found"]
-    assert report["reason"].startswith('step 5 (click button "Save"): guard expect_element')
+    assert report["reason"] == (
+        'step 5 (click button "Save"): guard expect_element failed: expected a button named '
+        '"Save", found buttons "Save draft"'
+    )
     # The form was filled in the browser, but nothing was sent: no save, no submit.
     assert page.get_by_role("textbox", name="Amount").input_value() == "99.95"
     assert served.app.posts == [] and served.app.expenses == []
@@ -206,6 +209,117 @@ def test_dry_run_on_the_wrong_page_reports_the_url_guard(page, served, plan) -> 
     first = report["steps"][0]
     assert first["status"] == "guard_failed" and first["expectation"] == "expect_url_template"
     assert first["expected"] == "127.0.0.1/expenses"
-    assert first["found"].startswith("127.0.0.1/expenses/new ")
+    assert first["found"] == f"127.0.0.1/expenses/new, at {served.url}/expenses/new"
     assert {s["status"] for s in report["steps"][1:]} == {"skipped"}
+    assert served.app.posts == []
+
+
+def _step(op, target, role=None, *, element=None, app="Chromium", url="127.0.0.1/expenses"):
+    return {
+        "op": op,
+        "target": target,
+        "role": role,
+        "guard": {
+            "expect_element": element,
+            "expect_role": role if element else None,
+            "expect_app": app,
+            "expect_url_template": url,
+        },
+    }
+
+
+LINK = ("click", "New expense", "AXLink")
+
+
+@pytest.mark.parametrize(
+    ("state", "steps", "execute", "statuses", "expectation", "found", "final"),
+    [
+        pytest.param(
+            {},
+            [_step("click", "New expense", "AXButton", element="New expense")],
+            False,
+            ["guard_failed"],
+            "expect_role",
+            '"New expense" is a link, not a button',
+            "/expenses",
+            id="role-differs",
+        ),
+        pytest.param(
+            {},
+            [_step(*LINK, element="New expense", app="Slack")],
+            False,
+            ["guard_failed"],
+            "expect_app",
+            "a web browser",
+            "/expenses",
+            id="not-a-browser",
+        ),
+        pytest.param(
+            {},
+            [_step("click", "Help", "AXLink", element="Help")],
+            True,
+            ["guard_failed"],
+            "expect_element",
+            "2 of them (ambiguous)",
+            "/expenses",
+            id="ambiguous",
+        ),
+        pytest.param(
+            {},
+            [_step("click", "Export", "AXButton", element="Export")],
+            True,
+            ["guard_failed"],
+            "expect_element",
+            "it is disabled",
+            "/expenses",
+            id="disabled",
+        ),
+        pytest.param(
+            {},
+            [_step("click", "New expense")],
+            True,
+            ["done"],
+            None,
+            "click",
+            "/expenses/new",
+            id="no-role-found-among-controls",
+        ),
+        pytest.param(
+            {},
+            [
+                _step("navigate", "127.0.0.1/expenses/new", url="127.0.0.1/expenses/new"),
+                _step("navigate", "127.0.0.1/expenses/*", url="127.0.0.1/expenses/*"),
+            ],
+            True,
+            ["done", "blocked"],
+            None,
+            "holds an identifier (*) that no slot fills",
+            "/expenses/new",
+            id="navigate",
+        ),
+        pytest.param(
+            {"banner": True},
+            [_step(*LINK, element="New expense")],
+            True,
+            ["failed"],
+            None,
+            "the browser could not do it",
+            "/expenses",
+            id="covered-by-a-banner",
+        ),
+    ],
+)
+def test_each_guard_stops_on_what_the_page_does_not_hold(
+    page, served, state, steps, execute, statuses, expectation, found, final
+) -> None:
+    if state:
+        served.app.reset(**state)
+        page.reload()
+    plan = {"routine": "r-by-hand", "granularity": "action", "steps": steps, "slots": []}
+    report = run_plan(page, plan, execute=execute, timeout_s=0.5)
+    assert [s["status"] for s in report["steps"]] == statuses
+    last = report["steps"][-1]
+    assert last.get("expectation") == expectation
+    assert found in last.get("found", last["reason"])
+    assert report["final_url"] == f"{served.url}{final}"
     assert served.app.posts == []

@@ -188,7 +188,7 @@ class PlanStep:
         if self.op == "navigate":
             return f"navigate to {self.target}"
         what = f'{self.aria} "{self.target}"' if self.aria else f'"{self.target}"'
-        return f"{self.op} {what}"
+        return f"type into {what}" if self.op == "type" else f"click {what}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -500,7 +500,7 @@ def _wait_for_template(page: Page, template: str, deadline: float) -> GuardFailu
         page.wait_for_url(lambda url: url_matches(template, url), timeout=max(remaining_ms, 1))
     except PlaywrightTimeout:
         found = url_template(page.url) or page.url
-        return GuardFailure("expect_url_template", template, f"{found} ({page.url})")
+        return GuardFailure("expect_url_template", template, f"{found}, at {page.url}")
     return None
 
 
@@ -602,12 +602,12 @@ class _Run:
         # certain about this guard, so it is reported, never held against the plan.
         _, failure = check_guard(self.page, step, timeout_s=0)
         now = (
-            "it holds on the current page"
+            "it holds on the current page already"
             if failure is None
-            else f"{failure.expectation} does not hold on the current page ({failure.found})"
+            else f"on the current page {failure.expectation} finds {failure.found}"
         )
         reason = (
-            f"would {step.describe()}; its guard is checked only when run, after step "
+            f"would {step.describe()}; its guard is checked when a run gets there, after step "
             f"{self.changed_by} changes the page ({now})"
         )
         return _entry(step, "would_do", reason, guard="unchecked")
