@@ -202,6 +202,25 @@ def test_dry_run_through_the_command_performs_nothing(served, plan, tmp_path) ->
     assert served.app.posts == [] and served.app.expenses == []
 
 
+def test_a_chromium_that_does_not_start_is_a_clear_error(served, plan, tmp_path) -> None:
+    plan_file = tmp_path / "plan.json"
+    plan_file.write_text(json.dumps(plan))
+    done = subprocess.run(
+        [
+            *(sys.executable, "manage.py", "replay_plan", str(plan_file)),
+            *("--url", f"{served.url}/expenses", "--slot", "amount=1", "--slot", "merchant=x"),
+            *("--chromium", "/bin/true"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert "Chromium at /bin/true did not start" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
 def test_dry_run_on_the_wrong_page_reports_the_url_guard(page, served, plan) -> None:
     page.goto(f"{served.url}/expenses/new")
     report = run_plan(page, plan, SLOTS, timeout_s=0.5)
@@ -283,6 +302,26 @@ LINK = ("click", "New expense", "AXLink")
             "click",
             "/expenses/new",
             id="no-role-found-among-controls",
+        ),
+        pytest.param(
+            {},
+            [_step("click", "Add receipt")],
+            True,
+            ["guard_failed"],
+            "target",
+            'controls "Help", "New expense", "Export", "Help"',
+            "/expenses",
+            id="unguarded-target-absent",
+        ),
+        pytest.param(
+            {},
+            [{**_step(*LINK, element="New expense"), "target": "Add receipt"}],
+            True,
+            ["guard_failed"],
+            "target",
+            'links "Help", "New expense", "Help"',
+            "/expenses",
+            id="guard-holds-target-absent",
         ),
         pytest.param(
             {},

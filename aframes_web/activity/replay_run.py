@@ -29,6 +29,7 @@ pass through unchanged).
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import time
@@ -734,9 +735,17 @@ def replay(
             "Chromium and downloads no browser)."
         ) from None
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=executable, args=list(CHROMIUM_ARGS), headless=not headed
-        )
+        try:
+            browser = playwright.chromium.launch(
+                executable_path=executable, args=list(CHROMIUM_ARGS), headless=not headed
+            )
+        except PlaywrightError as exc:
+            hint = ""
+            if headed and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+                hint = "; --headed needs a display (DISPLAY or WAYLAND_DISPLAY is not set)"
+            raise BrowserUnavailable(
+                f"Chromium at {executable} did not start: {_first_line(exc)}{hint}"
+            ) from None
         try:
             page = browser.new_page()
             try:
