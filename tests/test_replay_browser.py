@@ -166,25 +166,28 @@ def test_changed_page_stops_at_the_renamed_button_and_nothing_after_runs(
     assert served.app.posts == [] and served.app.expenses == []
 
 
-def test_dry_run_through_the_command_performs_nothing(served, plan, tmp_path) -> None:
+def test_dry_run_from_the_command_line_performs_nothing(served, plan, recording, tmp_path) -> None:
+    """The command-line path: the capture file to ``python -m compiler routines``, its
+    routines document to ``manage.py replay_plan --routine``."""
     served.app.reset()
-    plan_file = tmp_path / "plan.json"
-    plan_file.write_text(json.dumps(plan))
+    routines = tmp_path / "routines.json"
+    command = ("--source", f"jsonl:{recording}", "--tz", TZ, "-f", "json")
+    days = ("--from", MORNINGS[0].isoformat(), "--to", MORNINGS[-1].isoformat())
+    with routines.open("w") as out:
+        subprocess.run(
+            [sys.executable, "-m", "compiler", "routines", *command, *days],
+            cwd=ROOT,
+            stdout=out,
+            check=True,
+            timeout=120,
+        )
     # Its own process: Playwright's sync API runs one loop per thread, and this module's
     # browser holds this one.
     done = subprocess.run(
         [
-            sys.executable,
-            "manage.py",
-            "replay_plan",
-            str(plan_file),
-            "--url",
-            f"{served.url}/expenses",
-            "--slot",
-            "amount=1.00",
-            "--slot",
-            "merchant=Kiosk",
-            "--allow-destructive",
+            *(sys.executable, "manage.py", "replay_plan", str(routines)),
+            *("--routine", plan["routine"], "--url", f"{served.url}/expenses"),
+            *("--slot", "amount=1.00", "--slot", "merchant=Kiosk", "--allow-destructive"),
         ],
         cwd=ROOT,
         capture_output=True,
@@ -194,6 +197,7 @@ def test_dry_run_through_the_command_performs_nothing(served, plan, tmp_path) ->
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["executed"] is False and report["completed"] is True
+    assert report["routine"] == plan["routine"]
     assert [s["status"] for s in report["steps"]] == ["would_do"] * len(STEPS)
     # The first click's guard is checked on the page; later ones only when a run gets there.
     assert report["steps"][0]["guard"] == "held"

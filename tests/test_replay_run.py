@@ -24,6 +24,7 @@ from aframes_web.activity.replay_run import (
     is_browser,
     parse_slot,
     parse_slots,
+    select_plan,
     url_matches,
 )
 
@@ -215,6 +216,35 @@ def test_malformed_plans_are_refused_naming_the_field(plan, message) -> None:
         check_plan(plan)
 
 
+def _routines(*ids: str) -> dict:
+    """A routines document as ``python -m compiler routines -f json`` writes it."""
+    items = [{"id": i, "count": 3, "plan": {**PLAN, "routine": i}} for i in ids]
+    return {"granularity": "action", "routines": items}
+
+
+def test_a_plan_file_is_a_plan_or_one_routine_of_a_routines_document() -> None:
+    assert select_plan(PLAN) == PLAN
+    assert select_plan(PLAN, "r-0123456789ab") == PLAN
+    assert select_plan(_routines("r-a"))["routine"] == "r-a"
+    assert select_plan(_routines("r-a", "r-b"), "r-b")["routine"] == "r-b"
+
+
+@pytest.mark.parametrize(
+    ("document", "routine", "message"),
+    [
+        ([PLAN], None, "expected a plan .* or a routines document"),
+        ({"plans": []}, None, "expected a plan .* or a routines document"),
+        (_routines("r-a", "r-b"), None, r"holds 2 routines \(r-a, r-b\); pick one with --routine"),
+        (_routines("r-a"), "r-z", r"no routine 'r-z' in the routines document \(it holds r-a\)"),
+        ({"routines": [{"id": "r-a", "plan": []}]}, None, "routine 'r-a' .* has no plan object"),
+        (PLAN, "r-z", "this plan is routine 'r-0123456789ab', not 'r-z'"),
+    ],
+)
+def test_a_plan_that_cannot_be_chosen_is_refused(document, routine, message) -> None:
+    with pytest.raises(PlanError, match=message):
+        select_plan(document, routine)
+
+
 def test_missing_slot_values_are_named_with_their_fields() -> None:
     steps = check_plan(PLAN)
     with pytest.raises(SlotError) as problem:
@@ -274,7 +304,9 @@ GOOD = ("--url", "http://127.0.0.1:1/expenses", "--slot", "amount=1", "--slot", 
     [
         (None, GOOD, "cannot read the plan .*plan.json: No such file"),
         ("{not json", GOOD, "the plan .*plan.json is not JSON"),
-        ({"steps": "x"}, GOOD, "is not a guarded plan: plan.steps must be a non-empty array"),
+        ({"steps": "x"}, GOOD, "plan.json: plan.steps must be a non-empty array"),
+        ({"routines": []}, GOOD, "plan.json: the routines document holds 0 routines"),
+        (PLAN, (*GOOD, "--routine", "r-other"), "this plan is routine 'r-0123456789ab', not"),
         (PLAN, (*GOOD, "--slot", "merchant"), "slot 'merchant' is not name=value"),
         (PLAN, GOOD[:4], r"no value for slot merchant \(field \"Merchant\"\)"),
         (PLAN, (*GOOD, "--chromium", "/nonexistent/chromium"), "no Chromium executable at"),

@@ -330,6 +330,40 @@ def check_plan(plan: Any) -> tuple[PlanStep, ...]:
     return tuple(out)
 
 
+def select_plan(document: Any, routine: str | None = None) -> dict[str, Any]:
+    """The plan to replay from a plan file: a plan itself (``compiler.replay.plan``), or one
+    routine's plan from the routines document ``python -m compiler routines -f json`` writes
+    (``routine`` picks it by id; it may be left out when the document holds one routine)."""
+    if isinstance(document, Mapping) and "steps" in document:
+        if routine is not None and document.get("routine") != routine:
+            raise PlanError(f"this plan is routine {document.get('routine')!r}, not {routine!r}.")
+        return dict(document)
+    items = document.get("routines") if isinstance(document, Mapping) else None
+    if not isinstance(items, list):
+        raise PlanError(
+            "expected a plan (an object with steps) or a routines document (an object with "
+            "routines, as python -m compiler routines -f json writes)."
+        )
+    ids = [item.get("id") if isinstance(item, Mapping) else None for item in items]
+    if routine is None:
+        if len(items) != 1:
+            listed = ", ".join(str(i) for i in ids) or "none"
+            raise PlanError(
+                f"the routines document holds {len(items)} routines ({listed}); pick one with "
+                "--routine ID."
+            )
+        routine = ids[0]
+    if routine not in ids:
+        raise PlanError(
+            f"no routine {routine!r} in the routines document (it holds "
+            f"{', '.join(str(i) for i in ids) or 'none'})."
+        )
+    chosen = items[ids.index(routine)].get("plan")
+    if not isinstance(chosen, Mapping):
+        raise PlanError(f"routine {routine!r} of the routines document has no plan object.")
+    return dict(chosen)
+
+
 def check_slots(
     plan: Mapping[str, Any], steps: Sequence[PlanStep], values: Mapping[str, str]
 ) -> dict[str, str]:

@@ -1,4 +1,4 @@
-"""manage.py replay_plan PLAN.json --url URL [--slot name=value ...] [--execute]
+"""manage.py replay_plan PLAN.json --url URL [--routine ID] [--slot name=value ...] [--execute]
 [--allow-destructive] [--headed] [--chromium PATH] [--timeout S]"""
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from aframes_web.activity.replay_run import (
     ReplayError,
     parse_slots,
     replay,
+    select_plan,
 )
 
 BAD_INPUT = 2  # exit status of a replay refused before it ran (1: it stopped at a step)
@@ -32,8 +33,15 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("plan", help="The plan, a JSON file as compiler.replay.plan writes.")
+        parser.add_argument(
+            "plan",
+            help="A JSON file: a plan as compiler.replay.plan writes it, or the routines "
+            "document of python -m compiler routines -f json.",
+        )
         parser.add_argument("--url", required=True, help="The page to start the replay on.")
+        parser.add_argument(
+            "--routine", help="The id of the routine to replay, from a routines document."
+        )
         parser.add_argument(
             "--slot",
             action="append",
@@ -78,7 +86,7 @@ class Command(BaseCommand):
             )
         try:
             result = replay(
-                plan,
+                select_plan(plan, options["routine"]),
                 options["url"],
                 parse_slots(options["slot"]),
                 execute=options["execute"],
@@ -88,9 +96,7 @@ class Command(BaseCommand):
                 timeout_s=options["timeout"],
             )
         except PlanError as problem:
-            raise CommandError(
-                f"the plan {path} is not a guarded plan: {problem}", returncode=BAD_INPUT
-            ) from None
+            raise CommandError(f"{path}: {problem}", returncode=BAD_INPUT) from None
         except ReplayError as problem:
             raise CommandError(str(problem), returncode=BAD_INPUT) from None
         self.stdout.write(json.dumps(result, indent=2, ensure_ascii=False))
