@@ -364,5 +364,9 @@ def test_each_guard_stops_on_what_the_page_does_not_hold(
     last = report["steps"][-1]
     assert last.get("expectation") == expectation
     assert found in last.get("found", last["reason"])
+    if expectation is not None:
+        assert last["reason"].endswith(
+            f"guard {expectation} failed: expected {last['expected']}, found {last['found']}"
+        )
     assert report["final_url"] == f"{served.url}{final}"
     assert served.app.posts == []

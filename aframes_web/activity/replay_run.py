@@ -416,9 +416,11 @@ def find_chromium(
 
 def _on_page(page: Page) -> list[tuple[str, str | None]]:
     """(ARIA role, accessible name) of everything Chromium's accessibility tree shows."""
+    from playwright.sync_api import Error as PlaywrightError
+
     try:
         text = page.locator("body").aria_snapshot(timeout=1000)
-    except Exception:  # noqa: BLE001 - a page mid-navigation has no tree; say nothing was seen
+    except PlaywrightError:  # a page mid-navigation has no tree: nothing was seen
         return []
     out: list[tuple[str, str | None]] = []
     for line in text.splitlines():
@@ -434,6 +436,10 @@ def _listed(items: Sequence[str]) -> str:
     return shown + (f" and {len(items) - _FOUND_MAX} more" if len(items) > _FOUND_MAX else "")
 
 
+def _plural(role: str) -> str:
+    return role + ("es" if role.endswith(("x", "s")) else "s")  # textboxes, checkboxes
+
+
 def _absent(page: Page, name: str, role: str | None) -> GuardFailure:
     """Why no element named ``name`` with ``role`` is there: what the page holds instead."""
     seen = _on_page(page)
@@ -446,7 +452,7 @@ def _absent(page: Page, name: str, role: str | None) -> GuardFailure:
                 f'"{name}" is a {" and a ".join(other)}, not a {role}',
             )
         same = [n for r, n in seen if r == role and n]
-        found = f"{role}s {_listed(same)}" if same else f"no {role} at all"
+        found = f"{_plural(role)} {_listed(same)}" if same else f"no {role} at all"
         return GuardFailure("expect_element", f'a {role} named "{name}"', found)
     names = [n for r, n in seen if r in INTERACTIVE_ROLES and n]
     return GuardFailure(
@@ -474,9 +480,10 @@ def _element(
         if total == 1:
             return hits[next(i for i, c in enumerate(counts) if c)], None
         if total > 1:
-            what = f"a {role}" if role else "an element"
             return None, GuardFailure(
-                "expect_element", f'one {what} named "{name}"', f"{total} of them (ambiguous)"
+                "expect_element",
+                f'one {role or "element"} named "{name}"',
+                f"{total} of them (ambiguous)",
             )
         if time.monotonic() >= deadline:
             return None, _absent(page, name, role)
