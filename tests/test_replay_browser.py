@@ -66,6 +66,7 @@ def served():
 @pytest.fixture(scope="module")
 def recording(browser, served, tmp_path_factory) -> Path:
     """The routine done by hand (through Playwright) on three mornings, as a JSONL capture."""
+    served.app.reset()
     context = browser.new_context()
     page = context.new_page()
     recorder = Recorder(page)
@@ -98,7 +99,8 @@ def plan(recording, tmp_path_factory) -> dict:
 
 
 @pytest.fixture
-def page(browser, served):
+def page(browser, served, plan):
+    # `plan` first: the recording's own expenses must be made before the app is reset.
     served.app.reset()
     context = browser.new_context()
     opened = context.new_page()
