@@ -4,9 +4,12 @@ happen before a browser starts. The replay itself is tests/test_replay_browser.p
 
 from __future__ import annotations
 
+import ast
 import copy
 import json
 import re
+import sys
+from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -318,3 +321,15 @@ def test_the_command_refuses_bad_input_before_any_browser_starts(
     tmp_path, plan, args, message
 ) -> None:
     assert re.search(message, str(_command(tmp_path, plan, *args)))
+
+
+def test_the_executor_imports_only_the_stdlib_the_compiler_and_playwright() -> None:
+    """No model, no HTTP client, no database: a replay is the plan, the slots and a browser."""
+    source = Path(__file__).resolve().parent.parent / "aframes_web/activity/replay_run.py"
+    imported = set()
+    for node in ast.walk(ast.parse(source.read_text())):
+        if isinstance(node, ast.Import):
+            imported |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            imported.add(node.module.split(".")[0])
+    assert imported - sys.stdlib_module_names == {"compiler", "playwright"}
