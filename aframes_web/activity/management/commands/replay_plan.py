@@ -10,14 +10,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from aframes_web.activity.replay_run import (
-    DEFAULT_TIMEOUT_S,
-    PlanError,
-    ReplayError,
-    parse_slots,
-    replay,
-    select_plan,
-)
+from aframes_web.activity.replay_checks import PlanError, ReplayError, parse_slots, select_plan
+from aframes_web.activity.replay_run import DEFAULT_TIMEOUT_S, replay
 
 BAD_INPUT = 2  # exit status of a replay refused before it ran (1: it stopped at a step)
 

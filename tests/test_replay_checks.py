@@ -14,22 +14,21 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from aframes_web.activity.replay_run import (
+from aframes_web.activity.replay_checks import (
     ARIA_ROLES,
     AX_TO_ARIA,
-    BrowserUnavailable,
     PlanError,
     SlotError,
     aria_role,
     check_plan,
     check_slots,
-    find_chromium,
     is_browser,
     parse_slot,
     parse_slots,
     select_plan,
     url_matches,
 )
+from aframes_web.activity.replay_run import BrowserUnavailable, find_chromium
 
 
 def _guard(element=None, role=None, app="Google Chrome", url="shop.example/expenses/new"):
@@ -323,13 +322,21 @@ def test_the_command_refuses_bad_input_before_any_browser_starts(
     assert re.search(message, str(_command(tmp_path, plan, *args)))
 
 
-def test_the_executor_imports_only_the_stdlib_the_compiler_and_playwright() -> None:
+@pytest.mark.parametrize(
+    ("module", "allowed"),
+    [
+        ("replay_checks", {"compiler"}),
+        ("replay_run", {"compiler", "playwright", "aframes_web.activity.replay_checks"}),
+    ],
+)
+def test_the_executor_imports_only_the_stdlib_the_compiler_and_playwright(module, allowed):
     """No model, no HTTP client, no database: a replay is the plan, the slots and a browser."""
-    source = Path(__file__).resolve().parent.parent / "aframes_web/activity/replay_run.py"
+    source = Path(__file__).resolve().parent.parent / f"aframes_web/activity/{module}.py"
     imported = set()
     for node in ast.walk(ast.parse(source.read_text())):
         if isinstance(node, ast.Import):
             imported |= {alias.name.split(".")[0] for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            imported.add(node.module.split(".")[0])
-    assert imported - sys.stdlib_module_names == {"compiler", "playwright"}
+            top = node.module.split(".")[0]
+            imported.add(node.module if top == "aframes_web" else top)
+    assert imported - sys.stdlib_module_names == allowed
