@@ -151,7 +151,7 @@ def test_changed_page_stops_at_the_renamed_button_and_nothing_after_runs(
     page, served, plan
 ) -> None:
     served.app.reset(changed=True)  # the app was updated: "Save" is now "Save draft"
-    report = run_plan(page, plan, SLOTS, execute=True, allow_destructive=True, timeout_s=1.0)
+    report = run_plan(page, plan, SLOTS, execute=True, allow_destructive=True, timeout_s=2.0)
     statuses = [s["status"] for s in report["steps"]]
     assert statuses == ["done"] * SAVE + ["guard_failed", "skipped"]
     failed = report["steps"][SAVE]
@@ -229,7 +229,7 @@ def test_a_chromium_that_does_not_start_is_a_clear_error(served, plan, tmp_path)
 
 def test_dry_run_on_the_wrong_page_reports_the_url_guard(page, served, plan) -> None:
     page.goto(f"{served.url}/expenses/new")
-    report = run_plan(page, plan, SLOTS, timeout_s=0.5)
+    report = run_plan(page, plan, SLOTS, timeout_s=2.0)
     assert report["stopped_at"] == 0
     first = report["steps"][0]
     assert first["status"] == "guard_failed" and first["expectation"] == "expect_url_template"
@@ -361,7 +361,9 @@ def test_each_guard_stops_on_what_the_page_does_not_hold(
         served.app.reset(**state)
         page.reload()
     plan = {"routine": "r-by-hand", "granularity": "action", "steps": steps, "slots": []}
-    report = run_plan(page, plan, execute=execute, timeout_s=0.5)
+    # Two seconds: enough for a page of this app to load on a busy machine, and what a case
+    # whose element is absent waits before it reports.
+    report = run_plan(page, plan, execute=execute, timeout_s=2.0)
     assert [s["status"] for s in report["steps"]] == statuses
     last = report["steps"][-1]
     assert last.get("expectation") == expectation
