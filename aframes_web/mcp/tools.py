@@ -18,6 +18,7 @@ from django.db.models import Prefetch, TextField
 from django.db.models.functions import Cast
 from django.utils import timezone
 
+from aframes_web.activity.routines import WINDOW_DAYS_MAX, entity_patterns
 from aframes_web.activity.selectors import document_current, evidence_events, frame_get
 from aframes_web.activity.services import day_compile_read, window_compile_read
 from aframes_web.api.params import id_runs
@@ -236,17 +237,26 @@ def get_day_summary(principal: Principal, *, entity: str | None, day: str | None
 
 
 def get_patterns(principal: Principal, *, entity: str | None, days: int) -> str:
+    """Workflow patterns (compiler.patterns.detect) of the last ``days`` days with activity."""
     require(principal, Scope.READ)
-    entity_named(principal, entity, desktop=True)
-    if not 1 <= days <= 90:
-        raise ToolFailure(f"days must be from 1 to 90, got {days}.")
-    return (
-        "Workflow patterns (repeated clicks, action sequences, daily habits, URL patterns, "
-        "app-switching habits, temporal rhythm) are not detected by this server yet, so there "
-        "is nothing to report for the last "
-        f"{days} day{'s' if days != 1 else ''}. Measured activity is available now: "
-        "get_day_summary (apps and minutes per day), get_activity (frames) and get_memory "
-        "(regularities that replay has confirmed)."
+    found = entity_named(principal, entity, desktop=True)
+    if not 1 <= days <= WINDOW_DAYS_MAX:
+        raise ToolFailure(f"days must be from 1 to {WINDOW_DAYS_MAX}, got {days}.")
+    result = entity_patterns(entity=found, days=days)
+    window = result["window"]
+    if not window["days"]:
+        raise ToolFailure(
+            f"Entity {found.key!r} has no desktop activity yet, so there are no patterns; "
+            "list_entities shows what each entity has captured."
+        )
+    return _json(
+        {
+            "entity": found.key,
+            "days": window["days"],
+            "from": window["from"],
+            "to": window["to"],
+            "patterns": result["patterns"],
+        }
     )
 
 
