@@ -148,7 +148,8 @@ def readable(result: dict[str, Any]) -> str:
         lines.append("  length count plan_tok script_tok  R_inject    R_info  guards  first steps")
         for row in figures["routines"][:12]:
             steps = by_id[row["id"]].steps
-            words = " → ".join(s.target for s in steps[:4]) + (" → …" if len(steps) > 4 else "")
+            shown = [f"type {s.target}" if s.op == "type" else s.target for s in steps[:4]]
+            words = " → ".join(shown) + (" → …" if len(steps) > 4 else "")
             lines.append(
                 f"  {row['length']:>6} {row['count']:>5} {row['plan_tokens']:>8} "
                 f"{row['script_tokens']:>10} {row['r_inject']:>9.1f} {row['r_info']:>9.1f} "

@@ -35,7 +35,7 @@ def test_owner_and_viewer_see_the_routines_an_outsider_does_not(
         page = signed_in(user).get(PAGE)
         assert page.status_code == 200
         html = text(page)
-        assert "New expense → Amount → Merchant → Category → Save" in html
+        assert "New expense → type Amount → type Merchant → Category → Save" in html
         assert "5 steps, 4 times" in html
     assert signed_in(outsider).get(PAGE).status_code == 404
     assert signed_in(owner).get("/t/acme/e/nobody/routines/").status_code == 404
@@ -87,7 +87,7 @@ def test_bad_days_are_reported_and_the_default_window_shown(owner, expenses) -> 
         assert page.status_code == 200
         html = text(page)
         assert says in html and "Showing the last 30 days instead." in html
-        assert "New expense → Amount" in html
+        assert "New expense → type Amount" in html
 
 
 def test_htmx_swaps_only_the_routines_at_url_granularity(owner, expenses) -> None:

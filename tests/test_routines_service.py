@@ -249,7 +249,7 @@ def test_cost_report_writes_json_and_markdown(tmp_path, expenses) -> None:
     markdown = (out / "cost.md").read_text()
     assert markdown.startswith("# Routines and cost: alice-laptop")
     row = next(line for line in markdown.splitlines() if routine["id"] in line)
-    assert "New expense → Amount → Merchant → Category → Save" in row
+    assert "New expense → type Amount → type Merchant → Category → Save" in row
     assert f"| 5 | 4 | {routine['plan_tokens']} | {routine['script_tokens']} |" in row
     assert "h_specific" in markdown and "ceiling" in markdown
     assert "compiling 2026-03-02 (1/4)" in err.getvalue()
@@ -300,3 +300,27 @@ def test_cost_report_refuses_a_file_as_out(tmp_path, expenses) -> None:
 
 def test_first_day_of_the_fixture_is_a_monday() -> None:
     assert FIRST.weekday() == 0
+
+
+def test_answers_are_cached_until_an_event_of_the_window_arrives(expenses, load, monkeypatch):
+    first = entity_routines(entity=expenses)
+    patterns = entity_patterns(entity=expenses)
+
+    def no_compile(**kwargs: Any) -> Any:
+        raise AssertionError("compiled again although no event of the window changed")
+
+    with monkeypatch.context() as patched:
+        patched.setattr("aframes_web.activity.routines.day_compile_read", no_compile)
+        assert entity_routines(entity=expenses) == first
+        assert entity_patterns(entity=expenses) == patterns
+    # A fifth expense on the last day of the window: recompiled, and the routine counts it.
+    later = [
+        {
+            **r,
+            "source_key": "again:" + r["source_key"],
+            "occurred_at": r["occurred_at"].replace("T09:", "T11:"),
+        }
+        for r in expense_days(1, date(2026, 3, 5))
+    ]
+    load(expenses, later)
+    assert _expense_routine(entity_routines(entity=expenses))["count"] == 5

@@ -14,23 +14,36 @@ functions, so every door reads one truth (ARCHITECTURE.md, "Pure cores, thin she
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import hashlib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from aframes_web.activity.services import _token_counter, day_compile_read, entity_event_days
+from django.core.cache import cache
+
+from aframes_web.activity.services import (
+    _token_counter,
+    day_bounds,
+    day_compile_read,
+    entity_event_days,
+    window_watermark,
+)
 from aframes_web.streams.models import Entity
 from compiler.actions import GRANULARITIES, Action, history
 from compiler.cost import DEFAULT_SCREEN, SCREENS, report
 from compiler.document import Compiled, runs
-from compiler.params import Params
+from compiler.params import COMPILER_VERSION, Params
+from compiler.patterns import detect
 from compiler.replay import is_destructive, plan, script
 from compiler.routines import Routine, mine
 
 WINDOW_DAYS_DEFAULT = 30  # the last 30 days with desktop activity
-WINDOW_DAYS_MAX = 90  # each day is compiled on request: ~0.1-0.5 s a day
+WINDOW_DAYS_MAX = 90  # each day is compiled on request: ~0.2-1 s a day
+# How long an answer is kept; a stale one is never served (its key names the events it read),
+# so this only bounds the cache's size.
+ANSWER_CACHE_S = 3600
 
 
 class WindowInvalid(ValueError):
@@ -85,22 +98,21 @@ def window_days(
     return chosen
 
 
-def entity_history(
-    *,
-    entity: Entity,
-    days: int | None = None,
-    start: date | None = None,
-    end: date | None = None,
-    include_text: bool = False,
-    progress: Callable[[int, int, date], None] | None = None,
-) -> History:
-    """Compile each day of the window (:func:`window_days`) and build its action streams."""
+def _desktop(entity: Entity) -> None:
     if entity.scope != Entity.Scope.DESKTOP:
         raise WindowInvalid(
             f"Entity {entity.key!r} is a {entity.scope} entity; patterns and routines are "
             "mined from compiled desktop activity."
         )
-    chosen = window_days(entity=entity, days=days, start=start, end=end)
+
+
+def _compile(
+    entity: Entity,
+    chosen: Sequence[date],
+    *,
+    include_text: bool = False,
+    progress: Callable[[int, int, date], None] | None = None,
+) -> History:
     params = Params(include_text=include_text)
     compiled: list[Compiled] = []
     kept: list[date] = []
@@ -115,20 +127,77 @@ def entity_history(
     return History(entity, tuple(kept), tuple(compiled), streams)
 
 
+def entity_history(
+    *,
+    entity: Entity,
+    days: int | None = None,
+    start: date | None = None,
+    end: date | None = None,
+    include_text: bool = False,
+    progress: Callable[[int, int, date], None] | None = None,
+) -> History:
+    """Compile each day of the window (:func:`window_days`) and build its action streams."""
+    _desktop(entity)
+    chosen = window_days(entity=entity, days=days, start=start, end=end)
+    return _compile(entity, chosen, include_text=include_text, progress=progress)
+
+
+def _cached(
+    what: str, entity: Entity, days: int | None, compute: Callable[[History], dict[str, Any]]
+) -> dict[str, Any]:
+    """``compute`` over the window's history, kept in the cache under the window's watermark
+    (as the context window is, aframes_web.api.selectors): the same window is asked for again
+    and again (the dashboard, agents), and an event that would change a compile changes the
+    key, so a stale answer is never served."""
+    _desktop(entity)
+    chosen = window_days(entity=entity, days=days)
+    if not chosen:
+        return compute(_compile(entity, chosen))
+    start, _ = day_bounds(entity, chosen[0])
+    _, end = day_bounds(entity, chosen[-1])
+    parts = "|".join(
+        map(
+            str,
+            (
+                COMPILER_VERSION,
+                what,
+                entity.pk,
+                entity.created_at.timestamp(),  # a database may reuse a deleted entity's id
+                entity.timezone,
+                *chosen,
+                *window_watermark(entity=entity, start=start, end=end),
+            ),
+        )
+    )
+    key = "aframes-routines:" + hashlib.sha256(parts.encode()).hexdigest()
+    answer = cache.get(key)
+    if answer is None:
+        answer = compute(_compile(entity, chosen))
+        cache.set(key, answer, ANSWER_CACHE_S)
+    return answer
+
+
 def entity_patterns(*, entity: Entity, days: int | None = None) -> dict[str, Any]:
     """The workflow patterns of the window (compiler.patterns.detect), typed text excluded."""
-    from compiler.patterns import detect
 
-    found = entity_history(entity=entity, days=days)
-    return {
-        "entity": entity.key,
-        "window": found.window(),
-        "patterns": detect(found.compiled) if found.compiled else [],
-    }
+    def compute(found: History) -> dict[str, Any]:
+        return {
+            "entity": entity.key,
+            "window": found.window(),
+            "patterns": detect(found.compiled) if found.compiled else [],
+        }
+
+    return _cached("patterns", entity, days, compute)
 
 
 def _local(t: float, zone: ZoneInfo) -> str:
     return datetime.fromtimestamp(t, zone).isoformat(timespec="seconds")
+
+
+def step_words(steps: Sequence[dict[str, Any]]) -> str:
+    """A routine's steps in a line: ``New expense → type Amount → Save`` (clicks and URL
+    templates by their target, typing as ``type <field>``)."""
+    return " → ".join(f"type {s['target']}" if s["op"] == "type" else s["target"] for s in steps)
 
 
 def routine_record(
@@ -196,24 +265,25 @@ def entity_routines(
             f"granularity must be one of {', '.join(GRANULARITIES)}, got {granularity!r}."
         )
     _screen(screen)
-    found = entity_history(entity=entity, days=days)
-    stream = found.actions[granularity]
-    cost = report({granularity: stream}, count_tokens=_token_counter(), screen=screen)
-    figures = cost["granularities"][granularity]
-    rows = {row["id"]: row for row in figures["routines"]}
-    zone = ZoneInfo(entity.timezone)
-    routines = [
-        routine_record(r, zone, rows.get(r.id)) for r in mine(stream, granularity=granularity)
-    ]
-    return {
-        "entity": entity.key,
-        "window": found.window(),
-        "granularity": granularity,
-        "screen": screen,
-        "steps": len(stream),
-        "routines": routines,
-        "summary": _summary(figures),
-    }
+
+    def compute(found: History) -> dict[str, Any]:
+        stream = found.actions[granularity]
+        cost = report({granularity: stream}, count_tokens=_token_counter(), screen=screen)
+        figures = cost["granularities"][granularity]
+        rows = {row["id"]: row for row in figures["routines"]}
+        zone = ZoneInfo(entity.timezone)
+        mined = mine(stream, granularity=granularity)
+        return {
+            "entity": entity.key,
+            "window": found.window(),
+            "granularity": granularity,
+            "screen": screen,
+            "steps": len(stream),
+            "routines": [routine_record(r, zone, rows.get(r.id)) for r in mined],
+            "summary": _summary(figures),
+        }
+
+    return _cached(f"routines|{granularity}|{screen}", entity, days, compute)
 
 
 def _summary(figures: dict[str, Any]) -> dict[str, Any]:
@@ -298,7 +368,7 @@ def cost_markdown(cost: dict[str, Any]) -> str:
         held = g.get("holdout") or {}
         lines += [
             "",
-            f"## {granularity.capitalize()} granularity",
+            f"## {'URL' if granularity == 'url' else 'Action'} granularity",
             "",
             f"- steps in the stream: {g['steps']:,}; routines: {len(g['routines'])}",
             f"- h_raw {_pct(g['h_raw'])}, h_specific {_pct(g['h_specific'])}"
@@ -331,7 +401,7 @@ def cost_markdown(cost: dict[str, Any]) -> str:
             "|---|---|---:|---:|---:|---:|---:|---:|---:|",
         ]
         for r in g["routines"]:
-            steps = " → ".join(s["target"] for s in r["steps"])
+            steps = step_words(r["steps"])
             lines.append(
                 f"| `{r['id']}` | {_cell(steps)} | {r['length']} | {r['count']} | "
                 f"{r.get('plan_tokens', '—')} | {r.get('script_tokens', '—')} | "

@@ -9,7 +9,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import reverse
 
-from aframes_web.activity.routines import WINDOW_DAYS_DEFAULT, entity_routines
+from aframes_web.activity.routines import WINDOW_DAYS_DEFAULT, entity_routines, step_words
 from aframes_web.activity.selectors import frame_ids_stored
 from aframes_web.dashboard.forms import RoutinesForm
 from aframes_web.dashboard.views import _entity, _render_local
@@ -63,7 +63,7 @@ def entity_routines_page(request: HttpRequest, slug: str, key: str) -> HttpRespo
     routines = [
         {
             **r,
-            "words": " → ".join(s["target"] for s in r["steps"]),
+            "words": step_words(r["steps"]),
             "guards": _pct(r["guard_coverage"]),
             "occurrences": [
                 {
