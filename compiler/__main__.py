@@ -3,6 +3,8 @@
 python -m compiler day --source screenpipe:PATH --date 2026-03-02 --tz Europe/Berlin -f context
 python -m compiler tokens --source jsonl:PATH --date 2026-03-02 --tz Europe/Berlin
 python -m compiler urls FILE
+python -m compiler routines --source jsonl:PATH --from 2026-03-02 --to 2026-03-31 --tz Europe/Berlin
+python -m compiler patterns --source jsonl:PATH --from 2026-03-02 --to 2026-03-08 --tz UTC -f md
 """
 
 from __future__ import annotations
@@ -268,6 +270,86 @@ def _steps(args: argparse.Namespace) -> str:
         raise CliError(str(err.args[0])) from None
 
 
+def _window(args: argparse.Namespace) -> list[Compiled]:
+    """The compiled days from --from to --to (inclusive)."""
+    if _date(args.to, "--to") < _date(args.date, "--from"):
+        raise CliError(f"--to {args.to} is before --from {args.date}")
+    return _compile_range(args)
+
+
+def _routines(args: argparse.Namespace) -> str:
+    """Routines of the window (Activity Frames §7.1) with their plans and scripts."""
+    from compiler.actions import history
+    from compiler.document import runs
+    from compiler.replay import plan, script
+    from compiler.routines import mine
+
+    found = mine(history(_window(args), args.granularity), granularity=args.granularity)
+    items: list[dict[str, Any]] = [
+        {
+            "id": r.id,
+            "count": r.count,
+            "length": len(r.steps),
+            "occurrences": [
+                {
+                    "day": o.day,
+                    "start": o.start,
+                    "end": o.end,
+                    "frames": list(o.frames),
+                    "rows": runs(o.evidence),
+                }
+                for o in r.occurrences
+            ],
+            "plan": plan(r),
+            "script": script(r),
+        }
+        for r in found
+    ]
+    if args.format == "json":
+        body = {
+            "granularity": args.granularity,
+            "from": args.date,
+            "to": args.to,
+            "tz": args.tz,
+            "routines": items,
+        }
+        return json.dumps(body, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+    zone = ZoneInfo(args.tz)
+    lines = [f"# Routines {args.date} to {args.to} ({args.granularity} granularity)", ""]
+    if not items:
+        lines.append("No routine recurs in these days.")
+    for item in items:
+        lines += [
+            f"## {item['id']}: {item['length']} steps, seen {item['count']} times",
+            "",
+            f"Guard coverage {item['plan']['guard_coverage']:.0%}.",
+            "",
+            "```",
+            item["script"].rstrip("\n"),
+            "```",
+            "",
+        ]
+        for o in item["occurrences"]:
+            at = datetime.fromtimestamp(o["start"], zone).strftime("%Y-%m-%d %H:%M")
+            lines.append(f"- {at}, frames {', '.join(o['frames'])}, rows {o['rows']}")
+        lines.append("")
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _patterns(args: argparse.Namespace) -> str:
+    """Workflow patterns of the window (Activity Frames §7)."""
+    from compiler.patterns import detect
+
+    found = detect(_window(args), include_text=args.include_text)
+    if args.format == "json":
+        return json.dumps(found, indent=2, ensure_ascii=False) + "\n"
+    lines = [f"# Workflow patterns {args.date} to {args.to}", ""]
+    if not found:
+        lines.append("No pattern recurs in these days.")
+    lines += [f"- {p['kind']}: {p['label']} ({p['count']}×)" for p in found]
+    return "\n".join(lines) + "\n"
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         raise CliError(message)
@@ -330,6 +412,30 @@ def build_parser() -> argparse.ArgumentParser:
     step.add_argument("--layout-map", help="JSON file mapping captured to typed characters")
     step.add_argument("--max-steps", type=int, default=250)
     step.set_defaults(run=_steps)
+
+    def window_options(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument(
+            "--source", required=True, help="screenpipe:PATH | activitywatch:PATH | jsonl:PATH"
+        )
+        sub.add_argument("--from", dest="date", required=True, help="first local day, YYYY-MM-DD")
+        sub.add_argument("--to", required=True, help="last local day, YYYY-MM-DD")
+        sub.add_argument("--tz", required=True, help="IANA time zone of the days")
+        sub.add_argument("--min-minutes", type=float, default=MIN_MINUTES_DEFAULT)
+        sub.add_argument("-f", "--format", choices=("json", "md"), default="json")
+
+    routines = commands.add_parser(
+        "routines", help="recurring action sequences of a range of days, with replay plans"
+    )
+    window_options(routines)
+    routines.add_argument("--granularity", choices=("action", "url"), default="action")
+    routines.set_defaults(run=_routines)
+
+    patterns = commands.add_parser("patterns", help="workflow patterns of a range of days")
+    window_options(patterns)
+    patterns.add_argument(
+        "--include-text", action="store_true", help="also detect repeated typed text"
+    )
+    patterns.set_defaults(run=_patterns)
 
     urls = commands.add_parser("urls", help="how many distinct URLs get a specific kind")
     urls.add_argument("file", help="one URL per line")

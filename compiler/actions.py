@@ -21,6 +21,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from compiler.capture import Snapshot
 from compiler.document import Compiled
 from compiler.entities.url import WEB_SCHEMES, split_url
 
@@ -172,7 +173,9 @@ def _joined(left: str | None, right: str | None) -> str | None:
     return left + (right or "")
 
 
-def _navigations(compiled: Compiled, frame_id: str, app: str, rows: Sequence) -> list[Action]:
+def _navigations(
+    compiled: Compiled, frame_id: str, app: str, rows: Sequence[Snapshot]
+) -> list[Action]:
     out: list[Action] = []
     last: str | None = None
     for row in rows:
