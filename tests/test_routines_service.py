@@ -324,3 +324,22 @@ def test_answers_are_cached_until_an_event_of_the_window_arrives(expenses, load,
     ]
     load(expenses, later)
     assert _expense_routine(entity_routines(entity=expenses))["count"] == 5
+
+
+def test_cost_report_of_an_entity_without_activity_says_nothing_recurs(tmp_path, desktop):
+    call_command(
+        "cost_report",
+        "--team",
+        "acme",
+        "--entity",
+        "alice-laptop",
+        "--out",
+        tmp_path,
+        stderr=StringIO(),
+    )
+    cost = json.loads((tmp_path / "cost.json").read_text())
+    assert cost["window"] == {"days": 0, "from": None, "to": None}
+    markdown = (tmp_path / "cost.md").read_text()
+    assert "0 days with desktop activity, — to —" in markdown
+    assert markdown.count("No routine recurs at least 3 times in this window.") == 2
+    assert "hold-out: too few days" in markdown
