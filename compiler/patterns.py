@@ -113,6 +113,13 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+def _step_label(action: Action) -> str:
+    """A click by its element's name; typing says so (clicking a field, then typing into it,
+    is two steps that name one field)."""
+    name = _one_line(action.target)
+    return f"{name} (typing)" if action.op == "type" else name
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
@@ -182,7 +189,7 @@ def _sequences(stream: Sequence[Action], min_count: int) -> list[dict[str, Any]]
         for key, windows in chosen[n].items():
             if n == 2 and key in longer[len(windows)]:
                 continue
-            label = " → ".join(_one_line(step[0].target) for step in windows[0])
+            label = " → ".join(_step_label(step[0]) for step in windows[0])
             steps = [a for window in windows for step in window for a in step]
             out.append(_item("action_sequence", label, len(windows), steps))
     return out

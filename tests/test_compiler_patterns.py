@@ -67,6 +67,18 @@ def test_action_sequences_of_two_and_three_steps_without_overlaps():
     assert labels == {"Inbox → Star": 3, "Star → Inbox": 3}
 
 
+def test_a_sequence_label_says_which_steps_are_typing():
+    day = Day()
+    for k in range(3):
+        day.snap(k * 600, "Firefox", "Orders", "https://shop.example/orders")
+        day.inp(k * 600 + 1, "click", element_name="Customer", element_role="AXTextField")
+        day.inp(k * 600 + 2, "key", element_name="Customer", element_role="AXTextField")
+        day.inp(k * 600 + 3, "click", element_name="Save", element_role="AXButton")
+        day.snap(k * 600 + 30, "Firefox", "Orders", "https://shop.example/orders")
+    found = _kind(detect(_days(day, 1)), "action_sequence")
+    assert [p["label"] for p in found] == ["Customer → Customer (typing) → Save"]
+
+
 def test_a_daily_habit_is_the_same_element_on_several_days():
     day = Day()
     for k in range(3):

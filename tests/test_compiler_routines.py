@@ -371,3 +371,64 @@ def test_a_holdout_without_later_days_is_refused(fit_days, message):
         s.session("Compose", "To", "Send")
     with pytest.raises(ValueError, match=message):
         holdout(s.out, fit_days=fit_days, granularity="action")
+
+
+def _brute_force(stream: list[Action]) -> set[tuple[tuple[str, ...], int]]:
+    """Every window of every session counted directly: the definition, without pruning."""
+    sessions: list[list[str]] = []
+    previous = None
+    for a in sorted(stream, key=lambda a: (a.t, a.evidence[0])):
+        if previous is None or a.t - previous.t > 90:
+            sessions.append([])
+        if not sessions[-1] or sessions[-1][-1] != a.target:
+            sessions[-1].append(a.target)
+        previous = a
+    found: dict[tuple[str, ...], int] = {}
+    for n in range(3, 61):
+        starts: dict[tuple[str, ...], list[tuple[int, int]]] = {}
+        for s, session in enumerate(sessions):
+            for p in range(len(session) - n + 1):
+                starts.setdefault(tuple(session[p : p + n]), []).append((s, p))
+        for pattern, where in starts.items():
+            count, free = 0, (-1, -1)
+            for s, p in where:
+                if (s, p) >= free:
+                    count, free = count + 1, (s, p + n)
+            specific = {t for t in pattern if is_specific(t, "action")}
+            if count >= 3 and len(specific) >= 2:
+                found[pattern] = count
+
+    def inside(short: tuple[str, ...], long: tuple[str, ...]) -> bool:
+        return any(long[i : i + len(short)] == short for i in range(len(long) - len(short) + 1))
+
+    return {
+        (p, c)
+        for p, c in found.items()
+        if not any(len(q) > len(p) and d == c and inside(p, q) for q, d in found.items())
+    }
+
+
+def _random_stream(seed: int) -> Stream:
+    rng = random.Random(seed)
+    names = ["Inbox", "Archive", "Next", "Label", "OK", "Compose"][: rng.randint(3, 5)]
+    s = Stream()
+    for _ in range(rng.randint(10, 30)):
+        s.t += rng.choice([30, 600])  # some sessions run on, some break
+        for _ in range(rng.randint(1, 12)):
+            s.act(rng.choice(names), dt=rng.choice([2.0, 2.0, 20.0, 20.0, 95.0]))
+    return s
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_mining_agrees_with_counting_every_window(seed):
+    s = _random_stream(seed)
+    found = mine(s.out)
+    assert {(tuple(_targets(r)), r.count) for r in found} == _brute_force(s.out)
+    for routine in found:
+        ends = [(o.start, o.end) for o in routine.occurrences]
+        assert all(a[1] < b[0] for a, b in zip(ends, ends[1:], strict=False))
+
+
+def test_the_random_streams_hold_routines_to_compare():
+    counts = [len(mine(_random_stream(seed).out)) for seed in range(12)]
+    assert sum(n > 0 for n in counts) >= 8
