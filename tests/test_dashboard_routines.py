@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from aframes_web.activity.models import Frame
 from aframes_web.activity.routines import entity_routines
 from aframes_web.streams.services import entity_create
 from tests.conftest import signed_in
@@ -105,3 +106,13 @@ def test_an_entity_without_activity_says_so(owner, desktop) -> None:
     html = text(signed_in(owner).get(PAGE))
     assert "No desktop activity has been captured yet" in html
     assert re.search(r"0 routines at action granularity", html)
+
+
+def test_a_frame_the_documents_do_not_hold_is_named_without_a_link(owner, expenses) -> None:
+    routine = entity_routines(entity=expenses)["routines"][0]
+    frame = routine["occurrences"][0]["frames"][0]
+    # As when the day's compile is still pending: no stored frame yet.
+    Frame.objects.filter(entity=expenses, frame_id=frame).delete()
+    html = text(signed_in(owner).get(PAGE))
+    assert f"/f/{frame}/" not in html
+    assert f"the day's compile is still pending\">{frame}</code>" in html

@@ -56,7 +56,7 @@ def entity_routines_page(request: HttpRequest, slug: str, key: str) -> HttpRespo
     days = wanted.get("days") or WINDOW_DAYS_DEFAULT
     granularity = wanted.get("granularity") or "action"
     result = entity_routines(entity=entity, days=days, granularity=granularity)
-    # A frame under the document's floor (min_minutes) has no page: only stored ones link.
+    # A frame under the floor (min_minutes) or of a day whose compile is pending has no page.
     named = {f for r in result["routines"] for o in r["occurrences"] for f in o["frames"]}
     stored = frame_ids_stored(entity=entity, frame_ids=named)
     evidence_url = reverse("api:evidence", args=[entity.key])
