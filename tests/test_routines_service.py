@@ -212,7 +212,29 @@ def _principal(team: Any, scopes: tuple[str, ...] = ("read",)) -> Principal:
 def test_mcp_get_patterns_answers_from_the_detectors(team, expenses) -> None:
     found = json.loads(tools.get_patterns(_principal(team), entity="alice-laptop", days=3))
     assert (found["days"], found["from"], found["to"]) == (3, "2026-03-03", "2026-03-05")
-    assert found["patterns"] == entity_patterns(entity=expenses, days=3)["patterns"]
+    full = entity_patterns(entity=expenses, days=3)["patterns"]
+    assert [(p["kind"], p["label"], p["count"]) for p in found["patterns"]] == [
+        (p["kind"], p["label"], p["count"]) for p in full
+    ]
+    assert found["not_shown"] == {}
+    first_click = next(p for p in found["patterns"] if p["kind"] == "repeated_click")
+    assert first_click["evidence"]["rows_total"] == len(expand_runs(full[0]["evidence"]["rows"]))
+
+
+def test_mcp_get_patterns_shows_the_strongest_of_each_kind(team, expenses, monkeypatch) -> None:
+    monkeypatch.setattr("aframes_web.mcp.tools.PATTERNS_PER_KIND", 1)
+    monkeypatch.setattr("aframes_web.mcp.tools.EVIDENCE_FRAMES_SHOWN", 2)
+    monkeypatch.setattr("aframes_web.mcp.tools.EVIDENCE_ROWS_SHOWN", 3)
+    found = json.loads(tools.get_patterns(_principal(team), entity="alice-laptop", days=4))
+    full = entity_patterns(entity=expenses, days=4)["patterns"]
+    kinds = [p["kind"] for p in full]
+    assert [p["kind"] for p in found["patterns"]] == sorted(set(kinds), key=kinds.index)
+    assert found["not_shown"] == {k: kinds.count(k) - 1 for k in set(kinds) if kinds.count(k) > 1}
+    first = found["patterns"][0]
+    assert (first["label"], first["count"]) == (full[0]["label"], full[0]["count"])
+    assert first["evidence"]["frames"] == full[0]["evidence"]["frames"][:2]
+    assert first["evidence"]["frames_total"] == len(full[0]["evidence"]["frames"])
+    assert len(expand_runs(first["evidence"]["rows"])) == 3
 
 
 @pytest.mark.parametrize("days", [0, 91])

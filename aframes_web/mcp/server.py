@@ -240,8 +240,8 @@ def build_server(key_source: KeySource = _http_key, *, http: bool = True) -> MCP
         annotations=READ,
         description="Workflow patterns of the last N days with desktop activity: repeated "
         "clicks, 2- and 3-step action sequences, daily habits, URL patterns, app-switching "
-        "habits and temporal rhythms, each with its count and evidence (frame ids, event ids)."
-        + UNTRUSTED,
+        "habits and temporal rhythms, each with its count and evidence (frame ids, event ids); "
+        "the 10 strongest of each kind, with how many more there are." + UNTRUSTED,
     )
     async def get_patterns(
         entity: Entity = None,
