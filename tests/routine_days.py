@@ -74,3 +74,44 @@ def expense_day(day: date) -> list[dict[str, Any]]:
 
 def expense_days(count: int, first: date = FIRST) -> list[dict[str, Any]]:
     return [r for n in range(count) for r in expense_day(first + timedelta(days=n))]
+
+
+TRIAGE = (  # seconds after 10:00: the inbox, then Archive and Older through the conversations
+    (5, "click", "Inbox", "AXLink"),
+    (15, "click", "Archive", "AXButton"),
+    (25, "click", "Older", "AXButton"),
+    (35, "click", "Archive", "AXButton"),
+)
+
+
+def triage_day(day: date) -> list[dict[str, Any]]:
+    """A second routine on the same day, at 10:00 in Gmail (an hour after the expense)."""
+    url = "https://mail.google.com/mail/u/0/#inbox"
+    records: list[dict[str, Any]] = [
+        {
+            "occurred_at": _at(day, 3600 + s),
+            "kind": "snapshot",
+            "source_key": f"{day}:gs:{s}",
+            "monitor": "0",
+            "payload": {"app": "Google Chrome", "window": "Inbox - Gmail", "url": url},
+        }
+        for s in range(0, 120, 10)
+    ]
+    records += [
+        {
+            "occurred_at": _at(day, 3600 + s + 1),
+            "kind": "input",
+            "source_key": f"{day}:gi:{s}",
+            "monitor": "0",
+            "payload": {
+                "type": kind,
+                "app": "Google Chrome",
+                "window": "Inbox - Gmail",
+                "url": url,
+                "element_name": name,
+                "element_role": role,
+            },
+        }
+        for s, kind, name, role in TRIAGE
+    ]
+    return records

@@ -4,6 +4,7 @@ rows, the plan, the script and the ratios. Owner and viewer see it; an outsider 
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -12,7 +13,7 @@ from aframes_web.activity.models import Frame
 from aframes_web.activity.routines import entity_routines
 from aframes_web.streams.services import entity_create
 from tests.conftest import signed_in
-from tests.routine_days import expense_days
+from tests.routine_days import FIRST, expense_days, triage_day
 
 pytestmark = pytest.mark.django_db
 
@@ -116,3 +117,17 @@ def test_a_frame_the_documents_do_not_hold_is_named_without_a_link(owner, expens
     html = text(signed_in(owner).get(PAGE))
     assert f"/f/{frame}/" not in html
     assert f"the day's compile is still pending\">{frame}</code>" in html
+
+
+def test_many_routines_are_paged(owner, expenses, load, monkeypatch) -> None:
+    monkeypatch.setattr("aframes_web.dashboard.routine_views.ROUTINES_PER_PAGE", 1)
+    load(expenses, [r for n in range(4) for r in triage_day(FIRST + timedelta(days=n))])
+    total = len(entity_routines(entity=expenses)["routines"])
+    assert total == 2
+    client = signed_in(owner)
+    first = text(client.get(PAGE, {"days": "4"}))
+    assert f"{total} routines at action granularity" in first
+    assert "Routines 1–1, the most frequent first." in first
+    assert 'href="/t/acme/e/alice-laptop/routines/?days=4&amp;page=2#routines-h"' in first
+    second = text(client.get(PAGE, {"days": "4", "page": "2"}))
+    assert "Routines 2–2" in second and "← previous" in second

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import reverse
 
@@ -14,6 +15,8 @@ from aframes_web.activity.selectors import frame_ids_stored
 from aframes_web.dashboard.forms import RoutinesForm
 from aframes_web.dashboard.views import _entity, _render_local
 from aframes_web.streams.models import Entity
+
+ROUTINES_PER_PAGE = 25  # 60 busy days give hundreds of routines, each with its occurrences
 
 
 def _pct(value: float | None) -> str:
@@ -56,8 +59,12 @@ def entity_routines_page(request: HttpRequest, slug: str, key: str) -> HttpRespo
     days = wanted.get("days") or WINDOW_DAYS_DEFAULT
     granularity = wanted.get("granularity") or "action"
     result = entity_routines(entity=entity, days=days, granularity=granularity)
+    # get_page reads the raw parameter: a bad or out-of-range one shows the nearest page.
+    page = Paginator(result["routines"], ROUTINES_PER_PAGE).get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
     # A frame under the floor (min_minutes) or of a day whose compile is pending has no page.
-    named = {f for r in result["routines"] for o in r["occurrences"] for f in o["frames"]}
+    named = {f for r in page for o in r["occurrences"] for f in o["frames"]}
     stored = frame_ids_stored(entity=entity, frame_ids=named)
     evidence_url = reverse("api:evidence", args=[entity.key])
     routines = [
@@ -74,7 +81,7 @@ def entity_routines_page(request: HttpRequest, slug: str, key: str) -> HttpRespo
                 for o in r["occurrences"]
             ],
         }
-        for r in result["routines"]
+        for r in page
     ]
     context = {
         "team": membership.team,
@@ -85,6 +92,8 @@ def entity_routines_page(request: HttpRequest, slug: str, key: str) -> HttpRespo
         "result": result,
         "figures": _figures(result["summary"]),
         "routines": routines,
+        "page": page,
+        "query": query.urlencode(),
         "page_url": reverse("dashboard:routines", args=[slug, key]),
         "partial": "routines",
     }
