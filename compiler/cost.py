@@ -80,7 +80,10 @@ def report(
     screen: str = DEFAULT_SCREEN,
     fit_days: int | None = None,
 ) -> dict[str, Any]:
-    """R and h per granularity.
+    """R and h per granularity: each routine's C_agent, plan and script tokens, R_inject, R_info
+    and guard coverage; their distributions; ``h_raw``, ``h_specific`` and the hold-out; and the
+    ceiling ``h_specific · (1 − 1/median R_info)`` (``ceiling_holdout`` with the hold-out's h).
+    The plan is counted as ``json.dumps(plan, sort_keys=True)``, the form it is compared in.
 
     ``fit_days``: the hold-out fits on that many first active days; None fits on the first half
     (at least one), and a stream with fewer than two active days has no hold-out (None).
