@@ -7,6 +7,10 @@ apps, windows, URLs, clicks and typed text are all invented, only shaped like re
 timestamps). The same seed and arguments always give byte-identical output.
 
     python -m aframes_web.demo.desktop --start 2026-03-02 --days 5 --seed 7 --out week.jsonl
+
+``--routines`` (off by default, so the output above never changes) has the person also perform
+recurring routines on some weekdays, for the routine miner and the cost benchmark
+(``generate_day``, Activity Frames §7.1).
 """
 
 from __future__ import annotations
