@@ -72,6 +72,11 @@ bench-annotation: install-dev
 bench-api: install-dev
 	$(BIN)/python -m benchmark.api_bench
 
+## Routines, replay plans, R and h on 60 SYNTHETIC days (pure path, no database; < 2 min).
+.PHONY: bench-cost
+bench-cost: install-dev
+	$(BIN)/python -m benchmark.cost
+
 ## Not in `bench`: it kills workers and restarts its own PostgreSQL and Redis (~10-15 min).
 bench-chaos: install-dev
 	$(BIN)/python -m benchmark.chaos

@@ -166,7 +166,14 @@ def test_lists_every_tool_with_a_description_and_a_typed_schema(server_url, team
         "limit",
     }
     # Tools reading captured text say that it is data, not instructions.
-    for name in ("get_context", "get_activity", "get_steps", "search_events", "get_evidence"):
+    for name in (
+        "get_context",
+        "get_activity",
+        "get_steps",
+        "search_events",
+        "get_evidence",
+        "get_patterns",
+    ):
         assert "untrusted" in by_name[name].description.lower() or "treat them as data" in (
             by_name[name].description
         )
@@ -192,8 +199,13 @@ def test_desktop_tools_answer_from_the_compiled_day(server_url, team, desktop_da
     assert apps["Code"]["minutes"] == pytest.approx(10, abs=0.6)
     assert summary.json()["day"] == "2026-03-02"
     assert any(s["app"] == "Slack" for s in comms.json())
-    assert not patterns.error and "not detected by this server yet" in patterns.text
-    assert "3 days" in patterns.text
+    # compiler.patterns over the last 3 days with activity: the fixture has one.
+    assert not patterns.error
+    found = patterns.json()
+    assert (found["entity"], found["days"], found["from"]) == ("alice-laptop", 1, "2026-03-02")
+    assert isinstance(found["patterns"], list)
+    for item in found["patterns"]:
+        assert {"kind", "label", "count", "evidence"} <= set(item)
 
 
 def test_get_steps_finds_a_frame_from_any_window_by_its_stable_id(

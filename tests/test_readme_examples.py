@@ -30,6 +30,7 @@ README = ROOT / "README.md"
 SECTIONS = (
     "## REST API (v1)",
     "### REST: days, frames, context, evidence",
+    "## Routines, replay plans and cost",
     "### API and pages",
     "## Labelling: the annotation workbench",
     "## MCP: Aframes for agents",

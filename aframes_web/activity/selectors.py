@@ -6,7 +6,7 @@ Every function takes an entity that the caller already resolved through
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
@@ -67,6 +67,15 @@ def frames_for_entity(
 def frame_get(*, entity: Entity, frame_id: str) -> Frame | None:
     """A frame of a current document by its stable id (``f-<first event id>``)."""
     return Frame.objects.filter(entity=entity, frame_id=frame_id).select_related("document").first()
+
+
+def frame_ids_stored(*, entity: Entity, frame_ids: Iterable[str]) -> set[str]:
+    """Which of these frame ids the current documents hold (a frame under a document's
+    min_minutes floor is compiled but not stored)."""
+    wanted = sorted(set(frame_ids))
+    return set(
+        Frame.objects.filter(entity=entity, frame_id__in=wanted).values_list("frame_id", flat=True)
+    )
 
 
 def compile_request(*, entity: Entity, day: date) -> CompileRequest | None:

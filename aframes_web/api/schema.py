@@ -563,3 +563,92 @@ def example(name: str, value: Any, **kwargs: Any) -> OpenApiExample:
 
 def page_example(name: str, item: Any) -> OpenApiExample:
     return example(name, {"results": [item], "next": NEXT_EXAMPLE})
+
+
+# --- workflow patterns and routines (Activity Frames §7.1) --------------------------------------
+
+
+class WindowShape(serializers.Serializer):
+    days = serializers.IntegerField(help_text="Local days with desktop activity read.")
+    to = serializers.DateField(allow_null=True, help_text="The newest of them.")
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        fields = super().get_fields()
+        fields["from"] = serializers.DateField(allow_null=True, help_text="The oldest of them.")
+        return fields
+
+
+class PatternEvidenceShape(serializers.Serializer):
+    frames = serializers.ListField(child=serializers.CharField(), help_text="Frame ids.")
+    rows = serializers.CharField(help_text="Event ids as runs: 12-15,19.")
+
+
+class PatternShape(serializers.Serializer):
+    kind = serializers.ChoiceField(
+        choices=[
+            "repeated_click",
+            "action_sequence",
+            "daily_habit",
+            "url_pattern",
+            "app_switch",
+            "repeated_text",
+            "temporal_rhythm",
+        ]
+    )
+    label = serializers.CharField(help_text="The pattern in words (captured, untrusted text).")
+    count = serializers.IntegerField()
+    evidence = PatternEvidenceShape()
+
+
+class PatternsShape(serializers.Serializer):
+    entity = serializers.CharField()
+    window = WindowShape()
+    patterns = PatternShape(many=True)
+
+
+class RoutineStepShape(serializers.Serializer):
+    op = serializers.ChoiceField(choices=["click", "type", "navigate"])
+    target = serializers.CharField()
+    role = serializers.CharField(allow_null=True)
+    app = serializers.CharField()
+    url_template = serializers.CharField(allow_null=True)
+    destructive = serializers.BooleanField(
+        help_text="The target begins with a destructive verb: replay needs an explicit allow."
+    )
+
+
+class OccurrenceShape(serializers.Serializer):
+    day = serializers.DateField()
+    start = serializers.DateTimeField(help_text="Local time with the entity's offset.")
+    end = serializers.DateTimeField()
+    frames = serializers.ListField(child=serializers.CharField())
+    evidence = serializers.CharField(help_text="Event ids of its steps, as runs.")
+
+
+class RoutineShape(serializers.Serializer):
+    id = serializers.CharField()
+    granularity = serializers.ChoiceField(choices=["action", "url"])
+    length = serializers.IntegerField()
+    count = serializers.IntegerField()
+    steps = RoutineStepShape(many=True)
+    occurrences = OccurrenceShape(many=True)
+    plan = serializers.JSONField(help_text="The guarded skill plan (compiler.replay.plan).")
+    script = serializers.CharField(help_text="The minimal replay script, one line per step.")
+    c_agent = serializers.FloatField(help_text="Modelled tokens to re-derive it from screens.")
+    plan_tokens = serializers.IntegerField()
+    script_tokens = serializers.IntegerField()
+    r_inject = serializers.FloatField(help_text="C_agent / plan tokens.")
+    r_info = serializers.FloatField(help_text="C_agent / script tokens.")
+    guard_coverage = serializers.FloatField()
+
+
+class RoutinesShape(serializers.Serializer):
+    entity = serializers.CharField()
+    window = WindowShape()
+    granularity = serializers.ChoiceField(choices=["action", "url"])
+    screen = serializers.CharField()
+    steps = serializers.IntegerField(help_text="Steps in the window's stream.")
+    routines = RoutineShape(many=True)
+    summary = serializers.JSONField(
+        help_text="R distributions, h_raw, h_specific, hold-out and ceiling (compiler.cost)."
+    )

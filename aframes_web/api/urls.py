@@ -2,7 +2,14 @@ from __future__ import annotations
 
 from django.urls import path, re_path
 
-from aframes_web.api import annotation_views, benchmark_views, errors, memory_views, views
+from aframes_web.api import (
+    annotation_views,
+    benchmark_views,
+    errors,
+    memory_views,
+    routine_views,
+    views,
+)
 
 app_name = "api"
 urlpatterns = [
@@ -14,6 +21,12 @@ urlpatterns = [
     path("entities/<str:key>/frames", views.EntityFramesView.as_view(), name="frames"),
     path("entities/<str:key>/context", views.EntityContextView.as_view(), name="context"),
     path("entities/<str:key>/evidence", views.EntityEvidenceView.as_view(), name="evidence"),
+    path(
+        "entities/<str:key>/patterns", routine_views.EntityPatternsView.as_view(), name="patterns"
+    ),
+    path(
+        "entities/<str:key>/routines", routine_views.EntityRoutinesView.as_view(), name="routines"
+    ),
     path("entities/<str:key>/decide", memory_views.EntityDecideView.as_view(), name="decide"),
     path(
         "entities/<str:key>/trajectories",

@@ -402,7 +402,7 @@ class ActivityAPIView(TeamAPIView):
         if entity.scope != Entity.Scope.DESKTOP:
             raise exceptions.NotFound(
                 f"Entity {key!r} is a {entity.scope} entity; only desktop entities have "
-                "compiled days, frames, context and evidence."
+                "compiled days, frames, context, evidence, patterns and routines."
             )
         return entity
 

@@ -381,3 +381,23 @@ class TaskFilterForm(forms.Form):
     )
     entity = forms.CharField(required=False, max_length=100)
     page = forms.IntegerField(required=False, min_value=1)
+
+
+class RoutinesForm(forms.Form):
+    """The window and granularity of an entity's routines page (Activity Frames §7.1)."""
+
+    days = forms.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=90,
+        label="Last days with activity",
+        error_messages={
+            "min_value": "Give at least 1 day.",
+            "max_value": "Give at most 90 days: each is compiled on request.",
+            "invalid": "Give the number of days as a whole number, e.g. 30.",
+        },
+    )
+    granularity = forms.ChoiceField(
+        required=False,
+        choices=[("action", "actions (clicks, typing)"), ("url", "URL templates")],
+    )

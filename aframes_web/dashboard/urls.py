@@ -5,7 +5,7 @@ from datetime import date
 from django.urls import path, register_converter
 
 from aframes_web.dashboard import annotation_views as av
-from aframes_web.dashboard import benchmark_views, memory_views, views
+from aframes_web.dashboard import benchmark_views, memory_views, routine_views, views
 
 
 class DayConverter:
@@ -36,6 +36,11 @@ urlpatterns = [
         "t/<slug:slug>/e/<str:key>/f/<str:frame_id>/verify/",
         views.frame_verify_view,
         name="frame_verify",
+    ),
+    path(
+        "t/<slug:slug>/e/<str:key>/routines/",
+        routine_views.entity_routines_page,
+        name="routines",
     ),
     path("t/<slug:slug>/e/<str:key>/memory/", memory_views.entity_memory, name="memory"),
     path(

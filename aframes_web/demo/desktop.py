@@ -7,6 +7,10 @@ apps, windows, URLs, clicks and typed text are all invented, only shaped like re
 timestamps). The same seed and arguments always give byte-identical output.
 
     python -m aframes_web.demo.desktop --start 2026-03-02 --days 5 --seed 7 --out week.jsonl
+
+``--routines`` (off by default, so the output above never changes) has the person also perform
+recurring routines on some weekdays, for the routine miner and the cost benchmark
+(``generate_day``, Activity Frames §7.1).
 """
 
 from __future__ import annotations
@@ -268,6 +272,12 @@ _CLIP_READ = (
 )
 _CLIP_MISC = ("https://zoom.us/j/93215530412", "Thursday 15:30", "see thread above")
 _ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+# What the routines of ``routines=True`` days type (SYNTHETIC, like everything here).
+_MERCHANTS = ("Deutsche Bahn", "Lufthansa", "Uber", "Hotel Adlon", "Cafe Einstein", "Staples")
+_EXPENSE_NOTES = ("Client visit", "Team offsite", "Conference travel", "Office supplies")
+# Chance per weekday that the person performs each routine (activity frames §7.1 mines
+# routines recurring on some days, not every day).
+ROUTINE_CHANCE = {"triage": 0.8, "review": 0.6, "expense": 0.4}
 
 
 def _derive(*parts: object) -> int:
@@ -416,6 +426,34 @@ _SITES: dict[str, tuple[_El, ...]] = {
         ("AXButton", "Add a page", (0.01, 0.9, 0.1, 0.03), 5, "c"),
     ),
 }
+# Pages only the routines of ``routines=True`` visit (a template of its own, so the default
+# days, whose element trees are drawn from the templates above, stay byte-identical).
+_ROUTINE_SITES: dict[str, tuple[_El, ...]] = {
+    "gmail_triage": (
+        ("AXLink", "Inbox", (0.01, 0.18, 0.1, 0.03), 5, "c"),
+        ("AXRow", "{l}", (0.17, 0.24, 0.7, 0.03), 5, "c"),
+        ("AXButton", "Archive", (0.17, 0.16, 0.02, 0.03), 5, "c"),
+        ("AXButton", "Older", (0.9, 0.16, 0.02, 0.03), 5, "c"),
+        ("AXHeading", "{l}", (0.17, 0.21, 0.5, 0.04), 5, ""),
+    ),
+    "expenses": (
+        ("AXHeading", "{l}", (0.2, 0.13, 0.5, 0.04), 5, ""),
+        ("AXButton", "New expense", (0.75, 0.13, 0.08, 0.035), 5, "c"),
+        ("AXTextField", "Amount", (0.3, 0.3, 0.2, 0.035), 5, "ct"),
+        ("AXTextField", "Merchant", (0.3, 0.36, 0.3, 0.035), 5, "ct"),
+        ("AXPopUpButton", "Category", (0.3, 0.42, 0.2, 0.035), 5, "c"),
+        ("AXTextField", "Description", (0.3, 0.48, 0.4, 0.035), 5, "ct"),
+        ("AXButton", "Save", (0.3, 0.58, 0.06, 0.035), 5, "c"),
+    ),
+    "github_review": (
+        ("AXHeading", "{l}", (0.2, 0.13, 0.6, 0.04), 5, ""),
+        ("AXLink", "Files changed", (0.34, 0.2, 0.07, 0.025), 5, "c"),
+        ("AXButton", "Review changes", (0.72, 0.25, 0.07, 0.03), 5, "c"),
+        ("AXTextArea", "Leave a comment", (0.6, 0.3, 0.3, 0.08), 5, "ct"),
+        ("AXRadioButton", "Approve", (0.66, 0.42, 0.08, 0.025), 5, "c"),
+        ("AXButton", "Submit review", (0.66, 0.47, 0.07, 0.03), 5, "c"),
+    ),
+}
 _APPS: dict[str, tuple[_El, ...]] = {
     "code": (
         ("AXWindow", "{w}", (0.0, 0.025, 1.0, 0.975), None, ""),
@@ -505,6 +543,7 @@ def _ui(elements: tuple[_El, ...]) -> _Ui:
 
 _UIS: dict[str, _Ui] = {name: _ui(els) for name, els in _APPS.items()}
 _UIS.update({f"web:{name}": _ui(_BROWSER + extra) for name, extra in _SITES.items()})
+_UIS.update({f"web:{name}": _ui(_BROWSER + extra) for name, extra in _ROUTINE_SITES.items()})
 
 
 # --------------------------------------------------------------------------------------------
@@ -536,6 +575,8 @@ _PROFILES: dict[str, _Profile] = {
     "watch": _Profile((6, 20, 30), 0.0, (1, 1), 0.0, 0.03, 0.03, 0.0),
     "files": _Profile((2, 7, 20), 0.0, (1, 1), 0.0, 0.4, 0.1, 0.0),
     "locked": _Profile((2, 4, 8), 0.6, (4, 12), 0.0, 0.0, 0.0, 0.0),
+    # A routine's pages: the scripted steps are the input; little else happens meanwhile.
+    "routine": _Profile((2, 6, 15), 0.0, (1, 1), 0.0, 0.02, 0.1, 0.0),
 }
 # An unfocused side monitor still changes (notifications, a scrolling doc) but more slowly.
 _AMBIENT = ((10.0, 60.0, 150.0), (15.0, 90.0, 180.0))
@@ -552,6 +593,9 @@ class _Scene:
     texts: tuple[str, ...] = ()  # what a "text" input here may say
     clips: tuple[str, ...] = ()  # what a copy here may put on the clipboard
     typed: str | None = None  # typed right after the scene appears (a search query)
+    # Scripted inputs of a routine: (seconds after the scene appears, "click" | "type", the
+    # element's name, the text typed or None). Only ``routines=True`` days have any.
+    steps: tuple[tuple[float, str, str, str | None], ...] = ()
 
 
 class _Scenes:
@@ -785,6 +829,107 @@ class _Scenes:
         folder = self.rng.choice(("Downloads", "Documents", self.w.repo, "Desktop"))
         return _Scene("Finder", folder, None, "finder", "files", folder)
 
+    # -- routines (only on ``routines=True`` days) -------------------------------------------
+
+    def triage(self) -> list[tuple[_Scene, float]]:
+        """Inbox triage: open the inbox, open the newest conversation, then Archive and Older
+        through one to four more (the conversation opened first differs from day to day)."""
+        rng, base = self.rng, "https://mail.google.com/mail/u/0/#inbox"
+        mails = rng.sample(self.w.mails, rng.randint(2, 5))
+        first = mails[0][0]
+        out = [
+            _routine_scene(
+                "Google Chrome",
+                f"Inbox ({rng.randint(3, 14)}) - {self.w.email} - Gmail",
+                base,
+                "gmail_triage",
+                first,
+                [
+                    (rng.uniform(1.5, 4), "click", "Inbox", None),
+                    (rng.uniform(3, 9), "click", first, None),
+                ],
+            )
+        ]
+        for (subject, mid), following in zip(mails, [*mails[1:], None], strict=True):
+            steps = [(rng.uniform(5, 25), "click", "Archive", None)]
+            if following is not None:
+                steps.append((rng.uniform(3, 6), "click", "Older", None))
+            out.append(
+                _routine_scene(
+                    "Google Chrome",
+                    f"{subject} - {self.w.email} - Gmail",
+                    f"{base}/{mid}",
+                    "gmail_triage",
+                    subject,
+                    steps,
+                )
+            )
+        return out
+
+    def expense(self) -> list[tuple[_Scene, float]]:
+        """File an expense: New expense, type Amount and Merchant (sometimes a Description),
+        pick the Category, Save."""
+        rng = self.rng
+        url = f"https://expenses.example.com/reports/{self.day:%Y-%m}"
+        title = f"Expenses {self.day:%B %Y} - Acme Expenses"
+        steps: list[tuple[float, str, str, str | None]] = [
+            (rng.uniform(4, 10), "type", "Amount", f"{rng.uniform(8, 420):.2f}"),
+            (rng.uniform(4, 9), "type", "Merchant", rng.choice(_MERCHANTS)),
+        ]
+        if rng.random() < 0.4:
+            steps.append((rng.uniform(4, 9), "type", "Description", rng.choice(_EXPENSE_NOTES)))
+        steps += [
+            (rng.uniform(3, 6), "click", "Category", None),
+            (rng.uniform(3, 6), "click", "Save", None),
+        ]
+        return [
+            _routine_scene(
+                "Google Chrome",
+                title,
+                url,
+                "expenses",
+                "Expenses",
+                [(rng.uniform(3, 12), "click", "New expense", None)],
+            ),
+            _routine_scene(
+                "Google Chrome",
+                f"New expense - {title}",
+                f"{url}/new",
+                "expenses",
+                "New expense",
+                steps,
+            ),
+        ]
+
+    def pr_review(self) -> list[tuple[_Scene, float]]:
+        """Review a pull request: Files changed, read, Review changes, sometimes a comment,
+        Approve, Submit review."""
+        rng = self.rng
+        number, title, author = rng.choice(self.prs)
+        window = f"{title} by {author} · Pull Request #{number} · {self.w.org}/{self.w.repo}"
+        url = f"https://github.com/{self.w.org}/{self.w.repo}/pull/{number}"
+        steps: list[tuple[float, str, str, str | None]] = [
+            (rng.uniform(20, 80), "click", "Review changes", None)
+        ]
+        if rng.random() < 0.5:
+            steps.append((rng.uniform(3, 6), "type", "Leave a comment", rng.choice(_COMMENTS)))
+        steps += [
+            (rng.uniform(3, 6), "click", "Approve", None),
+            (rng.uniform(2, 5), "click", "Submit review", None),
+        ]
+        browser = self.w.dev_browser
+        return [
+            _routine_scene(
+                browser,
+                window,
+                url,
+                "github_review",
+                title,
+                [(rng.uniform(5, 20), "click", "Files changed", None)],
+            ),
+            _routine_scene(browser, window, f"{url}/files", "github_review", title, steps),
+        ]
+
     def lock(self, person: str) -> _Scene:
         return _Scene(LOCK, None, None, "lock", "locked", person)
 
@@ -800,6 +945,24 @@ class _Scenes:
         if pick < 0.9:
             return self.issue()
         return self.notion()
+
+
+def _routine_scene(
+    app: str,
+    window: str,
+    url: str,
+    site: str,
+    label: str,
+    steps: Sequence[tuple[float, str, str, str | None]],
+) -> tuple[_Scene, float]:
+    """A routine's page and how long it is shown: ``steps`` carry the gap before each step
+    (at least 3 s, so typing ends before the next step); the page stays a few seconds after."""
+    at, timed = 0.0, []
+    for gap, op, name, text in steps:
+        at += max(gap, 3.0)
+        timed.append((at, op, name, text))
+    scene = _Scene(app, window, url, f"web:{site}", "routine", label, steps=tuple(timed))
+    return scene, at + 5.0
 
 
 # --------------------------------------------------------------------------------------------
@@ -1043,13 +1206,18 @@ class _Screen:
         self.snapshot(t, scene, focused)
         if focused and scene.typed:
             self.type_text(t, t1, scene, scene.typed)
+        pending = list(scene.steps) if focused else []
         while True:
             nxt = t + self.gap(cadence)
             # The last row keeps a second's distance to the next hold's first row so that its
             # inputs and element tree fall before that row.
             last = nxt >= t1 - 1.0
+            stop = t1 if last else nxt
             if focused:
-                self.activity(t, t1 if last else nxt, scene, profile)
+                self.activity(t, stop, scene, profile)
+                while pending and (last or t0 + pending[0][0] < stop):
+                    offset, op, name, text = pending.pop(0)
+                    self.step(min(t0 + offset, t1 - 0.5), scene, op, name, text)
             if last:
                 return
             t = nxt
@@ -1104,6 +1272,18 @@ class _Screen:
         else:  # the click landed where the accessibility API could not name anything
             self.input(t, "click", scene, xy=_point(rng, ui.elements[0]))
 
+    def step(self, t: float, scene: _Scene, op: str, name: str, text: str | None) -> None:
+        """One scripted routine step: a click on, or typing into, the element named ``name``
+        (the accessibility API names it, as it does for most clicks, §4.3 "named")."""
+        element = next(e for e in _UIS[scene.ui].elements if _name(e[1], scene) == name)
+        if op == "click":
+            self.input(t, "click", scene, xy=_point(self.rng, element), element=element)
+            return
+        typed = text or ""
+        for n in range(max(1, min(len(typed), 8))):
+            self.input(t + n * self.rng.uniform(0.08, 0.2), "key", scene, element=element)
+        self.input(t + 2.0, "text", scene, element=element, text=typed)
+
 
 def _name(name: str | None, scene: _Scene) -> str | None:
     if name is None or "{" not in name:
@@ -1144,6 +1324,8 @@ class _Day:
     side_scene: _Scene | None = None  # what it shows now
     main_end: float = 0.0  # where the main monitor's last hold ended
     resume_at: float = 0.0  # when the screens show work, after any unlock at the start
+    routines: bool = False  # perform today's recurring routines (SYNTHETIC, see generate_day)
+    todo: list[str] = field(default_factory=list)  # routines still to perform today
 
     def run(self) -> None:
         plan, rng = self.plan, self.rng
@@ -1154,6 +1336,8 @@ class _Day:
             self.unlock(t, t + rng.uniform(5, 20))
             t = self.main_end
         self.resume_at = t
+        if self.routines and self.scenes.day.weekday() < 5:
+            self.todo = [name for name, p in ROUTINE_CHANCE.items() if rng.random() < p]
         blocks = sorted([*plan.pauses, *[(a, b, "meeting:" + n) for a, b, n in plan.meetings]])
         context = "morning"
         for b0, b1, what in [*blocks, (plan.end, plan.end, "end")]:
@@ -1200,7 +1384,9 @@ class _Day:
     def play(self, scene: _Scene, t0: float, t1: float) -> None:
         rng = self.rng
         length = t1 - t0
-        if length > 60 and rng.random() < FLICKER_P:
+        if scene.steps:  # a routine's page holds still: its steps are timed from its start
+            self.main.hold(t0, t1, scene)
+        elif length > 60 and rng.random() < FLICKER_P:
             at = rng.uniform(t0 + 10, t1 - 30)
             back = at + rng.uniform(5, 15)
             other = rng.choice((self.scenes.slack, self.scenes.finder, self.scenes.code))()
@@ -1225,6 +1411,8 @@ class _Day:
             queue = [self.mail(), iter([(scenes.calendar(), rng.uniform(20, 70))]), self.chat()]
         elif context == "after_lunch":
             queue = [self.chat()] + ([self.mail()] if rng.random() < 0.5 else [])
+        if self.todo:
+            queue = [*self.routines_now(context), *queue]
         end = t1
         glance_calendar = next_is_meeting and rng.random() < 0.6 and t1 - t0 > 5 * _M
         if glance_calendar:
@@ -1241,6 +1429,24 @@ class _Day:
                     break
         if glance_calendar:
             self.main.hold(end, t1, scenes.calendar())
+
+    def routines_now(self, context: str) -> list[Iterator[tuple[_Scene, float]]]:
+        """The routines this stretch of work starts with: triage first thing in the morning,
+        the expense after lunch, a review after a meeting or break (or after lunch)."""
+        when = {
+            "morning": ("triage",),
+            "after_lunch": ("expense", "review"),
+            "after_meeting": ("review",),
+            "after_break": ("review",),
+        }.get(context, ())
+        make = {
+            "triage": self.scenes.triage,
+            "expense": self.scenes.expense,
+            "review": self.scenes.pr_review,
+        }
+        due = [name for name in self.todo if name in when]
+        self.todo = [name for name in self.todo if name not in due]
+        return [iter(make[name]()) for name in due]
 
     def pick(self) -> Iterator[tuple[_Scene, float]]:
         weekend = self.scenes.day.weekday() >= 5
@@ -1362,12 +1568,27 @@ class _Day:
 
 
 def generate_day(
-    day: date, *, seed: int, tz: str = "Europe/Berlin", monitors: int = 2, person: str = "demo"
+    day: date,
+    *,
+    seed: int,
+    tz: str = "Europe/Berlin",
+    monitors: int = 2,
+    person: str = "demo",
+    routines: bool = False,
 ) -> list[Record]:
     """SYNTHETIC records of one local working day, sorted by occurred_at then source_key.
 
     Monitor "0" carries the main work; monitor "1" (and any further ones) show reference
     material or chat, updating slowly. Saturdays and Sundays give a shorter, lighter day.
+
+    ``routines`` (off by default; the default output is pinned by tests and certify) makes
+    the person also perform recurring routines among the usual noise, each on some weekdays
+    (``ROUTINE_CHANCE``) and with variation: triage the inbox (Inbox, open the newest
+    conversation, Archive and Older through a few), file an expense (New expense, type
+    Amount and Merchant, sometimes a Description, Category, Save) and review a pull request
+    (Files changed, Review changes, sometimes a comment, Approve, Submit review). Every
+    step is a click on or typing into an element the accessibility API names, as the
+    routine miner of Activity Frames §7.1 needs. SYNTHETIC: no person performed them.
     """
     if monitors < 1:
         raise ValueError(f"monitors must be at least 1, got {monitors}.")
@@ -1382,7 +1603,7 @@ def generate_day(
         _Screen(sink, str(m), random.Random(_derive("screen", seed, person, day.toordinal(), m)))
         for m in range(monitors)
     ]
-    today = _Day(plan, scenes, rng, screens[0], screens[1:], person)
+    today = _Day(plan, scenes, rng, screens[0], screens[1:], person, routines=routines)
     today.run()
     for number, screen in enumerate(screens[1:], start=1):
         if number == 1:
@@ -1402,6 +1623,7 @@ def generate_days(
     monitors: int = 2,
     person: str = "demo",
     include_weekends: bool = False,
+    routines: bool = False,
 ) -> Iterator[Record]:
     """Stream the records of ``days`` calendar days from ``start`` (None: without end).
 
@@ -1412,7 +1634,9 @@ def generate_days(
     count = 0
     while days is None or count < days:
         if include_weekends or current.weekday() < 5:
-            yield from generate_day(current, seed=seed, tz=tz, monitors=monitors, person=person)
+            yield from generate_day(
+                current, seed=seed, tz=tz, monitors=monitors, person=person, routines=routines
+            )
         current += timedelta(days=1)
         count += 1
 
@@ -1458,6 +1682,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--monitors", type=int, default=2)
     parser.add_argument("--person", default="demo", help="prefix of every source_key")
     parser.add_argument("--include-weekends", action="store_true")
+    parser.add_argument(
+        "--routines",
+        action="store_true",
+        help="the person also performs recurring routines (inbox triage, expenses, reviews)",
+    )
     parser.add_argument("--out", default="-", help="output file; - writes to stdout")
     args = parser.parse_args(argv)
     if args.days is not None and args.days < 1:
@@ -1479,6 +1708,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         monitors=args.monitors,
         person=args.person,
         include_weekends=args.include_weekends,
+        routines=args.routines,
     )
     if args.events is not None:
         records = islice(records, args.events)

@@ -238,12 +238,14 @@ def build_server(key_source: KeySource = _http_key, *, http: bool = True) -> MCP
 
     @server.tool(
         annotations=READ,
-        description="Workflow patterns of the last N days (repeated clicks, action sequences, "
-        "URL patterns, rhythms). Says plainly when pattern detection is not available.",
+        description="Workflow patterns of the last N days with desktop activity: repeated "
+        "clicks, 2- and 3-step action sequences, daily habits, URL patterns, app-switching "
+        "habits and temporal rhythms, each with its count and evidence (frame ids, event ids); "
+        "the 10 strongest of each kind, with how many more there are." + UNTRUSTED,
     )
     async def get_patterns(
         entity: Entity = None,
-        days: Annotated[int, Field(description="Days to look back (1-90).")] = 7,
+        days: Annotated[int, Field(description="The last N days that have activity (1-90).")] = 7,
     ) -> str:
         return await run(tools.get_patterns, entity=entity, days=days)
 

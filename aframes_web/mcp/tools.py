@@ -18,6 +18,7 @@ from django.db.models import Prefetch, TextField
 from django.db.models.functions import Cast
 from django.utils import timezone
 
+from aframes_web.activity.routines import WINDOW_DAYS_MAX, entity_patterns
 from aframes_web.activity.selectors import document_current, evidence_events, frame_get
 from aframes_web.activity.services import day_compile_read, window_compile_read
 from aframes_web.api.params import id_runs
@@ -28,7 +29,7 @@ from aframes_web.streams.records import KINDS, FieldInvalid, parse_timestamp
 from aframes_web.streams.selectors import entity_get, entity_overview, events_for_entity
 from aframes_web.teams.auth import Principal
 from aframes_web.teams.models import Scope
-from compiler.document import Compiled
+from compiler.document import Compiled, expand_runs, runs
 from compiler.params import Params
 from compiler.views import communications, ledger, steps
 
@@ -235,18 +236,62 @@ def get_day_summary(principal: Principal, *, entity: str | None, day: str | None
     )
 
 
+# An agent's context is small: get_patterns answers the strongest patterns of each kind with
+# the first frames and events of their evidence (5 days of the demo give ~240 patterns and
+# 53,000 tokens in full; REST …/patterns serves them all, get_evidence reads any ids).
+PATTERNS_PER_KIND = 10
+EVIDENCE_FRAMES_SHOWN = 5
+EVIDENCE_ROWS_SHOWN = 50
+
+
+def _pattern_brief(pattern: dict[str, Any]) -> dict[str, Any]:
+    frames = pattern["evidence"]["frames"]
+    rows = expand_runs(pattern["evidence"]["rows"])
+    return {
+        "kind": pattern["kind"],
+        "label": pattern["label"],
+        "count": pattern["count"],
+        "evidence": {
+            "frames": frames[:EVIDENCE_FRAMES_SHOWN],
+            "frames_total": len(frames),
+            "rows": runs(rows[:EVIDENCE_ROWS_SHOWN]),
+            "rows_total": len(rows),
+        },
+    }
+
+
 def get_patterns(principal: Principal, *, entity: str | None, days: int) -> str:
+    """Workflow patterns (compiler.patterns.detect) of the last ``days`` days with activity:
+    the strongest ``PATTERNS_PER_KIND`` of each kind, and how many more there are."""
     require(principal, Scope.READ)
-    entity_named(principal, entity, desktop=True)
-    if not 1 <= days <= 90:
-        raise ToolFailure(f"days must be from 1 to 90, got {days}.")
-    return (
-        "Workflow patterns (repeated clicks, action sequences, daily habits, URL patterns, "
-        "app-switching habits, temporal rhythm) are not detected by this server yet, so there "
-        "is nothing to report for the last "
-        f"{days} day{'s' if days != 1 else ''}. Measured activity is available now: "
-        "get_day_summary (apps and minutes per day), get_activity (frames) and get_memory "
-        "(regularities that replay has confirmed)."
+    found = entity_named(principal, entity, desktop=True)
+    if not 1 <= days <= WINDOW_DAYS_MAX:
+        raise ToolFailure(f"days must be from 1 to {WINDOW_DAYS_MAX}, got {days}.")
+    result = entity_patterns(entity=found, days=days)
+    window = result["window"]
+    if not window["days"]:
+        raise ToolFailure(
+            f"Entity {found.key!r} has no desktop activity yet, so there are no patterns; "
+            "list_entities shows what each entity has captured."
+        )
+    shown: list[dict[str, Any]] = []
+    left: dict[str, int] = {}
+    for pattern in result["patterns"]:  # by kind, then count (desc): the strongest first
+        kind = pattern["kind"]
+        if sum(p["kind"] == kind for p in shown) < PATTERNS_PER_KIND:
+            shown.append(_pattern_brief(pattern))
+        else:
+            left[kind] = left.get(kind, 0) + 1
+    return _json(
+        {
+            "entity": found.key,
+            "days": window["days"],
+            "from": window["from"],
+            "to": window["to"],
+            "patterns": shown,
+            # Weaker patterns left out, per kind; GET …/patterns lists every one.
+            "not_shown": left,
+        }
     )
 
 
