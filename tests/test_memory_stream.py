@@ -451,6 +451,9 @@ def test_an_event_late_within_its_open_day_is_read_in_time_order() -> None:
         == close_day("home", [bedroom, hall, kitchen], START, ZONE).record
     )
     assert s.today_record(START, bedroom.at) == close_day("home", [bedroom], START, ZONE).record
+    # Read again with no new event, it is reused even when some events are after now.
+    before_kitchen = s.today_record(START, hall.at)
+    assert s.today_record(START, hall.at) is before_kitchen
     # As many events before now as the last read, but not the same ones: read afresh.
     earlier = motion(4, START, 8, 0, "study")
     s.ingest(earlier)
