@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from datetime import date, datetime, time, timedelta
 from typing import Any
@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from memory.engine import decide, words
 from memory.engine.catalogue import (
     CATALOGUE,
     activity_family,
@@ -21,15 +22,23 @@ from memory.engine.catalogue import (
 from memory.engine.control import Proposed, Scope, signature
 from memory.engine.decide import (
     ABSTAIN,
+    DECIDE_PROMPT,
     EVENT_ONLY_LOOKBACK,
     NEAR_DEADLINE,
     POLICIES,
+    REGULARITIES,
+    SCREEN_PROMPT,
+    TODAY,
+    TRAJECTORIES,
     DecisionContext,
     EventOnlyPolicy,
     LlmPolicy,
+    RecentMemoryPolicy,
     RulesPolicy,
+    llm_policy,
     policy,
     prompt_context,
+    reads,
 )
 from memory.engine.records import DayRecord, EngineEvent, Observation, Predicate, Proposal
 from memory.engine.refs import regularity_id
@@ -43,6 +52,7 @@ WALK = Proposal(
     (time(9), time(10)),
 )
 SEDENTARY = Proposal(WALK.trigger, Predicate(("sedentary", "type"), "steps"), (time(9), time(10)))
+OTHER = Proposal(WALK.trigger, Predicate(("active_hour", "type"), "active"), (time(11), time(12)))
 RID = regularity_id(WALK)
 TRIGGER_FACT = "fact:2026-03-02/0/f1"
 
@@ -158,6 +168,29 @@ def test_rules_abstains_when_the_event_is_no_moment_to_act(flags: dict[str, Any]
     got = RulesPolicy().decide(ctx(decision_point(**flags), retrieved("deviated")))
     assert got.action == "abstain"
     assert "no moment to act" in got.message
+
+
+def test_rules_passes_over_a_regularity_not_due_to_the_next() -> None:
+    got = RulesPolicy().decide(
+        ctx(decision_point(), retrieved("upcoming", proposal=OTHER), retrieved("deviated"))
+    )
+    assert got.regularity_ids == (RID,)
+
+
+def test_rules_passes_over_a_regularity_whose_services_cannot_act_now() -> None:
+    # A failed CI run is no moment for a review nudge, but is one for a CI follow-up.
+    review = Proposal(WALK.trigger, Predicate(("review", "type"), "pr_review"), WALK.window)
+    ci = Proposal(WALK.trigger, Predicate(("ci_run", "conclusion"), "success"), WALK.window)
+    failed = obs(1, "10:15", "workflow_run", conclusion="failure", run_id=99)
+    got = RulesPolicy().decide(
+        ctx(
+            failed,
+            retrieved("deviated", proposal=review),
+            retrieved("deviated", proposal=ci),
+            scope="code",
+        )
+    )
+    assert (got.intent, got.regularity_ids) == ("ci_follow_up", (regularity_id(ci),))
 
 
 def test_rules_walks_regularities_in_rank_order() -> None:
@@ -450,3 +483,750 @@ def test_a_review_is_on_its_pull_request_and_a_lock_screen_is_no_moment() -> Non
     assert not resume.actionable(snapshot(1, "10:00", "loginwindow"))
     assert resume.actionable(snapshot(1, "10:00", " Code "))
     assert episode("desktop", snapshot(1, "10:00", " Code "), at("10:00")) == "2026-03-02/Code"
+
+
+# -- the decision context and what a policy reads -----------------------------------------------
+
+
+def test_an_abstention_has_no_intent_ids_or_evidence_and_says_why() -> None:
+    assert ctx(decision_point()).abstain("because") == Proposed(
+        "abstain", ABSTAIN, "2026-03-02", message="because"
+    )
+    assert ABSTAIN == ""
+
+
+class _Silent:
+    name = "silent"
+
+    def decide(self, ctx: DecisionContext) -> Proposed:
+        return ctx.abstain("silent")
+
+
+class _Reads:
+    def __init__(self, found: object) -> None:
+        self.reads = found
+
+
+def test_reads_defaults_to_regularities_and_takes_only_a_frozenset() -> None:
+    assert (TODAY, TRAJECTORIES, REGULARITIES) == ("today", "trajectories", "regularities")
+    assert reads(_Silent()) == frozenset({REGULARITIES})
+    assert reads(_Reads(frozenset({TODAY, 7}))) == frozenset({"today", "7"})
+    assert reads(_Reads({TODAY})) == frozenset()  # a plain set is no declaration
+    assert reads(_Reads([TRAJECTORIES])) == frozenset()
+    assert reads(RulesPolicy()) == frozenset({REGULARITIES})
+    assert reads(EventOnlyPolicy()) == frozenset()
+    assert reads(RecentMemoryPolicy()) == frozenset({TODAY, TRAJECTORIES})
+    complete, _ = fake()
+    assert reads(LlmPolicy(complete)) == frozenset({TODAY, TRAJECTORIES, REGULARITIES})
+
+
+# -- rules: every reason, the pending wording, the service chosen -------------------------------
+
+
+def test_rules_abstention_lists_each_regularity_and_why_it_was_passed_over() -> None:
+    got = RulesPolicy().decide(
+        ctx(
+            decision_point(available=False),
+            retrieved("upcoming", proposal=OTHER),
+            retrieved("deviated", proposal=SEDENTARY),
+            retrieved("deviated"),
+        )
+    )
+    assert got == ctx(decision_point()).abstain(
+        f"{regularity_id(OTHER)} is upcoming, not due; "
+        f"{regularity_id(SEDENTARY)}: no service applies to its behavior; "
+        f"{RID}: the current event is no moment to act"
+    )
+
+
+def test_rules_pending_message_says_not_yet_after_the_service_intro() -> None:
+    got = RulesPolicy().decide(ctx(decision_point(hhmm="09:30"), retrieved("pending")))
+    walk = services("sports")[0]
+    assert got == Proposed(
+        "intervene",
+        "suggest_walk",
+        "2026-03-02",
+        regularity_ids=(RID,),
+        message=f"{walk.message} Usually a walk by 10:00 after a decision point while "
+        "available; not yet at 09:30.",
+        evidence_ids=("event:10", TRIGGER_FACT, RID),
+    )
+
+
+def test_rules_a_pending_regularity_past_its_deadline_is_due() -> None:
+    assert RulesPolicy().decide(ctx(decision_point(hhmm="10:20"), retrieved("pending"))).action == (
+        "intervene"
+    )
+
+
+def test_rules_takes_the_first_applying_service_that_is_actionable() -> None:
+    # suggest_walk and stand_break both serve step bouts; after an hour of sitting only the
+    # stand break can act at a sports slot.
+    slot = point(10, "10:15", "sports_slot", worn_last_60=True, sedentary_min_last_60=55)
+    got = RulesPolicy().decide(ctx(slot, retrieved("deviated")))
+    stand = services("sports")[2]
+    assert (got.action, got.intent, got.regularity_ids) == ("intervene", "stand_break", (RID,))
+    assert got.message.startswith(stand.message + " Usually a walk by 10:00")
+    assert got.evidence_ids == ("point:10", TRIGGER_FACT, RID)
+
+
+# -- event only at raw events ---------------------------------------------------------------------
+
+
+def test_event_only_intervention_is_the_service_message_citing_the_event() -> None:
+    got = EventOnlyPolicy().decide(ctx(decision_point()))
+    assert got == Proposed(
+        "intervene",
+        "suggest_walk",
+        "2026-03-02",
+        message=services("sports")[0].message,
+        evidence_ids=("event:10",),
+    )
+
+
+def test_event_only_lookback_is_inclusive_and_reads_nothing_after_the_event() -> None:
+    def decided(*prior: EngineEvent) -> Proposed:
+        return EventOnlyPolicy().decide(ctx(decision_point(), prior=prior))
+
+    on_edge = decided(obs(5, "08:45", "steps", value=120))  # exactly an hour before 09:45
+    assert on_edge == ctx(decision_point()).abstain(
+        "event_only: steps were counted in the last hour"
+    )
+    assert decided(obs(5, "08:44", "steps", value=120)).action == "intervene"
+    assert decided(obs(5, "09:50", "steps", value=120)).action == "intervene"  # later
+    assert decided(obs(5, "09:45", "steps", value=120)).action == "abstain"  # same moment
+
+
+@pytest.mark.parametrize(
+    ("value", "blocks"), [(0.5, True), (True, False), ("5", False), (-3, False)]
+)
+def test_event_only_sports_counts_only_positive_numbers_as_steps(value: Any, blocks: bool) -> None:
+    prior = (obs(5, "09:00", "steps", value=value),)
+    got = EventOnlyPolicy().decide(ctx(decision_point(), prior=prior))
+    assert got.action == ("abstain" if blocks else "intervene")
+
+
+def test_event_only_leaves_out_the_current_event_only() -> None:
+    # The current event, repeated in recent, is not its own blocker; the same id of another
+    # kind is another event.
+    current = obs(9, "10:00", "PullRequestEvent", action="opened", number=7, state="open")
+    again = ctx(current, scope="code", prior=(current,))
+    assert EventOnlyPolicy().decide(again).action == "intervene"
+    twin = EngineEvent(9, at("09:30"), "other", current.payload)
+    got = EventOnlyPolicy().decide(ctx(current, scope="code", prior=(twin,)))
+    assert got.message == "event_only: pull_request:7 had an event in the last hour"
+
+
+def test_event_only_messages_of_each_scope() -> None:
+    kitchen = obs(9, "07:00", "motion", value="ON", sensor="M001", room="Kitchen")
+    earlier = obs(8, "06:30", "motion", value="ON", sensor="M002")
+    assert EventOnlyPolicy().decide(ctx(kitchen, scope="home", prior=(earlier,))).message == (
+        "event_only: motion was seen in the last hour"
+    )
+    prior = (snapshot(8, "09:50"),)
+    got = EventOnlyPolicy().decide(ctx(snapshot(9, "10:00"), scope="desktop", prior=prior))
+    assert got.message == "event_only: Code was in use in the last hour"
+    unavailable = EventOnlyPolicy().decide(ctx(decision_point(available=False)))
+    assert unavailable.message == "no service is actionable at this event"
+
+
+def test_event_only_other_objects_and_apps_do_not_block() -> None:
+    pr = obs(9, "10:00", "PullRequestEvent", action="opened", number=7, state="open")
+    other = obs(8, "09:30", "PullRequestEvent", action="opened", number=8, state="open")
+    assert EventOnlyPolicy().decide(ctx(pr, scope="code", prior=(other,))).action == "intervene"
+    mail = (snapshot(8, "09:50", app="Mail"),)
+    got = EventOnlyPolicy().decide(ctx(snapshot(9, "10:00"), scope="desktop", prior=mail))
+    assert got.action == "intervene"
+    named = EngineEvent(8, at("09:50"), "observation", {"app": "Code"})  # not a snapshot
+    got = EventOnlyPolicy().decide(ctx(snapshot(9, "10:00"), scope="desktop", prior=(named,)))
+    assert got.action == "intervene"
+
+
+# -- event only at decision points ---------------------------------------------------------------
+
+
+def point(n: int, hhmm: str, type_: str, back: int = 0, **fields: Any) -> EngineEvent:
+    day = MONDAY - timedelta(days=back)
+    payload = {"type": type_, "day": day.isoformat(), **fields}
+    return EngineEvent(n, at(hhmm) - timedelta(days=back), "decision_point", payload)
+
+
+def rule_at(current: EngineEvent, scope: Scope, *prior: EngineEvent) -> Proposed:
+    return EventOnlyPolicy().decide(ctx(current, scope=scope, prior=prior))
+
+
+def message_of(scope: Scope, intent: str, reason: str) -> str:
+    found = next(s for s in services(scope) if s.intent == intent)
+    return f"{found.message} ({reason})"
+
+
+NO_RULE = "event_only: no rule holds at this point"
+
+
+def test_a_point_of_a_scope_without_point_rules_abstains() -> None:
+    got = rule_at(point(3, "10:00", "PullRequestEvent", number=7), "code")
+    assert got == Proposed("abstain", ABSTAIN, "pull_request@2026-03-02", message=NO_RULE)
+
+
+def home_point(n: int, hhmm: str = "10:00", back: int = 0, **fields: Any) -> EngineEvent:
+    base = {"segment": 12, "events": 3, "rooms": {}, "on_at_close": [], "quiet_min": 5}
+    return point(n, hhmm, "home_segment", back, **{**base, **fields})
+
+
+def test_home_routine_rule_names_a_room_active_at_this_time_on_both_last_days() -> None:
+    current = home_point(20, rooms={"Kitchen": 2})
+    yesterday = home_point(11, back=1, rooms={"Bath": 1, "Kitchen": 1, "Hall": 2})
+    before = home_point(2, back=2, rooms={"Attic": 1, "Bath": 2, "Hall": 1, "Kitchen": 3})
+    got = rule_at(current, "home", before, yesterday)
+    reason = "Bath was active at this time on the last two days"
+    assert got == Proposed(
+        "intervene",
+        "check_in_routine",
+        "2026-03-02/meal",
+        message=message_of("home", "check_in_routine", reason),
+        evidence_ids=("point:20",),
+    )
+
+
+def test_home_routine_rule_needs_both_days_at_the_same_segment() -> None:
+    current = home_point(20, rooms={"Kitchen": 2})
+    yesterday = home_point(11, back=1, rooms={"Bath": 1})
+    assert rule_at(current, "home", yesterday).message == NO_RULE
+    other_segment = home_point(2, back=2, segment=11, rooms={"Bath": 1})
+    assert rule_at(current, "home", other_segment, yesterday).message == NO_RULE
+    # Nothing missing: every usual room is active now.
+    before = home_point(2, back=2, rooms={"Kitchen": 1})
+    assert rule_at(current, "home", before, home_point(11, back=1, rooms={"Kitchen": 1})) == (
+        ctx(current, scope="home").abstain(NO_RULE)
+    )
+
+
+def test_home_routine_rule_is_no_moment_when_nobody_is_about() -> None:
+    current = home_point(20, events=0, quiet_min=120, rooms={})
+    yesterday = home_point(11, back=1, rooms={"Bath": 1})
+    before = home_point(2, back=2, rooms={"Bath": 1})
+    assert rule_at(current, "home", before, yesterday).message == NO_RULE
+
+
+def test_home_device_rule_after_half_an_hour_on_the_first_device_only() -> None:
+    def on(device: str, hhmm: str) -> dict[str, str]:
+        return {"device": device, "since": at(hhmm).isoformat()}
+
+    items = [
+        "junk",
+        {"device": "D0"},
+        {"device": "D9", "since": 5},
+        on("D1", "09:15"),
+        on("D2", "09:00"),
+    ]
+    got = rule_at(home_point(20, hhmm="09:45", on_at_close=items), "home")
+    assert got.intent == "check_device"
+    assert got.message == message_of("home", "check_device", "D1 on since 09:15")
+    assert rule_at(
+        home_point(20, hhmm="09:45", on_at_close=[on("D1", "09:16")]), "home"
+    ).message == (NO_RULE)
+    assert rule_at(home_point(20, hhmm="09:45", on_at_close=None), "home").message == NO_RULE
+
+
+@pytest.mark.parametrize(
+    ("hhmm", "quiet", "holds"),
+    [
+        ("10:00", 180, True),
+        ("10:00", 180.9, True),
+        ("10:00", 179, False),
+        ("10:00", True, False),
+        ("10:00", None, False),
+        ("07:59", 400, False),
+        ("08:00", 400, True),
+        ("21:59", 400, True),
+        ("22:00", 400, False),
+    ],
+)
+def test_home_stillness_rule_in_the_daytime_only(hhmm: str, quiet: Any, holds: bool) -> None:
+    got = rule_at(home_point(20, hhmm=hhmm, events=0, quiet_min=quiet), "home")
+    if holds:
+        minutes = int(quiet)
+        assert got.intent == "wellbeing_check"
+        assert got.message == message_of(
+            "home", "wellbeing_check", f"no sensor event for {minutes} minutes"
+        )
+    else:
+        assert got.message == NO_RULE
+
+
+def test_home_device_comes_before_stillness() -> None:
+    on = [{"device": "D1", "since": at("09:00").isoformat()}]
+    got = rule_at(home_point(20, events=0, quiet_min=300, on_at_close=on), "home")
+    assert got.intent == "check_device"
+
+
+def slot(n: int, back: int = 0, **fields: Any) -> EngineEvent:
+    base = {"slot": 2, "worn_last_60": True, "sedentary_min_last_60": 10}
+    return point(n, "11:00", "sports_slot", back, **{**base, **fields})
+
+
+def test_sports_walk_rule_after_an_active_hour_yesterday() -> None:
+    got = rule_at(slot(20, steps_last_60=249.6), "sports", slot(9, back=1, steps_last_60=1000))
+    assert got == Proposed(
+        "intervene",
+        "suggest_walk",
+        "2026-03-02",
+        message=message_of("sports", "suggest_walk", "249 steps in the last hour, 1000 yesterday"),
+        evidence_ids=("point:20",),
+    )
+
+
+@pytest.mark.parametrize(
+    ("now", "before"), [(250, 1000), (249, 999), (None, 1000), (249, None), (249, "1000")]
+)
+def test_sports_walk_rule_thresholds(now: Any, before: Any) -> None:
+    got = rule_at(slot(20, steps_last_60=now), "sports", slot(9, back=1, steps_last_60=before))
+    assert got.message == NO_RULE
+
+
+def test_sports_rules_compare_with_the_same_slot_yesterday_the_latest_seen() -> None:
+    current = slot(20, steps_last_60=100)
+    assert (
+        rule_at(current, "sports", slot(9, back=1, slot=3, steps_last_60=1500)).message == NO_RULE
+    )
+    assert rule_at(current, "sports", slot(9, back=2, steps_last_60=1500)).message == NO_RULE
+    twice = (slot(8, back=1, steps_last_60=1500), slot(9, back=1, steps_last_60=900))
+    assert rule_at(current, "sports", *twice).message == NO_RULE
+    assert rule_at(current, "sports", *reversed(twice)).intent == "suggest_walk"
+
+
+@pytest.mark.parametrize(
+    ("slot_no", "today", "before", "holds"),
+    [
+        (2, 499, 1000, True),
+        (1, 499.5, 1000, True),
+        (3, 0, 1000, True),
+        (2, 500, 1000, False),
+        (2, 400, 999, False),
+        (0, 100, 3000, False),
+        (4, 100, 3000, False),
+        (2, None, 3000, False),
+        (2, 100, None, False),
+    ],
+)
+def test_sports_pace_rule(slot_no: int, today: Any, before: Any, holds: bool) -> None:
+    current = slot(20, slot=slot_no, steps_last_60=300, steps_today=today)
+    yesterday = slot(9, back=1, slot=slot_no, steps_last_60=300, steps_today=before)
+    got = rule_at(current, "sports", yesterday)
+    if holds:
+        assert got.intent == "step_goal_nudge"
+        reason = f"{int(today)} steps so far, {int(before)} by now yesterday"
+        assert got.message == message_of("sports", "step_goal_nudge", reason)
+    else:
+        assert got.message == NO_RULE
+
+
+def test_sports_pace_rule_needs_yesterday() -> None:
+    assert rule_at(slot(20, steps_last_60=300, steps_today=10), "sports").message == NO_RULE
+
+
+@pytest.mark.parametrize(
+    ("sitting", "steps", "holds"),
+    [(50, 249, True), (70.5, 0, True), (49, 0, False), (50, 250, False), (50, None, False)],
+)
+def test_sports_sitting_rule(sitting: Any, steps: Any, holds: bool) -> None:
+    got = rule_at(slot(20, sedentary_min_last_60=sitting, steps_last_60=steps), "sports")
+    if holds:
+        reason = f"{int(sitting)} sedentary minutes in the last hour"
+        assert got.intent == "stand_break"
+        assert got.message == message_of("sports", "stand_break", reason)
+    else:
+        assert got.message == NO_RULE
+
+
+def test_sports_a_rule_whose_service_cannot_act_gives_way_to_the_next() -> None:
+    # The walk rule holds, but after an hour of sitting the walk service is no moment to act.
+    got = rule_at(
+        slot(20, sedentary_min_last_60=55, steps_last_60=100),
+        "sports",
+        slot(9, back=1, steps_last_60=2000),
+    )
+    assert got.intent == "stand_break"
+    unreachable = slot(20, worn_last_60=False, sedentary_min_last_60=55, steps_last_60=100)
+    assert rule_at(unreachable, "sports").message == NO_RULE
+
+
+def frame(n: int, start: Any, end: Any, back: int = 0, **fields: Any) -> EngineEvent:
+    return point(n, "12:00", "frame_end", back, start=start, end=end, **fields)
+
+
+@pytest.mark.parametrize(
+    ("spans", "since"),
+    [
+        ((("09:00", "09:40"), ("09:44", "10:30")), "09:00"),  # a 4-minute gap is no break
+        ((("09:00", "10:30"), ("09:10", "09:20")), "09:00"),  # a frame inside another
+        ((("07:00", "07:10"), ("09:00", "10:30")), "09:00"),  # after a break
+        (((None, "01:30"),), "00:00"),  # an unreadable clock is midnight
+        ((("9:00", "01:30"),), "00:00"),
+    ],
+)
+def test_desktop_break_rule(spans: tuple[tuple[Any, Any], ...], since: str) -> None:
+    frames = [frame(i, start, end) for i, (start, end) in enumerate(spans, start=1)]
+    got = rule_at(frames[-1], "desktop", *frames[:-1])
+    assert got == Proposed(
+        "intervene",
+        "take_break",
+        "2026-03-02/",
+        message=message_of("desktop", "take_break", f"frames without a break since {since}"),
+        evidence_ids=(f"point:{len(frames)}",),
+    )
+
+
+@pytest.mark.parametrize(
+    "spans",
+    [
+        (("09:00", "09:40"), ("09:45", "10:30")),  # five minutes is a break
+        (("09:00", "09:40"), ("09:44", "10:29")),  # 89 minutes
+        (("08:00", "09:40"), ("09:50", "10:00")),  # the long stretch ended with a break
+    ],
+)
+def test_desktop_break_rule_does_not_hold(spans: tuple[tuple[str, str], ...]) -> None:
+    frames = [frame(i, start, end) for i, (start, end) in enumerate(spans, start=1)]
+    assert rule_at(frames[-1], "desktop", *frames[:-1]).message == NO_RULE
+
+
+def test_desktop_break_rule_reads_today_only() -> None:
+    yesterday = frame(1, "09:00", "10:40", back=1)
+    assert rule_at(frame(2, "10:40", "10:45"), "desktop", yesterday).message == NO_RULE
+
+
+@pytest.mark.parametrize(
+    ("switches", "holds"), [(12, True), (12.0, True), (11, False), (None, False)]
+)
+def test_desktop_switching_rule(switches: Any, holds: bool) -> None:
+    got = rule_at(frame(1, "10:00", "10:05", switches_30=switches), "desktop")
+    if holds:
+        reason = "12 frames started in the last 30 minutes"
+        assert got.message == message_of("desktop", "refocus", reason)
+    else:
+        assert got.message == NO_RULE
+
+
+def test_desktop_break_comes_before_switching() -> None:
+    got = rule_at(frame(1, "08:00", "10:00", switches_30=20), "desktop")
+    assert got.intent == "take_break"
+
+
+# -- recent memory -------------------------------------------------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def _firsts_afresh() -> Iterator[None]:
+    # _firsts caches per record; mutmut forks each mutant from a process that ran the tests.
+    decide._FIRSTS.clear()
+    yield
+    decide._FIRSTS.clear()
+
+
+KITCHEN = ("room_presence", "room")
+
+
+def day_of(back: int, *seen: tuple[str, tuple[str, ...], Any]) -> DayRecord:
+    day = MONDAY - timedelta(days=back)
+    return DayRecord(
+        day,
+        tuple(
+            Observation(
+                datetime.combine(day, time.fromisoformat(hhmm), tzinfo=TZ),
+                path,
+                value,
+                f"fact:{day.isoformat()}/s/{hhmm}/{i}",
+            )
+            for i, (hhmm, path, value) in enumerate(seen)
+        ),
+    )
+
+
+def recent_ctx(
+    current: EngineEvent, *days: DayRecord, today: DayRecord | None = None
+) -> DecisionContext:
+    return replace(ctx(current, scope="home"), trajectories=days, today=today or DayRecord(MONDAY))
+
+
+MOTION = obs(30, "08:00", "motion", value="ON", sensor="M1", room="Bedroom")
+
+
+def test_recent_memory_names_what_happened_by_now_on_each_of_the_last_three_days() -> None:
+    days = [day_of(b, ("07:30", KITCHEN, "Kitchen")) for b in (3, 2, 1)]
+    got = RecentMemoryPolicy().decide(recent_ctx(MOTION, *days))
+    routine = services("home")[0]
+    assert got == Proposed(
+        "intervene",
+        "check_in_routine",
+        "2026-03-02/sleep",
+        message=f"{routine.message} (room_presence/room happened by 08:00 on each of the last "
+        "3 days, not yet today)",
+        evidence_ids=("event:30", "fact:2026-03-01/s/07:30/0"),
+    )
+
+
+def test_recent_memory_needs_three_closed_days_and_reads_the_last_three() -> None:
+    kitchen = ("07:30", KITCHEN, "Kitchen")
+    got = RecentMemoryPolicy().decide(recent_ctx(MOTION, day_of(2, kitchen), day_of(1, kitchen)))
+    assert got == recent_ctx(MOTION).abstain("fewer than 3 closed days in memory")
+    older = [day_of(4), day_of(3, kitchen), day_of(2, kitchen), day_of(1, kitchen)]
+    assert RecentMemoryPolicy().decide(recent_ctx(MOTION, *older)).action == "intervene"
+    newer = [day_of(4, kitchen), day_of(3, kitchen), day_of(2, kitchen), day_of(1)]
+    assert RecentMemoryPolicy().decide(recent_ctx(MOTION, *newer)).action == "abstain"
+
+
+NOTHING_MISSING = "recent_memory: nothing usual by now is missing today"
+
+
+@pytest.mark.parametrize(
+    ("on_each", "today", "acts"),
+    [
+        ("08:00", None, True),  # at the current clock time counts
+        ("08:01", None, False),  # later than now on the days before
+        ("07:30", "07:45", False),  # already happened today
+        ("07:30", "08:00", False),
+        ("07:30", "08:30", True),  # later today than now: not yet
+    ],
+)
+def test_recent_memory_compares_by_the_clock(on_each: str, today: str | None, acts: bool) -> None:
+    days = [day_of(b, (on_each, KITCHEN, "Kitchen")) for b in (3, 2, 1)]
+    seen = day_of(0, (today, KITCHEN, " kitchen")) if today else None
+    got = RecentMemoryPolicy().decide(recent_ctx(MOTION, *days, today=seen))
+    assert got.action == ("intervene" if acts else "abstain")
+    if not acts:
+        assert got.message == NOTHING_MISSING
+
+
+def test_recent_memory_takes_the_first_candidate_a_service_can_act_on() -> None:
+    start = ("day_start", "room")
+    device = ("device_use", "device")
+    seen = (("06:10", start, "Bedroom"), ("07:00", device, "kettle"), ("07:10", KITCHEN, "Kitchen"))
+    days = [day_of(b, *seen) for b in (3, 2, 1)]
+    got = RecentMemoryPolicy().decide(recent_ctx(MOTION, *days))
+    # day_start comes first in order but no service serves it; device_use comes next.
+    assert got.intent == "check_in_routine"
+    assert "(device_use/device happened by 08:00" in got.message
+    assert got.evidence_ids == ("event:30", "fact:2026-03-01/s/07:00/1")
+    quiet = obs(30, "08:00", "temperature", value=21, sensor="T1")  # no moment to act
+    assert RecentMemoryPolicy().decide(recent_ctx(quiet, *days)).message == NOTHING_MISSING
+
+
+def test_recent_memory_passes_over_a_pathless_fact() -> None:
+    days = [
+        day_of(b, ("06:00", (), "x"), ("06:10", ("day_start", "room"), "Bed")) for b in (3, 2, 1)
+    ]
+    assert RecentMemoryPolicy().decide(recent_ctx(MOTION, *days)).message == NOTHING_MISSING
+
+
+def test_recent_memory_orders_values_that_do_not_compare() -> None:
+    # A naive and an aware time at one path: their canonical forms cannot be compared, so the
+    # candidates are ordered by their text.
+    since = ("device_use", "since")
+    seen = (("06:00", since, "2026-01-01T07:00"), ("06:05", since, "2026-01-01T07:00+00:00"))
+    days = [day_of(b, *seen) for b in (3, 2, 1)]
+    got = RecentMemoryPolicy().decide(recent_ctx(MOTION, *days))
+    assert got.evidence_ids == ("event:30", "fact:2026-03-01/s/06:00/0")
+
+
+def test_recent_memory_cites_the_first_time_of_the_latest_day() -> None:
+    early = [day_of(b, ("07:30", KITCHEN, "Kitchen")) for b in (3, 2)]
+    latest = day_of(1, ("07:40", KITCHEN, "Kitchen"), ("07:20", KITCHEN, "KITCHEN"))
+    got = RecentMemoryPolicy().decide(recent_ctx(MOTION, *early, latest))
+    assert got.evidence_ids == ("event:30", "fact:2026-03-01/s/07:20/1")
+
+
+def test_firsts_keeps_the_earliest_and_skips_values_that_equal_nothing() -> None:
+    record = day_of(
+        1,
+        ("07:10", KITCHEN, float("nan")),
+        ("07:40", KITCHEN, "Kitchen"),
+        ("07:20", KITCHEN, "kitchen"),
+        ("07:20", KITCHEN, "Kitchen"),
+        ("07:50", KITCHEN, float("nan")),
+    )
+    found = decide._firsts(record)
+    assert found == {(KITCHEN, ("str", "kitchen")): (time(7, 20), "fact:2026-03-01/s/07:20/2")}
+    assert decide._firsts(record) is found  # cached for the same record
+
+
+def test_firsts_cache_tells_a_reused_id_apart_and_stays_bounded() -> None:
+    record = day_of(1, ("07:20", KITCHEN, "Kitchen"))
+    decide._FIRSTS[id(record)] = (day_of(2), {})  # another record under the same id
+    assert decide._firsts(record) == {
+        (KITCHEN, ("str", "kitchen")): (time(7, 20), "fact:2026-03-01/s/07:20/0")
+    }
+    decide._FIRSTS.clear()
+    keep = [day_of(1) for _ in range(300)]
+    sizes = []
+    for r in keep:
+        decide._firsts(r)
+        sizes.append(len(decide._FIRSTS))
+    assert max(sizes) == 256 and sizes[256] == 1  # full at 256 records, then emptied
+    assert decide._FIRSTS[id(keep[-1])][0] is keep[-1]
+
+
+# -- llm: the prompts, each fail-closed reason in full, the accepted reply ------------------------
+
+
+def test_llm_prompts_are_the_instructions_then_the_compact_sorted_context() -> None:
+    current = EngineEvent(10, at("09:45"), "observation", {**decision_point().payload, "note": "ü"})
+    c = ctx(current, retrieved("deviated"))
+    complete, prompts = fake(ESCALATE, good())
+    LlmPolicy(complete).decide(c)
+    text = json.dumps(prompt_context(c), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    assert prompts == [SCREEN_PROMPT + text, DECIDE_PROMPT + text]
+
+
+def test_llm_accepts_a_stripped_message_and_cites_each_id_once() -> None:
+    reply = good(message="  Walk?  ", evidence=[TRIGGER_FACT, RID, TRIGGER_FACT, "event:10"])
+    complete, _ = fake(ESCALATE, reply)
+    got = LlmPolicy(complete).decide(ctx(decision_point(), retrieved("deviated")))
+    assert (got.message, got.evidence_ids) == ("Walk?", (TRIGGER_FACT, RID, "event:10"))
+    assert got.regularity_ids == (RID,)
+    complete, _ = fake(ESCALATE, good(evidence=["event:10"]))
+    assert LlmPolicy(complete).decide(ctx(decision_point())).regularity_ids == ()
+
+
+class _Number:
+    def __call__(self, prompt: str) -> Any:
+        return 42
+
+
+@pytest.mark.parametrize(
+    ("replies", "reason"),
+    [
+        ((RuntimeError("down"),), "llm pre-screen: the call failed (RuntimeError: down)"),
+        (("x" * 300,), f"llm pre-screen: the reply is not JSON: {'x' * 200!r}"),
+        ((json.dumps([1]),), "llm pre-screen: the reply is JSON list, not an object"),
+        ((json.dumps({"a": 1}),), "llm pre-screen: the reply has keys ['a'], expected ['screen']"),
+        ((json.dumps({"screen": 1}),), "llm pre-screen: unknown answer 1"),
+        ((ESCALATE, "[]"), "llm decision: the reply is JSON list, not an object"),
+        (
+            (ESCALATE, json.dumps({"decision": "intervene"})),
+            "llm decision: the reply has keys ['decision'], expected "
+            "['decision', 'evidence', 'intent', 'message']",
+        ),
+        ((ESCALATE, good(decision=None)), "llm decision: unknown decision None"),
+        ((ESCALATE, good(message=1)), "llm decision: the message is not text"),
+        ((ESCALATE, good(evidence=[1])), "llm decision: evidence is not a list of ids"),
+        (
+            (ESCALATE, good(evidence=[f"event:{i}" for i in range(90, 96)])),
+            "llm decision: cites ids not in the context: "
+            "['event:90', 'event:91', 'event:92', 'event:93', 'event:94']",
+        ),
+        ((ESCALATE, good(intent=3)), "llm decision: intent 3 is not a sports service"),
+        ((ESCALATE, good(message="\t")), "llm decision: an intervention needs a message"),
+        ((ESCALATE, good(evidence=[])), "llm decision: an intervention must cite evidence"),
+        ((ESCALATE, good(decision="abstain", message="")), "llm: abstain"),
+    ],
+)
+def test_llm_fail_closed_messages_in_full(
+    replies: tuple[str | Exception, ...], reason: str
+) -> None:
+    complete, _ = fake(*replies)
+    c = ctx(decision_point(), retrieved("deviated"))
+    assert LlmPolicy(complete).decide(c) == c.abstain(reason)
+
+
+def test_llm_a_reply_that_is_not_text_fails_closed() -> None:
+    c = ctx(decision_point())
+    assert LlmPolicy(_Number()).decide(c) == c.abstain("llm pre-screen: the reply is int, not text")
+    replies = iter([ESCALATE, None])
+    got = LlmPolicy(lambda _: next(replies)).decide(c)  # type: ignore[arg-type,return-value]
+    assert got == c.abstain("llm decision: the reply is NoneType, not text")
+
+
+def test_prompt_context_in_full() -> None:
+    weekly = Proposal(WALK.trigger, WALK.behavior, (time(9), time.max), frozenset({4, 0}))
+    first = replace(retrieved("deviated", proposal=weekly), confidence=0.81249, state="weakening")
+    second = retrieved("pending")
+    prior = EngineEvent(3, at("09:00"), "observation", {"type": "steps", "private": {"a": 1}})
+    c = ctx(decision_point(), first, second, prior=(prior,))
+    walk, goal, stand = services("sports")
+    wid = regularity_id(weekly)
+
+    def regularity(r: Retrieved, window: list[str], weekdays: Any) -> dict[str, Any]:
+        return {
+            "id": regularity_id(r.proposal),
+            "sentence": words.regularity(r.proposal),
+            "trigger": "decision_point/available=True",
+            "behavior": "step_bout/type=steps",
+            "window": window,
+            "weekdays": weekdays,
+            "state": r.state,
+            "confidence": round(r.confidence, 3),
+            "occurrence": r.occurrence,
+            "deadline": "2026-03-02T10:00:00+01:00",
+            "facts": [TRIGGER_FACT],
+        }
+
+    assert prompt_context(c) == {
+        "scope": "sports",
+        "now": "2026-03-02T09:45:00+01:00",
+        "services": [{"intent": s.intent, "message": s.message} for s in (walk, goal, stand)],
+        "current": {
+            "id": "event:10",
+            "at": "2026-03-02T09:45:00+01:00",
+            "kind": "observation",
+            "payload": dict(decision_point().payload),
+        },
+        "recent": [
+            {
+                "id": "event:3",
+                "at": "2026-03-02T09:00:00+01:00",
+                "kind": "observation",
+                "payload": {"type": "steps"},
+            }
+        ],
+        "today": [
+            {
+                "id": TRIGGER_FACT,
+                "at": "2026-03-02T09:10:00+01:00",
+                "path": ["decision_point", "available"],
+                "value": True,
+            }
+        ],
+        "regularities": [
+            regularity(first, ["09:00", "24:00"], [0, 4]),
+            regularity(second, ["09:00", "10:00"], None),
+        ],
+        "citable": sorted({"event:3", "event:10", TRIGGER_FACT, wid, RID}),
+    }
+    assert prompt_context(c)["regularities"][0]["confidence"] == 0.812
+
+
+def test_prompt_context_keeps_the_newest_recent_events_and_observations() -> None:
+    prior = tuple(obs(100 + i, f"08:{i:02d}", "steps", value=i) for i in range(25))
+    seen = tuple(
+        Observation(at(f"07:{i:02d}"), ("steps", "value"), i, f"fact:2026-03-02/s/{i}")
+        for i in range(35)
+    )
+    c = replace(ctx(decision_point(), prior=prior), today=DayRecord(MONDAY, seen))
+    found = prompt_context(c)
+    assert [e["id"] for e in found["recent"]] == [f"event:{i}" for i in range(105, 125)]
+    assert [o["id"] for o in found["today"]] == [f"fact:2026-03-02/s/{i}" for i in range(5, 35)]
+    assert found["citable"] == sorted(
+        {*(f"event:{i}" for i in range(105, 125)), "event:10", *(o["id"] for o in found["today"])}
+    )
+
+
+# -- the registry in full ------------------------------------------------------------------------
+
+
+def test_policy_by_name_and_its_errors_in_full() -> None:
+    assert policy("rules") is POLICIES["rules"]
+    assert policy("event_only") is POLICIES["event_only"]
+    assert isinstance(policy("recent_memory"), RecentMemoryPolicy)
+    complete, _ = fake()
+    made = policy("llm", complete=complete)
+    assert isinstance(made, LlmPolicy) and made.complete is complete
+    assert llm_policy(complete) == LlmPolicy(complete)
+    with pytest.raises(ValueError) as missing:
+        policy("llm")
+    assert str(missing.value) == "the llm policy needs a `complete` callable (the model client)"
+    with pytest.raises(ValueError) as unknown:
+        policy("oracle", complete=complete)
+    assert str(unknown.value) == (
+        "unknown policy 'oracle'; use one of event_only, llm, recent_memory, rules"
+    )
+    assert unknown.value.__cause__ is None and unknown.value.__suppress_context__

@@ -2,15 +2,43 @@
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, time, timedelta
+from dataclasses import replace
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
 
-from memory.engine.day import close_day
-from memory.engine.decide import POLICIES, DecisionContext
-from memory.engine.records import EngineEvent
-from memory.engine.stream import LateEvent, MemoryStream
+from memory.engine.catalogue import control_context
+from memory.engine.control import ControlState, Proposed, control, signature
+from memory.engine.day import ClosedDay, Tracked, close_day
+from memory.engine.decide import (
+    POLICIES,
+    REGULARITIES,
+    TODAY,
+    TRAJECTORIES,
+    DecisionContext,
+)
+from memory.engine.recent import RECENT_MAX_PRIOR
+from memory.engine.records import (
+    POINT_KIND,
+    DayRecord,
+    EngineEvent,
+    Observation,
+    Predicate,
+    Proposal,
+)
+from memory.engine.refs import regularity_id
+from memory.engine.regularities import RegularityState
+from memory.engine.stream import (
+    LateEvent,
+    MemoryStream,
+    MemoryView,
+    Outcome,
+    compiled_frames,
+    decide_on,
+    stored_frames,
+)
 
 ZONE = ZoneInfo("Europe/Paris")
 START = date(2024, 5, 6)
@@ -116,3 +144,561 @@ def test_resuming_from_a_copy_at_any_cut_gives_the_same_memory() -> None:
         assert resumed.closed == whole.closed
         assert part.decisions == whole.decisions[:cut]  # the fork left the original alone
         assert [o.controlled for o in resumed.decisions] == [o.controlled for o in whole.decisions]
+
+
+# -- decide_on: what each policy is handed, the ablation switches, the outcome ------------------
+
+DAY = START + timedelta(days=9)
+# After getting up (the bedroom), the kitchen within the window: in reach at 07:50.
+ROUTINE = Proposal(
+    Predicate(("room_presence", "room"), "bedroom"),
+    Predicate(("room_presence", "room"), "kitchen"),
+    (time(7, 15), time(8, 0)),
+)
+LATER = Proposal(ROUTINE.trigger, ROUTINE.behavior, (time(12), time(13)))  # out of reach
+
+
+def at_local(day: date, hour: int, minute: int) -> datetime:
+    return datetime.combine(day, time(hour, minute), tzinfo=ZONE)
+
+
+def tracked(proposal: Proposal, state: str, rejected: str | None = None) -> Tracked:
+    st = RegularityState(state=state, rejected=rejected)  # type: ignore[arg-type]
+    return Tracked(regularity_id(proposal), proposal, st)
+
+
+class Recorder:
+    """A policy that reads what it is told to and remembers each context; it intervenes."""
+
+    def __init__(self, reads: frozenset[str], name: str = "recorder") -> None:
+        self.reads = reads
+        self.name = name
+        self.seen: list[DecisionContext] = []
+
+    def decide(self, ctx: DecisionContext) -> Proposed:
+        self.seen.append(ctx)
+        return Proposed("intervene", "check_in_routine", ctx.episode, message="hello")
+
+
+TODAY_SEEN = DayRecord(
+    DAY,
+    (Observation(at_local(DAY, 7, 20), ("room_presence", "room"), "bedroom", "fact:today/1"),),
+)
+
+
+def view_of(
+    tracked_: dict[str, Tracked] | None = None, recent: tuple[EngineEvent, ...] = ()
+) -> tuple[MemoryView, list[int]]:
+    calls: list[int] = []
+
+    def today_of() -> DayRecord:
+        calls.append(1)
+        return TODAY_SEEN
+
+    current = motion(500, DAY, 7, 50, "living")
+    closed = {
+        d: ClosedDay(d, (), DayRecord(d)) for d in (DAY - timedelta(days=n) for n in (4, 1, 3, 2))
+    }
+    view = MemoryView(
+        scope="home",
+        current=current,
+        now=current.at.astimezone(ZONE),
+        recent=(*recent, current),
+        tracked=tracked_ if tracked_ is not None else {},
+        closed=closed,
+        today_of=today_of,
+    )
+    return view, calls
+
+
+def memory_of_states() -> dict[str, Tracked]:
+    weekly = Proposal(ROUTINE.trigger, ROUTINE.behavior, (time(7), time(8)))
+    return {
+        "a": tracked(ROUTINE, "active"),
+        "w": tracked(weekly, "weakening"),
+        "c": tracked(
+            Proposal(ROUTINE.trigger, ROUTINE.behavior, (time(7), time(7, 55))), "candidate"
+        ),
+        "r": tracked(
+            Proposal(ROUTINE.trigger, ROUTINE.behavior, (time(7), time(7, 50))), "candidate", "bad"
+        ),
+        "l": tracked(LATER, "active"),
+    }
+
+
+def test_reachable_is_active_or_weakening_in_reach_and_without_the_gate_any_replayable() -> None:
+    view, _ = view_of(memory_of_states())
+    st = view.tracked
+    assert view.reachable() == [
+        (st["a"].proposal, st["a"].state),
+        (st["w"].proposal, st["w"].state),
+    ]
+    assert view.reachable(gate=False) == [(st[k].proposal, st[k].state) for k in ("a", "w", "c")]
+
+
+def test_trajectories_are_the_last_three_closed_days_oldest_first() -> None:
+    view, _ = view_of()
+    assert [r.day for r in view.trajectories()] == [DAY - timedelta(days=n) for n in (3, 2, 1)]
+    assert view.day == DAY
+
+
+def test_a_policy_reading_nothing_gets_no_memory_and_costs_no_extraction() -> None:
+    view, calls = view_of({"a": tracked(ROUTINE, "active")})
+    policy = Recorder(frozenset())
+    outcome, _ = decide_on(view, policy, ControlState())
+    (ctx,) = policy.seen
+    assert (calls, ctx.today, ctx.trajectories, ctx.regularities) == ([], DayRecord(DAY), (), ())
+    assert outcome.retrieved == ()
+
+
+def test_a_policy_reading_regularities_gets_them_with_todays_facts() -> None:
+    view, calls = view_of({"a": tracked(ROUTINE, "active"), "c": tracked(LATER, "active")})
+    policy = Recorder(frozenset({REGULARITIES}))
+    outcome, _ = decide_on(view, policy, ControlState())
+    (ctx,) = policy.seen
+    assert calls == [1] and ctx.today is TODAY_SEEN and ctx.trajectories == ()
+    assert [(r.proposal, r.occurrence, r.fact_ids) for r in ctx.regularities] == [
+        (ROUTINE, "pending", ("fact:today/1",))
+    ]
+    assert outcome.retrieved == ctx.regularities
+
+
+def test_a_policy_reading_today_and_trajectories_gets_them_without_regularities() -> None:
+    view, calls = view_of({"a": tracked(ROUTINE, "active")})
+    policy = Recorder(frozenset({TODAY, TRAJECTORIES}))
+    decide_on(view, policy, ControlState())
+    (ctx,) = policy.seen
+    assert calls == [1] and ctx.today is TODAY_SEEN and ctx.regularities == ()
+    assert ctx.trajectories == view.trajectories()
+
+
+def test_a_policy_that_does_not_say_what_it_reads_gets_regularities() -> None:
+    view, calls = view_of({"a": tracked(ROUTINE, "active")})
+    policy = Spy()
+    decide_on(view, policy, ControlState())
+    assert calls == [1] and len(policy.seen[0].regularities) == 1
+
+
+def test_no_extraction_when_only_a_regularity_the_gate_holds_back_is_in_reach() -> None:
+    view, calls = view_of({"c": tracked(ROUTINE, "candidate")})
+    decide_on(view, Recorder(frozenset({REGULARITIES})), ControlState())
+    assert calls == []
+
+
+def test_blind_reads_no_trajectory_of_today_and_judges_by_the_clock() -> None:
+    view, calls = view_of({"a": tracked(ROUTINE, "active")})
+    policy = Recorder(frozenset({TODAY, REGULARITIES}))
+    decide_on(view, policy, ControlState(), blind=True)
+    (ctx,) = policy.seen
+    assert calls == [] and ctx.today == DayRecord(DAY)
+    assert [(r.occurrence, r.fact_ids) for r in ctx.regularities] == [("pending", ())]
+
+
+def test_without_the_gate_a_candidate_is_retrieved_and_with_it_not() -> None:
+    states = {"c": tracked(ROUTINE, "candidate")}
+    view, _ = view_of(states)
+    policy = Recorder(frozenset({REGULARITIES}))
+    decide_on(view, policy, ControlState())
+    decide_on(view, policy, ControlState(), gate=False)
+    assert [len(c.regularities) for c in policy.seen] == [0, 1]
+
+
+def test_the_outcome_is_the_controlled_proposal_with_its_signature() -> None:
+    kitchen = tuple(motion(490 + i, DAY, 7, 40 + i, "kitchen") for i in range(2))
+    view, _ = view_of({"a": tracked(ROUTINE, "active")}, recent=kitchen)
+    current = replace(view.current, payload=kitchen[0].payload)
+    view = replace(view, current=current, recent=(*kitchen, current))
+    policy = Recorder(frozenset({REGULARITIES}), name="mine")
+    proposed = Proposed("intervene", "check_in_routine", "2024-05-15/meal", message="hello")
+    context, history = control_context("home", current, kitchen, proposed)
+    sig = signature("home", context, history)
+    assert sig.phase == "sustained"  # two prior kitchen events: the whole history counts
+    controlled, state = control(proposed, sig, DAY, ControlState())
+    outcome, new_state = decide_on(view, policy, ControlState())
+    assert outcome == Outcome(
+        500, current.at, DAY, "mine", controlled, sig, tuple(policy.seen[0].regularities)
+    )
+    assert new_state == state
+    again, _ = decide_on(view, policy, new_state)
+    assert again.suppressed  # the state carries the allowed intervention on
+
+
+def test_the_code_signature_reads_the_proposal() -> None:
+    payload = {
+        "type": "PullRequestEvent",
+        "value": None,
+        "attributes": {"action": "opened", "number": 7},
+    }
+    current = EngineEvent(1, at_local(DAY, 10, 0), "observation", payload)
+    view = replace(view_of()[0], scope="code", current=current, recent=(current,))
+    outcome, _ = decide_on(view, Recorder(frozenset()), ControlState())
+    assert dict(outcome.signature.fields)["content"] == ("str", "hello")
+
+
+# -- the stream: views, checks, today's record, ingestion ---------------------------------------
+
+
+class NoOffset(tzinfo):
+    def utcoffset(self, dt: datetime | None) -> timedelta | None:
+        return None
+
+
+def test_a_naive_or_offsetless_time_is_refused() -> None:
+    s = MemoryStream("home", ZONE, POLICIES["rules"])
+    naive = datetime(2024, 5, 6, 7)  # noqa: DTZ001 - the bad input under test
+    for moment in (naive, datetime(2024, 5, 6, 7, tzinfo=NoOffset())):
+        event = EngineEvent(7, moment, "observation", {"type": "motion"})
+        for step in (s.process, s.view, s.ingest):
+            with pytest.raises(ValueError) as refused:
+                step(event)
+            assert str(refused.value) == "event 7: its time must be aware"
+    assert s.log == [] and s.decisions == []
+
+
+def test_the_view_is_in_the_streams_zone_with_earlier_events_or_points() -> None:
+    s = MemoryStream("home", ZONE, POLICIES["rules"])
+    first = motion(1, START, 7, 0, "bedroom")
+    s.process(first)
+    late_utc = EngineEvent(
+        2, datetime(2024, 5, 6, 23, 30, tzinfo=UTC), "observation", first.payload
+    )
+    view = s.view(late_utc)
+    assert view.now == late_utc.at and view.now.tzinfo is ZONE and view.day == START + timedelta(1)
+    assert (
+        view.recent == (first, late_utc) and view.closed is s.closed and view.tracked is s.tracked
+    )
+    point = EngineEvent(3, first.at + timedelta(hours=1), POINT_KIND, {"type": "home_segment"})
+    assert s.view(point).recent == (point,)  # a point's recent events are earlier points
+    s.decide_point(point)
+    later = replace(point, id=4, at=point.at + timedelta(hours=1))
+    assert s.view(later).recent == (point, later)
+    assert s.view(replace(first, id=5, at=later.at)).recent[:-1] == (first,)
+
+
+def test_the_day_of_an_event_is_its_local_day() -> None:
+    s = MemoryStream("home", ZONE, POLICIES["rules"])
+    s.run(days(2))  # 2024-05-06 closed
+    # 23:30 UTC on the 6th is 01:30 on the 7th in Paris: not a closed day.
+    next_night = motion(900, START, 0, 0, "kitchen")
+    next_night = replace(next_night, at=datetime(2024, 5, 6, 23, 30, tzinfo=UTC))
+    assert s.process(next_night).day == START + timedelta(days=1)
+
+
+def test_an_event_before_a_closed_day_is_late_even_on_a_day_never_seen() -> None:
+    s = MemoryStream("home", ZONE, POLICIES["rules"])
+    for d in (0, 2, 3):
+        s.process(motion(10 + d, START + timedelta(days=d), 9, 0, "kitchen"))
+    assert sorted(s.closed) == [START, START + timedelta(days=2)]
+    with pytest.raises(LateEvent) as late:
+        s.process(motion(99, START + timedelta(days=1), 9, 0, "kitchen"))
+    assert str(late.value) == "event 99: 2024-05-07 is closed in memory"
+    with pytest.raises(LateEvent):
+        s.ingest(motion(98, START, 9, 30, "kitchen"))
+
+
+def test_close_through_returns_the_days_it_closed_oldest_first() -> None:
+    s = MemoryStream("home", ZONE, POLICIES["rules"])
+    for e in days(3):
+        s.ingest(e)
+    assert s.close_through(START + timedelta(days=5)) == [START + timedelta(days=2)]
+    assert s.close_through(START + timedelta(days=5)) == []
+    assert sorted(s.closed) == [START + timedelta(days=n) for n in range(3)]
+
+
+def test_ingest_builds_the_memory_process_builds_without_deciding() -> None:
+    stream = days(5)
+    decided = MemoryStream("home", ZONE, POLICIES["rules"])
+    decided.run(stream)
+    ingested = MemoryStream("home", ZONE, POLICIES["rules"])
+    for e in stream:
+        ingested.ingest(e)
+    assert (ingested.log, ingested.decisions) == ([], [])
+    assert ingested.closed == decided.closed and ingested.tracked == decided.tracked
+    assert list(ingested._recent) == list(decided._recent)
+    assert ingested.today_record(START + timedelta(days=4), stream[-1].at) == (
+        decided.today_record(START + timedelta(days=4), stream[-1].at)
+    )
+
+
+def test_today_record_is_the_days_events_up_to_now_extracted() -> None:
+    s = MemoryStream("home", ZONE, POLICIES["rules"])
+    stream = days(1)  # 07:00 ... 12:00, one day
+    for e in stream:
+        s.ingest(e)
+    for cut, e in enumerate(stream, start=1):
+        expected = close_day("home", stream[:cut], START, ZONE).record
+        assert s.today_record(START, e.at) == expected  # an event at now counts
+    assert s.today_record(START, stream[0].at - timedelta(minutes=1)) == DayRecord(START)
+    assert s.today_record(START + timedelta(days=1), stream[-1].at) == DayRecord(
+        START + timedelta(days=1)
+    )
+
+
+def test_an_event_late_within_its_open_day_is_read_in_time_order() -> None:
+    # A decision sees only the day's events at or before it, whatever order they came in.
+    policy = Recorder(frozenset({TODAY}))
+    s = MemoryStream("home", ZONE, policy)
+    kitchen, bedroom, hall = (
+        motion(1, START, 10, 0, "kitchen"),
+        motion(2, START, 9, 0, "bedroom"),
+        motion(3, START, 9, 30, "hall"),
+    )
+    s.run([kitchen, bedroom, hall])
+    assert policy.seen[-1].today == close_day("home", [bedroom], START, ZONE).record
+    assert [e.id for e in s._open[START]] == [2, 3, 1]
+    assert (
+        s.today_record(START, kitchen.at)
+        == close_day("home", [bedroom, hall, kitchen], START, ZONE).record
+    )
+    assert s.today_record(START, bedroom.at) == close_day("home", [bedroom], START, ZONE).record
+    # Read again with no new event, it is reused even when some events are after now.
+    before_kitchen = s.today_record(START, hall.at)
+    assert s.today_record(START, hall.at) is before_kitchen
+    # As many events before now as the last read, but not the same ones: read afresh.
+    earlier = motion(4, START, 8, 0, "study")
+    s.ingest(earlier)
+    assert s.today_record(START, earlier.at + timedelta(minutes=30)) == (
+        close_day("home", [earlier], START, ZONE).record
+    )
+
+
+def test_today_record_is_reused_until_the_day_gains_events() -> None:
+    s = MemoryStream("home", ZONE, POLICIES["rules"])
+    stream = days(2)
+    first_day = [e for e in stream if e.at.astimezone(ZONE).date() == START]
+    for e in first_day:
+        s.ingest(e)
+    record = s.today_record(START, first_day[-1].at)
+    assert s.today_record(START, first_day[-1].at) is record
+    assert s._today_cache == (START, len(first_day), len(first_day), record)
+    # Another day with as many events is another record, extracted with a fresh cache.
+    second_day = [replace(e, id=e.id + 100, at=e.at + timedelta(days=1)) for e in first_day]
+    other = MemoryStream("home", ZONE, POLICIES["rules"])
+    for e in first_day + second_day:
+        other._commit(e, e.at.astimezone(ZONE).date())
+    assert other.today_record(START, first_day[-1].at) == record
+    cache = other._day_cache
+    nxt = START + timedelta(days=1)
+    assert (
+        other.today_record(nxt, second_day[-1].at)
+        == close_day("home", second_day, nxt, ZONE).record
+    )
+    assert other._cache_day == nxt and other._day_cache is not cache
+
+
+# -- desktop frames: which ones a decision and a close read -------------------------------------
+
+
+def snap(
+    eid: int, day: date, hour: int, minute: int, second: int = 0, app: str = "Code"
+) -> EngineEvent:
+    moment = datetime.combine(day, time(hour, minute, second), tzinfo=ZONE)
+    payload = {"app": app, "window": "w", "url": None, "focused": True}
+    return EngineEvent(eid, moment, "snapshot", payload, monitor="m1")
+
+
+def desktop_day(day: date = START, first: int = 1) -> list[EngineEvent]:
+    return [
+        snap(first + i, day, 9, i // 2, 30 * (i % 2), "Code" if i < 20 else "Mail")
+        for i in range(40)
+    ]
+
+
+def test_compiled_frames_are_the_compilers_frames_of_the_days_snapshots() -> None:
+    events = desktop_day(first=101)
+    frames = compiled_frames(list(reversed(events)), START, ZONE)  # any order
+    assert [
+        (f["app"], f["start"], f["end"], f["evidence"]["rows"], f["monitor"]) for f in frames
+    ] == [
+        ("Code", "2024-05-06T09:00:00+02:00", "2024-05-06T09:10:00+02:00", "101-120", "m1"),
+        ("Mail", "2024-05-06T09:10:00+02:00", "2024-05-06T09:19:30+02:00", "121-140", "m1"),
+    ]
+    assert compiled_frames(events, START, ZONE) == frames
+
+
+def test_stored_frames_give_the_days_frames_or_none() -> None:
+    frames = ({"id": "f-1"},)
+    source = stored_frames({START: frames})
+    assert source([], START, ZONE) == frames
+    assert source([], START + timedelta(days=1), ZONE) == ()
+
+
+class Source:
+    """A frame source over fixed frames, counting its compiles."""
+
+    def __init__(self, frames: list[dict[str, Any]]) -> None:
+        self.frames = frames
+        self.calls: list[tuple[tuple[int, ...], date, ZoneInfo]] = []
+
+    def __call__(self, events: Any, day: date, zone: ZoneInfo) -> list[dict[str, Any]]:
+        self.calls.append((tuple(e.id for e in events), day, zone))
+        return self.frames
+
+
+FRAMES = [
+    {"id": "a", "evidence": {"rows": "1-3"}},
+    {"id": "b", "evidence": {"rows": "4"}},
+    {"id": "c", "evidence": {"rows": "3,5"}},
+    {"id": "d", "evidence": {}},
+    {"id": "e"},
+]
+
+
+def test_open_frames_recompile_after_five_minutes_and_keep_frames_on_seen_rows() -> None:
+    source = Source(FRAMES)
+    s = MemoryStream("desktop", ZONE, POLICIES["rules"], frame_source=source)
+    events = [snap(i, START, 10, 0, i) for i in (1, 2, 3)]
+
+    def ids(found: Any) -> list[str]:
+        return [f["id"] for f in found]
+
+    assert ids(s._open_frames(START, events)) == ["a", "d", "e"]
+    assert source.calls == [((1, 2, 3), START, ZONE)]
+    events.append(snap(4, START, 10, 4, 59))  # under five minutes after the last compile
+    assert ids(s._open_frames(START, events)) == ["a", "b", "d", "e"]
+    assert len(source.calls) == 1
+    events.append(snap(5, START, 10, 5, 3))  # five minutes after the compiled rows' newest
+    assert ids(s._open_frames(START, events)) == ["a", "b", "c", "d", "e"]
+    assert [c[0] for c in source.calls] == [(1, 2, 3), (1, 2, 3, 4, 5)]
+    assert s._frames_cache is not None and s._frames_cache[1] == events[-1].at
+    # Another day compiles afresh; a day with no events yet shows no frames.
+    other = [snap(9, START + timedelta(days=1), 8, 0)]
+    assert ids(s._open_frames(START + timedelta(days=1), other)) == ["d", "e"]
+    assert len(source.calls) == 3
+    assert s._open_frames(START + timedelta(days=2), []) == ()
+    assert ids(s._open_frames(START + timedelta(days=1), [])) == ["d", "e"]
+    assert len(source.calls) == 3
+
+
+def test_open_frames_without_a_source_are_none() -> None:
+    s = MemoryStream("desktop", ZONE, POLICIES["rules"])
+    assert s._open_frames(START, [snap(1, START, 10, 0)]) == ()
+
+
+def test_a_desktop_day_is_closed_and_read_on_its_frames(monkeypatch: pytest.MonkeyPatch) -> None:
+    import memory.engine.stream as stream_module
+
+    seen: list[dict[str, Any]] = []
+
+    def recording(scope: str, events: Any, day: date, zone: ZoneInfo, **kw: Any) -> Any:
+        seen.append({"scope": scope, "day": day, "zone": zone, "n": len(events), **kw})
+        return close_day(scope, events, day, zone, **kw)
+
+    monkeypatch.setattr(stream_module, "close_day", recording)
+    events = desktop_day()
+    frames = compiled_frames(events, START, ZONE)
+    source = Source(list(frames))
+    s = MemoryStream(
+        "desktop", ZONE, Recorder(frozenset({TODAY})), frame_source=source, validate=False
+    )
+    s.run(events[:3])
+    assert source.calls == [((1,), START, ZONE)]  # compiled once: the rows are 30 s apart
+    opened = seen[-1]
+    assert (opened["scope"], opened["day"], opened["zone"], opened["n"]) == (
+        "desktop",
+        START,
+        ZONE,
+        2,
+    )
+    assert opened["cache"] is s._day_cache and opened["validate"] is False
+    assert opened["frames"] == []  # no frame rests wholly on the first two rows
+    s.run(events[3:] + [snap(100, START + timedelta(days=1), 8, 0)])
+    closing = next(c for c in seen if c["cache"] is None)
+    assert (closing["day"], closing["n"], closing["frames"]) == (START, 40, frames)
+    assert source.calls[-1] == (tuple(range(1, 41)), START, ZONE)
+    assert s.closed[START].record.observations  # the frames' facts are in the day's record
+
+
+def test_only_a_desktop_stream_reads_frames_and_days_are_validated_by_default(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import memory.engine.stream as stream_module
+
+    validated: list[bool] = []
+
+    def recording(*args: Any, **kw: Any) -> Any:
+        validated.append(kw["validate"])
+        assert kw["frames"] == ()
+        return close_day(*args, **kw)
+
+    monkeypatch.setattr(stream_module, "close_day", recording)
+    source = Source(FRAMES)
+    s = MemoryStream("home", ZONE, Recorder(frozenset({TODAY})), frame_source=source)
+    s.run(days(2))
+    assert source.calls == []
+    assert validated and all(v is True for v in validated)
+
+
+# -- decision points -----------------------------------------------------------------------------
+
+
+def test_decide_point_runs_steps_one_to_five_and_commits_nothing() -> None:
+    s = MemoryStream("home", ZONE, Recorder(frozenset()))
+    s.run(days(1))
+    log, recent, opened = list(s.log), list(s._recent), dict(s._open)
+    state = s.control_state
+    point = EngineEvent(
+        77, at_local(START + timedelta(days=1), 10, 0), POINT_KIND, {"type": "home_segment"}
+    )
+    outcome = s.decide_point(point)
+    assert s.log == [*log, ("read", 77), ("decide", 77), ("store", 77)]
+    assert s.decisions[-1] is outcome and outcome.event_id == 77
+    assert list(s._recent) == recent and s._open.keys() == opened.keys()
+    assert s.closed == {}  # a point on a later day closes nothing
+    assert list(s._recent_points) == [point]
+    assert s.control_state != state  # the intervention was allowed and is remembered
+
+
+def test_decide_point_refuses_an_event_and_a_late_point() -> None:
+    s = MemoryStream("home", ZONE, POLICIES["rules"])
+    with pytest.raises(ValueError) as refused:
+        s.decide_point(motion(5, START, 7, 0, "kitchen"))
+    assert str(refused.value) == "5: a decision point has kind 'decision_point'"
+    s.run(days(2))
+    with pytest.raises(LateEvent):
+        s.decide_point(EngineEvent(6, at_local(START, 9, 0), POINT_KIND, {"type": "home_segment"}))
+    assert list(s._recent_points) == []
+
+
+# -- fork ----------------------------------------------------------------------------------------
+
+
+def test_a_fork_has_every_part_of_memory_in_its_own_containers() -> None:
+    source = stored_frames({START: compiled_frames(desktop_day(), START, ZONE)})
+    s = MemoryStream("desktop", ZONE, Recorder(frozenset({TODAY})), frame_source=source)
+    s.run(desktop_day()[:30])
+    s.decide_point(EngineEvent(90, at_local(START, 9, 5), POINT_KIND, {"type": "frame_end"}))
+    copy = s.fork()
+    assert (copy.scope, copy.zone, copy.policy, copy.frame_source, copy.validate) == (
+        "desktop",
+        ZONE,
+        s.policy,
+        source,
+        True,
+    )
+    assert s.fork().validate is True and replace(s, validate=False).fork().validate is False
+    assert (copy.log, copy.decisions, copy.closed, copy.tracked) == (
+        s.log,
+        s.decisions,
+        s.closed,
+        s.tracked,
+    )
+    assert copy.control_state == s.control_state
+    for mine, theirs in ((copy._recent, s._recent), (copy._recent_points, s._recent_points)):
+        assert list(mine) == list(theirs) and mine is not theirs
+        assert mine.maxlen == theirs.maxlen == RECENT_MAX_PRIOR
+    assert copy._open == s._open and copy._open[START] is not s._open[START]
+    assert s._today_cache is not None and copy._today_cache == s._today_cache
+    assert copy._cache_day == s._cache_day == START
+    assert s._frames_cache is not None and copy._frames_cache == s._frames_cache
+    for part in ("views", "indexes", "verdicts"):
+        mine, theirs = getattr(copy._day_cache, part), getattr(s._day_cache, part)
+        assert mine == theirs and mine is not theirs
+    # The open day's views, leaf indexes and verdicts were cached.
+    assert s._day_cache.views and s._day_cache.indexes and s._day_cache.verdicts
+    assert copy._day_cache.opened is not None and copy._day_cache.opened is not s._day_cache.opened
+    # Going on from the fork reads the same as going on from the original.
+    later = desktop_day()[30:]
+    copy.run(later)
+    s.run(later)
+    assert copy.decisions == s.decisions and copy._today_cache == s._today_cache

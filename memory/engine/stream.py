@@ -33,6 +33,7 @@ in time order and never has one.)
 
 from __future__ import annotations
 
+from bisect import insort
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from copy import deepcopy
@@ -60,6 +61,10 @@ TRAJECTORY_DAYS = 3  # our choice: a decision's context shows the last three clo
 OPEN_FRAMES_EVERY = timedelta(minutes=5)
 # Frames of a desktop day, compiled from its events (the service reads its stored documents).
 FrameSource = Callable[[Sequence[EngineEvent], date, ZoneInfo], Sequence[Mapping[str, Any]]]
+
+
+def _order(event: EngineEvent) -> tuple[datetime, int]:
+    return event.at, event.id
 
 
 class LateEvent(ValueError):
@@ -181,8 +186,8 @@ class MemoryStream:
     _recent_points: deque[EngineEvent] = field(
         default_factory=lambda: deque(maxlen=RECENT_MAX_PRIOR)
     )
-    _open: dict[date, list[EngineEvent]] = field(default_factory=dict)
-    _today_cache: tuple[date, int, DayRecord] | None = None
+    _open: dict[date, list[EngineEvent]] = field(default_factory=dict)  # (time, id) order
+    _today_cache: tuple[date, int, int, DayRecord] | None = None
     _cache_day: date | None = None
     _frames_cache: tuple[date, datetime, tuple[Mapping[str, Any], ...]] | None = None
     _day_cache: DayCache = field(default_factory=DayCache)
@@ -264,7 +269,9 @@ class MemoryStream:
 
     def _commit(self, event: EngineEvent, day: date) -> None:
         self._recent.append(event)
-        self._open.setdefault(day, []).append(event)
+        # Kept in (time, id) order, so the day's events up to a moment are a prefix of the list
+        # whatever order they arrived in (an event may come late within its open day).
+        insort(self._open.setdefault(day, []), event, key=_order)
 
     # -- memory reads -------------------------------------------------------------------------
 
@@ -272,23 +279,31 @@ class MemoryStream:
         """Today's observations so far: the day's committed events, extracted and validated.
 
         Only the regularities' occurrence reads it; it is recomputed when the day gained
-        events since the last call (events only ever join the day, so the count says so).
+        events since the last call. The day's events are kept in time order, so those at or
+        before ``now`` are a prefix: the counts of the day and of that prefix say which events
+        they are (events only ever join the day).
         """
         committed = self._open.get(day, [])
-        # Events are committed in time order, so usually all of them are at or before now.
+        # Usually every event of the day is at or before now (an event is decided on before
+        # it is committed); a decision point may come before some of them.
         if committed and committed[-1].at <= now:
             events = committed
         else:
             events = [e for e in committed if e.at <= now]
         cached = self._today_cache
-        if cached is not None and cached[0] == day and cached[1] == len(events):
-            return cached[2]
+        if (
+            cached is not None
+            and cached[0] == day
+            and cached[1] == len(committed)
+            and cached[2] == len(events)
+        ):
+            return cached[3]
         if self._cache_day != day:
             self._cache_day, self._day_cache = day, DayCache()
         record = (
             self._close(day, events, cache=self._day_cache).record if events else DayRecord(day)
         )
-        self._today_cache = (day, len(events), record)
+        self._today_cache = (day, len(committed), len(events), record)
         return record
 
     # -- maintenance --------------------------------------------------------------------------
