@@ -24,10 +24,10 @@ from zoneinfo import ZoneInfo
 from django.core.cache import cache
 
 from aframes_web.activity.services import (
-    _token_counter,
     day_bounds,
     day_compile_read,
     entity_event_days,
+    token_counter,
     window_watermark,
 )
 from aframes_web.streams.models import Entity
@@ -268,7 +268,7 @@ def entity_routines(
 
     def compute(found: History) -> dict[str, Any]:
         stream = found.actions[granularity]
-        cost = report({granularity: stream}, count_tokens=_token_counter(), screen=screen)
+        cost = report({granularity: stream}, count_tokens=token_counter(), screen=screen)
         figures = cost["granularities"][granularity]
         rows = {row["id"]: row for row in figures["routines"]}
         zone = ZoneInfo(entity.timezone)
@@ -312,9 +312,7 @@ def entity_cost(
             f"{len(found.days)} day{'s' if len(found.days) != 1 else ''} with activity."
         )
     try:
-        cost = report(
-            found.actions, count_tokens=_token_counter(), screen=screen, fit_days=fit_days
-        )
+        cost = report(found.actions, count_tokens=token_counter(), screen=screen, fit_days=fit_days)
     except ValueError as err:  # e.g. fewer URL days than fit_days: the core says which
         raise WindowInvalid(f"The hold-out cannot be fitted: {err}.") from None
     zone = ZoneInfo(entity.timezone)

@@ -270,7 +270,9 @@ def window_watermark(*, entity: Entity, start: datetime, end: datetime) -> tuple
 
 
 @cache
-def _token_counter() -> Callable[[str], int]:
+def token_counter() -> Callable[[str], int]:
+    """cl100k_base token counts (tiktoken's offline encoding): every token figure the service
+    reports, documents and routine plans alike, is counted with this one."""
     from compiler.__main__ import cl100k
 
     return cl100k()
@@ -282,14 +284,14 @@ def document_tokens(document: DayDocument) -> int:
     Versions are immutable, so the count never goes stale.
     """
     if document.document_tokens is None:
-        document.document_tokens = _token_counter()(to_json(document.body))
+        document.document_tokens = token_counter()(to_json(document.body))
         DayDocument.objects.filter(pk=document.pk).update(document_tokens=document.document_tokens)
     return document.document_tokens
 
 
 def warm_up() -> None:
     """Load what every compile needs once per process (the token tables)."""
-    _token_counter()
+    token_counter()
 
 
 def _lock_entity(entity_id: int) -> None:
@@ -355,7 +357,7 @@ def day_compile(
             return current
         document = result.compiled.document
         context = context_block(result.compiled)
-        count = _token_counter()
+        count = token_counter()
         version = 1
         if current is not None:
             version = current.version + 1
