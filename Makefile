@@ -46,7 +46,7 @@ typecheck: install-dev
 	$(BIN)/mypy --strict compiler memory/engine aframes_sync
 
 ## Benchmarks: heavy runs, never part of make test. Each prints a report ending in one JSON line.
-bench: bench-ingest bench-import bench-sync bench-compiler bench-pipeline bench-memory bench-proactivestream bench-annotation bench-api
+bench: bench-ingest bench-import bench-sync bench-compiler bench-pipeline bench-memory bench-proactivestream bench-annotation bench-api bench-cost
 
 bench-ingest: install-dev
 	$(BIN)/python -m benchmark.ingest
