@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
 
-.PHONY: run test test-unit test-browser lint typecheck install install-dev demo bench bench-ingest bench-import bench-sync bench-compiler bench-pipeline bench-memory bench-proactivestream bench-annotation bench-api bench-chaos mutation clean
+.PHONY: run test test-unit test-browser lint typecheck install install-dev demo bench bench-ingest bench-import bench-sync bench-compiler bench-pipeline bench-memory bench-proactivestream bench-annotation bench-api bench-chaos bench-qa mutation clean
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; sys.exit("Aframes needs Python 3.11 or newer") if sys.version_info < (3, 11) else None'
@@ -71,6 +71,10 @@ bench-annotation: install-dev
 
 bench-api: install-dev
 	$(BIN)/python -m benchmark.api_bench
+
+## make bench-qa: the QA harness without an LLM on the demo days (oracle, agreement, tokens).
+bench-qa: install
+	$(BIN)/python -m benchmark.qa
 
 ## Not in `bench`: it kills workers and restarts its own PostgreSQL and Redis (~10-15 min).
 bench-chaos: install-dev

@@ -322,3 +322,43 @@ def test_the_command_refuses_a_folder_it_cannot_write(desktop: Entity, tmp_path:
     blocker.write_text("not a folder")
     with pytest.raises(CommandError, match="cannot write there"):
         run_command("--team", "acme", "--entity", "alice-laptop", "--out", str(blocker / "q"))
+
+
+def test_only_the_representations_asked_for_are_given_and_no_summary_is_made_unasked(
+    small: Entity, model: FakeModel
+) -> None:
+    answerer = answerer_named("llm", entity=small, context_tokens=8192)
+    results = qa_run(entity=small, days=1, answerer=answerer, asked=("block",))
+    assert list(results["answerer"]["representations"]) == ["block"]
+    assert set(results["per_day"][0]["tokens"]) == {"raw", "block"}
+    assert not any("SUMMARY:" in r["messages"][0]["content"] for r in model.requests)
+    assert len(model.requests) == 8
+    with pytest.raises(QaConfigError, match="choose from raw, block, summary"):
+        qa_run(entity=small, answerer=answerer, asked=("pictures",))
+    with pytest.raises(QaConfigError, match="choose from"):
+        qa_run(entity=small, answerer=answerer, asked=())
+
+
+def test_a_call_slower_than_llm_timeout_s_fails_closed(small: Entity, settings: Any) -> None:
+    import time
+
+    from aframes_web import llm
+
+    class Slow(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+            time.sleep(1.5)
+            self.send_response(200)
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Slow)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        settings.LLM_BASE_URL = f"http://127.0.0.1:{server.server_address[1]}/v1"
+        settings.LLM_MODEL, settings.LLM_TIMEOUT_S = "slow-model", 1
+        with pytest.raises(llm.LlmUnavailable, match="could not be reached"):
+            llm.complete("hello", entity=small)
+    finally:
+        server.shutdown()

@@ -4,7 +4,8 @@ A scratch SQLite instance in a temporary folder, the demo's desktop days
 (``load_demo``'s dates, seed and zone: SYNTHETIC, aframes_web.demo.desktop) imported and
 compiled, then ``manage.py qa_benchmark`` with no answerer: the oracle, the compiler agreement
 check and the token report (Activity Frames §6.2). Prints the report, then as its last line
-one JSON object: ``{"days": …, "questions": …, "agreement_minutes_median_abs": …, …}``.
+one JSON object: ``{"days": …, "questions": …, "agreement_minutes_median_abs": …, …}``, also
+written to ``bench-results/qa.json``; qa.json, qa.md and the plots go to ``bench-results/qa/``.
 
     python -m benchmark.qa [--days 5] [--out DIR]
 """
@@ -18,11 +19,15 @@ import sys
 import tempfile
 from pathlib import Path
 
+RESULTS = Path(__file__).resolve().parent.parent.parent / "bench-results"
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmark.qa", description=__doc__)
     parser.add_argument("--days", type=int, default=5, help="demo days to load and ask about")
-    parser.add_argument("--out", default=None, help="keep qa.json, qa.md and plots here")
+    parser.add_argument(
+        "--out", default=None, help="qa.json, qa.md and plots (default bench-results/qa)"
+    )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="aframes-bench-qa-") as tmp:
         os.environ.update(AFRAMES_VAR_DIR=tmp, SECRET_KEY="benchmark-only", LOG_LEVEL="WARNING")
@@ -59,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
             entity=entity,
             items=(SourceItem(f"synthetic:{n}", item=r) for n, r in enumerate(records, 1)),
         )
-        out = Path(args.out) if args.out else Path(tmp) / "qa"
+        out = Path(args.out) if args.out else RESULTS / "qa"
         call_command(
             "qa_benchmark",
             "--team",
@@ -71,8 +76,10 @@ def main(argv: list[str] | None = None) -> int:
             "--out",
             str(out),
         )
-        results = json.loads((out / "qa.json").read_text())
-        print(json.dumps(report.summary_line(results)))
+        line = json.dumps(report.summary_line(json.loads((out / "qa.json").read_text())))
+        RESULTS.mkdir(exist_ok=True)
+        (RESULTS / "qa.json").write_text(line + "\n")
+        print(line)
     return 0
 
 

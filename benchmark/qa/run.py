@@ -108,9 +108,20 @@ def qa_run(
     days: int = DEFAULT_DAYS,
     answerer: Answerer | None = None,
     repeats: int = 1,
+    asked: tuple[str, ...] = representations.REPRESENTATIONS,
     progress: Progress = lambda line: None,
 ) -> dict[str, Any]:
-    """The run's results as plain data (what ``qa.json`` holds)."""
+    """The run's results as plain data (what ``qa.json`` holds).
+
+    ``asked``: the representations the answerer is given (the summary is made only when it
+    is among them); the token report always covers the raw rows and the block.
+    """
+    unknown = [name for name in asked if name not in representations.REPRESENTATIONS]
+    if unknown or not asked:
+        raise QaConfigError(
+            f"--representations {','.join(asked)!r}: choose from "
+            f"{', '.join(representations.REPRESENTATIONS)}"
+        )
     if entity.scope != "desktop":
         raise QaConfigError(
             f"entity {entity.key!r} is a {entity.scope} stream; the QA harness asks about "
@@ -128,7 +139,7 @@ def qa_run(
         chosen = select_days([oracle.day_figures(entity, day) for day, _ in found], days)
     except ValueError as problem:
         raise QaConfigError(str(problem)) from None
-    names = ["raw", "block"] + (["summary"] if answerer is not None else [])
+    names = [name for name in representations.REPRESENTATIONS if name in asked]
     per_day: list[dict[str, Any]] = []
     outcomes: list[Outcome] = []
     questions_out: list[dict[str, Any]] = []
@@ -143,7 +154,7 @@ def qa_run(
             "block": representations.block(entity, day, result),
         }
         feasible: dict[str, bool] = {}
-        if answerer is not None:
+        if answerer is not None and "summary" in names:
             progress(f"qa: day {day}: summarising the raw rows with {answerer.model}")
             try:
                 shown["summary"] = representations.summary(
@@ -151,15 +162,11 @@ def qa_run(
                 )
             except (ValueError, llm.LlmUnavailable) as problem:
                 progress(f"qa: day {day}: no summary ({problem})")
-        for name in names:
+        for name in names if answerer is not None else []:
             rep = shown.get(name)
-            feasible[name] = (
-                answerer is not None
-                and rep is not None
-                and all(fits(str(day), rep, q.text, answerer.context_tokens) for q in questions)
+            feasible[name] = rep is not None and all(
+                fits(str(day), rep, q.text, answerer.context_tokens) for q in questions
             )
-            if answerer is None:
-                continue
             for trial in range(1, repeats + 1):
                 for question in questions:
                     outcomes.append(_ask(answerer, rep, question, trial, feasible[name], name))

@@ -1,7 +1,7 @@
 """``manage.py qa_benchmark``: the QA harness of Activity Frames §6.2 on one desktop entity.
 
 manage.py qa_benchmark --team T --entity KEY [--answerer llm] [--days N] [--repeats R]
-    [--context-tokens C] --out DIR
+    [--context-tokens C] [--representations raw,block,summary] --out DIR
 
 Writes qa.json, qa.md and PNG plots into DIR (benchmark/qa/report.py). Without --answerer:
 the oracle, the compiler agreement check and the token report. Progress goes to stderr.
@@ -19,6 +19,7 @@ from aframes_web.streams.models import Entity
 from aframes_web.teams.models import Team
 from benchmark.qa import report
 from benchmark.qa.answerers import DEFAULT_CONTEXT_TOKENS, AnswererError, answerer_named
+from benchmark.qa.representations import REPRESENTATIONS
 from benchmark.qa.run import DEFAULT_DAYS, QaConfigError, qa_run
 
 
@@ -51,6 +52,11 @@ class Command(BaseCommand):
         )
         parser.add_argument("--repeats", type=int, default=1, help="trials per question")
         parser.add_argument(
+            "--representations",
+            default=",".join(REPRESENTATIONS),
+            help="what the answerer is given, comma-separated (default: raw,block,summary)",
+        )
+        parser.add_argument(
             "--context-tokens",
             type=int,
             default=DEFAULT_CONTEXT_TOKENS,
@@ -80,6 +86,7 @@ class Command(BaseCommand):
                 days=options["days"],
                 answerer=answerer,
                 repeats=options["repeats"],
+                asked=tuple(n.strip() for n in options["representations"].split(",") if n.strip()),
                 progress=lambda line: self.stderr.write(line, style_func=str),
             )
         except (AnswererError, QaConfigError) as problem:
