@@ -129,6 +129,7 @@ def test_without_an_answerer_the_run_gives_the_oracle_the_agreement_and_the_toke
     agreement = day["agreement"]
     assert agreement["oracle_apps"] == 3 and agreement["compiled_apps"] == 3
     assert agreement["oracle_top_app"] == agreement["compiled_top_app"] == "Code"
+    assert agreement["apps_only_oracle"] == agreement["apps_only_compiled"] == []
     assert agreement["delta_minutes"] == pytest.approx(
         agreement["compiled_active_minutes"] - 9.75, abs=0.01
     )
@@ -362,3 +363,23 @@ def test_a_call_slower_than_llm_timeout_s_fails_closed(small: Entity, settings: 
             llm.complete("hello", entity=small)
     finally:
         server.shutdown()
+
+
+def test_make_bench_qa_prints_the_report_and_ends_with_one_json_line(
+    db: Any, tmp_path: Path, capsys: Any, monkeypatch: Any
+) -> None:
+    from unittest import mock
+
+    import benchmark.qa.__main__ as bench
+
+    monkeypatch.setattr(bench, "RESULTS", tmp_path)
+    with mock.patch.dict("os.environ"):
+        assert bench.main(["--days", "1"]) == 0
+    printed = capsys.readouterr().out.strip().splitlines()
+    line = json.loads(printed[-1])
+    assert line["days"] == 1 and line["questions"] == 8
+    assert line["raw_tokens_median"] > line["block_tokens_median"] > 0
+    assert {"agreement_minutes_median_abs", "agreement_minutes_max_abs"} <= set(line)
+    assert "## Compiler against the oracle" in "\n".join(printed)
+    assert json.loads((tmp_path / "qa.json").read_text()) == line
+    assert (tmp_path / "qa" / "qa.md").exists()

@@ -44,12 +44,14 @@ def markdown(results: dict[str, Any]) -> str:
             f"| {', '.join(f'{m}: {v:.1f}' for m, v in a['compiled_minutes_by_monitor'].items())} |"
         )
     agree = results["agreement"]
+    only = sorted({a for d in results["per_day"] for a in d["agreement"]["apps_only_oracle"]})
     out += [
         "",
         f"|Δ| active minutes: median {agree['minutes_median_abs']}, max "
         f"{agree['minutes_max_abs']}; equal app counts on {agree['apps_equal_days']} of "
         f"{len(results['days'])} days (largest difference {agree['apps_max_abs']}); same top "
-        f"app on {agree['top_app_equal_days']} days. The compiler credits each monitor as its "
+        f"app on {agree['top_app_equal_days']} days. Apps only the oracle names: "
+        f"{', '.join(only) or 'none'}. The compiler credits each monitor as its "
         "own stream (a person at two monitors earns time on both) and caps a row's dwell at "
         "its own limit; the oracle interleaves every monitor into one stream.",
         "",
@@ -121,6 +123,14 @@ def plots(results: dict[str, Any]) -> dict[str, bytes]:
            for d in results["per_day"]], 0.4, label="compiled document")  # fmt: skip
     ax.set_xticks(list(xs), days, rotation=30, ha="right")
     ax.set_ylabel("active minutes")
+    tallest = max(
+        [1.0]
+        + [
+            max(d["agreement"]["oracle_active_minutes"], d["agreement"]["compiled_active_minutes"])
+            for d in results["per_day"]
+        ]
+    )
+    ax.set_ylim(0, 1.3 * tallest)  # room for the legend above the bars
     ax.set_title("Active minutes: oracle vs compiler")
     ax.legend()
     found["agreement.png"] = png(fig)

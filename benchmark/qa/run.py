@@ -93,6 +93,8 @@ def _agreement(figures: oracle.DayFigures, result: Any) -> dict[str, Any]:
         "oracle_apps": len(oracle_apps),
         "compiled_apps": len(apps),
         "apps_jaccard": round(len(oracle_apps & set(apps)) / len(union), 4) if union else None,
+        "apps_only_oracle": sorted(oracle_apps - set(apps)),
+        "apps_only_compiled": sorted(set(apps) - oracle_apps),
         "oracle_top_app": figures.ranked_apps[0] if figures.ranked_apps else None,
         "compiled_top_app": apps[0] if apps else None,
     }
