@@ -383,3 +383,14 @@ def test_make_bench_qa_prints_the_report_and_ends_with_one_json_line(
     assert "## Compiler against the oracle" in "\n".join(printed)
     assert json.loads((tmp_path / "qa.json").read_text()) == line
     assert (tmp_path / "qa" / "qa.md").exists()
+
+
+def test_a_perfect_reader_of_the_compiled_small_day_answers_every_question(small: Entity) -> None:
+    results = qa_run(entity=small, days=1)
+    assert results["per_day"][0]["document_answers"] == {
+        "correct": 8,
+        "strict_correct": 8,
+        "wrong": {},
+    }
+    assert results["document_answers"] == {"correct": 8, "strict_correct": 8, "questions": 8}
+    assert "answers 8 of 8 questions" in report.markdown(results)

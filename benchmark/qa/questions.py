@@ -67,6 +67,8 @@ class Question:
     expected: str | float | int | bool
     # For pairwise: the app that must not be named as the answer.
     other: str | None = None
+    # The app or domain the question names (dominant_minutes, the domain and absent-app ones).
+    subject: str | None = None
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -77,6 +79,7 @@ class Question:
             "text": self.text,
             "expected": self.expected,
             "other": self.other,
+            "subject": self.subject,
         }
 
 
@@ -144,6 +147,12 @@ def day_questions(figures: DayFigures) -> list[Question]:
     absent_domain = _absent(ABSENT_DOMAINS, figures.domains_ever, figures)
     absent_app = _absent(ABSENT_APPS, figures.apps_ever, figures)
     assert figures.first_activity is not None and absent_domain and absent_app  # qualifies()
+    subjects = {
+        "dominant_minutes": top,
+        "visited_domain": visited,
+        "absent_domain": absent_domain,
+        "absent_app": absent_app,
+    }
     items: list[tuple[str, str, str, str | float | int | bool, str | None]] = [
         (
             "dominant_app",
@@ -197,6 +206,6 @@ def day_questions(figures: DayFigures) -> list[Question]:
         ),
     ]
     return [
-        Question(f"{day}/{kind}", day, kind, category, text, expected, other)
+        Question(f"{day}/{kind}", day, kind, category, text, expected, other, subjects.get(kind))
         for kind, category, text, expected, other in items
     ]

@@ -55,6 +55,12 @@ def markdown(results: dict[str, Any]) -> str:
         "own stream (a person at two monitors earns time on both) and caps a row's dwell at "
         "its own limit; the oracle interleaves every monitor into one stream.",
         "",
+        "A perfect reader of the compiled day (the ledger's apps, minutes and order, the "
+        "block's domains, the coverage's first activity) answers "
+        f"{results['document_answers']['correct']} of {results['questions']} questions within "
+        f"the paper's tolerances ({results['document_answers']['strict_correct']} strict): "
+        "the most any answerer given the block can score.",
+        "",
         "## Tokens (cl100k_base)",
         "",
         "| representation | median | min | max |",
@@ -191,6 +197,7 @@ def summary_line(results: dict[str, Any]) -> dict[str, Any]:
         "raw_tokens_median": tokens["raw"]["median"],
         "block_tokens_median": tokens["block"]["median"],
         "raw_to_block_ratio_median": results["raw_to_block_ratio_median"],
+        "document_ceiling_correct": results["document_answers"]["correct"],
     }
     if results["answerer"] is not None:
         for name, r in results["answerer"]["representations"].items():

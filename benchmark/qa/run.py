@@ -100,6 +100,36 @@ def _agreement(figures: oracle.DayFigures, result: Any) -> dict[str, Any]:
     }
 
 
+def document_replies(questions: list[Any], result: Any, block_text: str) -> dict[str, str]:
+    """What a perfect reader of the compiled day would reply to each question: the ledger's
+    top app, minutes, count and order, the block's domains, the coverage's first activity.
+    Graded like a model's replies, it is the ceiling the block sets for any answerer."""
+    entries = ledger(result.compiled)
+    minutes = {entry["app"]: entry["minutes"] for entry in entries}
+    text = block_text.lower()
+    replies: dict[str, str] = {}
+    for question in questions:
+        kind = question.kind
+        if kind == "dominant_app":
+            reply = entries[0]["app"] if entries else ""
+        elif kind == "dominant_minutes":
+            reply = str(minutes.get(str(question.subject), 0.0))
+        elif kind == "app_count":
+            reply = str(len(entries))
+        elif kind == "pairwise":
+            pair = (str(question.expected), str(question.other))
+            reply = max(pair, key=lambda app: (minutes.get(app, 0.0), app == pair[1]))
+        elif kind in ("visited_domain", "absent_domain"):
+            reply = "yes" if str(question.subject).lower() in text else "no"
+        elif kind == "absent_app":
+            reply = "yes" if question.subject in minutes else "no"
+        else:  # first_activity
+            first = result.compiled.document["coverage"]["first_activity"]
+            reply = first[11:16] if first else ""
+        replies[question.id] = reply
+    return replies
+
+
 def _median(values: list[float]) -> float | None:
     return round(statistics.median(values), 2) if values else None
 
@@ -155,6 +185,7 @@ def qa_run(
             "raw": representations.raw(entity, day),
             "block": representations.block(entity, day, result),
         }
+        ceiling = document_replies(questions, result, shown["block"].text)
         feasible: dict[str, bool] = {}
         if answerer is not None and "summary" in names:
             progress(f"qa: day {day}: summarising the raw rows with {answerer.model}")
@@ -194,6 +225,13 @@ def qa_run(
                     else None,
                 },
                 "agreement": _agreement(figures, result),
+                "document_answers": {
+                    "correct": sum(grade(q, ceiling[q.id], PAPER) for q in questions),
+                    "strict_correct": sum(grade(q, ceiling[q.id], STRICT) for q in questions),
+                    "wrong": {
+                        q.kind: ceiling[q.id] for q in questions if not grade(q, ceiling[q.id])
+                    },
+                },
                 "tokens": {name: rep.tokens for name, rep in shown.items()},
                 "sources": {name: rep.source for name, rep in shown.items()},
                 "feasible": feasible if answerer is not None else None,
@@ -276,6 +314,11 @@ def _results(
                 for d in per_day
                 if d["agreement"]["oracle_top_app"] == d["agreement"]["compiled_top_app"]
             ),
+        },
+        "document_answers": {
+            "correct": sum(d["document_answers"]["correct"] for d in per_day),
+            "strict_correct": sum(d["document_answers"]["strict_correct"] for d in per_day),
+            "questions": len(questions),
         },
         "tokens": tokens,
         "raw_to_block_ratio_median": _median(ratios),
