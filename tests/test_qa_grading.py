@@ -121,10 +121,16 @@ def test_pairwise_needs_the_right_app_first_or_alone(reply: str, right: bool) ->
         ("absent_domain", False, "Yes", False),
         ("absent_app", False, "no", True),
         ("absent_app", False, "I cannot tell", False),
-        ("absent_app", False, "Not that I can see", False),
+        ("absent_app", False, "Not that I can see", True),
+        ("visited_domain", True, "The user visited the website github.com.", True),
+        ("absent_domain", False, "The user visited the website twitch.tv", False),
+        ("absent_domain", False, "The user did not visit twitch.tv", True),
+        ("absent_app", False, "The user used the application Minecraft.", False),
+        ("absent_app", False, "The user didn't use Minecraft", True),
+        ("absent_app", False, "Minecraft appears nowhere", False),
     ],
 )
-def test_yes_no_is_read_from_the_first_word(
+def test_yes_no_is_the_first_word_else_a_negation_or_a_stated_visit(
     kind: str, expected: bool, reply: str, right: bool
 ) -> None:
     assert grade(q(kind, expected), reply) is right

@@ -2,7 +2,9 @@
 
 Paper tolerances: minutes within 30 %, clock times within 45 minutes, app counts within ±2,
 app names by case-insensitive substring (either way: "Chrome" names "Google Chrome", and
-"the app was Google Chrome" names it too), yes/no by the reply's first word. The strict sweep
+"the app was Google Chrome" names it too). A yes/no is the reply's first word; a reply that
+starts otherwise is a no when it negates ("the user did not visit …") and a yes when it states
+the visit or use ("the user visited …"), since small models restate the question. The strict sweep
 tightens the two tolerances the paper sweeps, minutes to 10 % and clock times to 15 minutes;
 counts and names are graded the same in both. Every edge is inclusive.
 """
@@ -54,14 +56,23 @@ def clock_minutes(reply: str) -> int | None:
     return hour * 60 + minute
 
 
+_NEGATION = re.compile(r"\b(?:no|not|never|none|neither)\b|n't\b")
+_AFFIRMATION = re.compile(r"\b(?:visited|used|opened|did)\b")
+
+
 def yes_no(reply: str) -> bool | None:
-    words = _WORD.findall(reply.lower())
+    said = reply.lower()
+    words = _WORD.findall(said)
     if not words:
         return None
     if words[0] == "yes":
         return True
     if words[0] == "no":
         return False
+    if _NEGATION.search(said):
+        return False
+    if _AFFIRMATION.search(said):
+        return True
     return None
 
 

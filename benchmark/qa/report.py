@@ -143,11 +143,11 @@ def plots(results: dict[str, Any]) -> dict[str, bytes]:
 
     fig, ax = plt.subplots(figsize=(7, 3.5))
     for name in results["tokens"]:
-        ax.plot(days, [d["tokens"].get(name) for d in results["per_day"]], marker="o", label=name)
+        ax.plot(xs, [d["tokens"].get(name) for d in results["per_day"]], marker="o", label=name)
     ax.set_yscale("log")
     ax.set_ylabel("cl100k tokens")
     ax.set_title("Tokens per representation")
-    ax.tick_params(axis="x", rotation=30)
+    ax.set_xticks(list(xs), days, rotation=30, ha="right")
     ax.legend()
     found["tokens.png"] = png(fig)
 
