@@ -394,3 +394,23 @@ def test_a_perfect_reader_of_the_compiled_small_day_answers_every_question(small
     }
     assert results["document_answers"] == {"correct": 8, "strict_correct": 8, "questions": 8}
     assert "answers 8 of 8 questions" in report.markdown(results)
+
+
+def test_a_summary_the_model_failed_to_make_is_an_error_not_infeasible(
+    small: Entity, model: FakeModel, monkeypatch: Any
+) -> None:
+    original = model.answer
+
+    def no_summaries(body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        if "SUMMARY:" in body["messages"][0]["content"]:
+            return 500, {"error": "down"}
+        return original(body)
+
+    monkeypatch.setattr(model, "answer", no_summaries)
+    answerer = answerer_named("llm", entity=small, context_tokens=8192)
+    results = qa_run(entity=small, days=1, answerer=answerer)
+    summary = results["answerer"]["representations"]["summary"]
+    assert summary["graded"] == 8 and summary["errors"] == 8 and summary["infeasible"] == 0
+    assert summary["infeasible_days"] == 0
+    assert "HTTP 500" in results["per_day"][0]["failed"]["summary"]
+    assert results["answerer"]["representations"]["block"]["correct"] == 6

@@ -187,13 +187,17 @@ def qa_run(
         }
         ceiling = document_replies(questions, result, shown["block"].text)
         feasible: dict[str, bool] = {}
+        failed: dict[str, str] = {}  # representations the model failed to make
         if answerer is not None and "summary" in names:
             progress(f"qa: day {day}: summarising the raw rows with {answerer.model}")
             try:
                 shown["summary"] = representations.summary(
                     entity, day, complete=answerer.complete, context_tokens=answerer.context_tokens
                 )
-            except (ValueError, llm.LlmUnavailable) as problem:
+            except ValueError as problem:  # not even one row fits: infeasible
+                progress(f"qa: day {day}: no summary ({problem})")
+            except llm.LlmUnavailable as problem:  # the model failed: every answer an error
+                failed["summary"] = str(problem)
                 progress(f"qa: day {day}: no summary ({problem})")
         for name in names if answerer is not None else []:
             rep = shown.get(name)
@@ -202,6 +206,20 @@ def qa_run(
             )
             for trial in range(1, repeats + 1):
                 for question in questions:
+                    if name in failed:
+                        outcomes.append(
+                            Outcome(
+                                question.id,
+                                question.category,
+                                name,
+                                trial,
+                                "error",
+                                failed[name],
+                                False,
+                                False,
+                            )  # fmt: skip
+                        )
+                        continue
                     outcomes.append(_ask(answerer, rep, question, trial, feasible[name], name))
             if rep is not None and feasible[name]:
                 right = sum(o.correct for o in outcomes[-len(questions) * repeats :])
@@ -235,6 +253,7 @@ def qa_run(
                 "tokens": {name: rep.tokens for name, rep in shown.items()},
                 "sources": {name: rep.source for name, rep in shown.items()},
                 "feasible": feasible if answerer is not None else None,
+                "failed": failed,
             }
         )
     return _results(entity, per_day, questions_out, outcomes, answerer, repeats)
@@ -332,7 +351,9 @@ def _results(
             mine = [o for o in outcomes if o.representation == name]
             by_rep[name] = {
                 **_rate(mine),
-                "infeasible_days": sum(1 for d in per_day if not d["feasible"].get(name)),
+                "infeasible_days": sum(
+                    1 for d in per_day if not d["feasible"].get(name) and name not in d["failed"]
+                ),
                 "by_category": {c: _rate([o for o in mine if o.category == c]) for c in CATEGORIES},
             }
         results["answerer"] = {
