@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
 
-.PHONY: run test test-unit test-browser lint typecheck install install-dev demo bench bench-ingest bench-import bench-sync bench-compiler bench-pipeline bench-memory bench-proactivestream bench-annotation bench-api bench-chaos mutation clean
+.PHONY: run test test-unit test-browser lint typecheck install install-dev demo bench bench-ingest bench-import bench-sync bench-compiler bench-pipeline bench-memory bench-proactivestream bench-annotation bench-api bench-chaos bench-qa mutation clean
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; sys.exit("Aframes needs Python 3.11 or newer") if sys.version_info < (3, 11) else None'
@@ -46,7 +46,7 @@ typecheck: install-dev
 	$(BIN)/mypy --strict compiler memory/engine aframes_sync
 
 ## Benchmarks: heavy runs, never part of make test. Each prints a report ending in one JSON line.
-bench: bench-ingest bench-import bench-sync bench-compiler bench-pipeline bench-memory bench-proactivestream bench-annotation bench-api bench-cost
+bench: bench-ingest bench-import bench-sync bench-compiler bench-pipeline bench-memory bench-proactivestream bench-annotation bench-api bench-cost bench-qa
 
 bench-ingest: install-dev
 	$(BIN)/python -m benchmark.ingest
@@ -76,6 +76,10 @@ bench-api: install-dev
 .PHONY: bench-cost
 bench-cost: install-dev
 	$(BIN)/python -m benchmark.cost
+
+## make bench-qa: the QA harness without an LLM on the demo days (oracle, agreement, tokens).
+bench-qa: install-dev
+	$(BIN)/python -m benchmark.qa
 
 ## Not in `bench`: it kills workers and restarts its own PostgreSQL and Redis (~10-15 min).
 bench-chaos: install-dev

@@ -1,7 +1,8 @@
 """The optional LLM: an OpenAI-compatible chat-completions client, recorded, cached, fail-closed.
 
 Configured by ``LLM_BASE_URL`` (e.g. ``http://127.0.0.1:8080/v1``), ``LLM_MODEL`` and
-``LLM_API_KEY``; nothing needs it. Every call is made at temperature 0 and recorded
+``LLM_API_KEY``, with ``LLM_TIMEOUT_S`` seconds for a call; nothing needs it. Every call is
+made at temperature 0 and recorded
 (:class:`memory.models.LlmCall`: prompt hash, tokens, latency, reply or error); a prompt asked
 before is answered from the record, so a replay is reproducible and free. Any failure raises
 :class:`LlmUnavailable`, which the LLM policies turn into an abstention (they fail closed).
@@ -27,8 +28,6 @@ from django.conf import settings
 from django.utils import timezone
 
 from memory.models import LlmCall
-
-TIMEOUT_S = 60.0  # a small local model answers a decision prompt well within this
 
 
 class LlmUnavailable(RuntimeError):
@@ -140,7 +139,7 @@ def _post(model: str, prompt: str) -> dict[str, Any]:
         url, data=json.dumps(payload).encode(), headers=headers, method="POST"
     )
     try:
-        with _OPENER.open(request, timeout=TIMEOUT_S) as answer:
+        with _OPENER.open(request, timeout=settings.LLM_TIMEOUT_S) as answer:
             data = json.loads(answer.read())
     except urllib.error.HTTPError as err:
         where = f" to {err.headers.get('Location')}" if 300 <= err.code < 400 else ""

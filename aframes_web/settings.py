@@ -365,6 +365,8 @@ SPECTACULAR_SETTINGS = {
 LLM_BASE_URL = env_str("LLM_BASE_URL")
 LLM_MODEL = env_str("LLM_MODEL")
 LLM_API_KEY = env_str("LLM_API_KEY")
+# Seconds one call may take: a small local model on a busy CPU reads a long prompt slowly.
+LLM_TIMEOUT_S = env_int("LLM_TIMEOUT_S", 60, minimum=1)
 # Import readers: the longest line they hold, and how much a compressed file may unpack to
 # against its own size (a real export compresses 5-30x; a bomb of newlines far more).
 AFRAMES_IMPORT_MAX_LINE_MB = env_int("AFRAMES_IMPORT_MAX_LINE_MB", 64, minimum=1)

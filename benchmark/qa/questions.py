@@ -1,0 +1,211 @@
+"""The QA questions (Activity Frames §6.2): a fixed rule picks the days, eight questions a day.
+
+Per day, in five categories (rank, time, count, fact, hallucination):
+
+=====================  ==============  =================================================
+question               category        answer the oracle gives
+=====================  ==============  =================================================
+dominant_app           rank            the app credited the most seconds
+dominant_minutes       time            that app's credited minutes
+app_count              count           how many distinct apps the day's rows name
+pairwise               rank            which of the 2nd and 3rd ranked apps had more time
+visited_domain         fact            yes: a hostname the day's URLs name
+absent_domain          hallucination   no: a hostname the entity never visited
+first_activity         time            the local time (HH:MM) of the day's first row
+absent_app             hallucination   no: an app the entity was never seen using
+=====================  ==============  =================================================
+
+Everything here is a pure function of the oracle's figures, so the same days give the same
+questions on every run and on every database.
+
+The days (:func:`select_days`): a day qualifies when it has at least :data:`MIN_ROWS`
+snapshot rows, at least two apps with credited time and at least one domain, so that every
+question can be asked. Of the qualifying days in date order, all are taken when there are at
+most ``n``; otherwise ``n`` evenly spaced ones, the first and the last always among them
+(position ``round(i * (k - 1) / (n - 1))`` for ``i`` in ``0..n-1`` of ``k`` days).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from benchmark.qa.oracle import DayFigures
+
+MIN_ROWS = 20  # fewer rows than this is a day someone barely touched the machine
+QUESTIONS_PER_DAY = 8
+CATEGORIES = ("rank", "time", "count", "fact", "hallucination")
+
+# Apps and domains to ask about that a day must not show. The first of them (counted from a
+# place fixed by the date) that the entity was never seen with is asked, so the question
+# rotates from day to day but stays fixed for a day.
+ABSENT_APPS = (
+    "Blender", "AutoCAD", "GarageBand", "Final Cut Pro", "Steam", "Photoshop", "Tableau",
+    "Minecraft", "Logic Pro", "SolidWorks",
+)  # fmt: skip
+ABSENT_DOMAINS = (
+    "netflix.com", "twitch.tv", "booking.com", "espn.com", "etsy.com", "ikea.com",
+    "airbnb.com", "pinterest.com", "tripadvisor.com", "imdb.com",
+)  # fmt: skip
+
+
+class NoDays(ValueError):
+    """No day of the entity qualifies for questions."""
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """One question about one day, with the oracle's answer."""
+
+    id: str  # "<day>/<kind>"
+    day: str  # ISO date, local
+    kind: str
+    category: str
+    text: str
+    expected: str | float | int | bool
+    # For pairwise: the app that must not be named as the answer.
+    other: str | None = None
+    # The app or domain the question names (dominant_minutes, the domain and absent-app ones).
+    subject: str | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "id": self.id,
+            "day": self.day,
+            "kind": self.kind,
+            "category": self.category,
+            "text": self.text,
+            "expected": self.expected,
+            "other": self.other,
+            "subject": self.subject,
+        }
+
+
+def qualifies(figures: DayFigures) -> bool:
+    credited = [app for app, seconds in figures.app_seconds if seconds > 0]
+    return (
+        figures.rows >= MIN_ROWS
+        and len(credited) >= 2
+        and bool(figures.domains)
+        and _absent(ABSENT_APPS, figures.apps_ever, figures) is not None
+        and _absent(ABSENT_DOMAINS, figures.domains_ever, figures) is not None
+    )
+
+
+def select_days(days: Sequence[DayFigures], n: int) -> list[DayFigures]:
+    """The days questions are asked about, by the rule in the module docstring."""
+    if n < 1:
+        raise ValueError(f"the number of days must be at least 1, got {n}.")
+    eligible = sorted((d for d in days if qualifies(d)), key=lambda d: d.day)
+    if not eligible:
+        raise NoDays(
+            f"no day has at least {MIN_ROWS} snapshot rows, two apps with credited time and a "
+            "visited domain; import more desktop capture first."
+        )
+    k = len(eligible)
+    if k <= n:
+        return eligible
+    if n == 1:
+        return [eligible[-1]]
+    return [eligible[round(i * (k - 1) / (n - 1))] for i in range(n)]
+
+
+def _absent(candidates: Sequence[str], seen: frozenset[str], figures: DayFigures) -> str | None:
+    lowered = {s.lower() for s in seen}
+    start = figures.day.toordinal() % len(candidates)
+    for offset in range(len(candidates)):
+        candidate = candidates[(start + offset) % len(candidates)]
+        # Substring both ways, as the grader matches names: "Steam" must not hide in
+        # "Steam Link", nor "Photoshop" in "Adobe Photoshop 2025".
+        if not any(candidate.lower() in s or s in candidate.lower() for s in lowered):
+            return candidate
+    return None
+
+
+def _pair(figures: DayFigures) -> tuple[str, str]:
+    """(more, less): the 2nd and 3rd ranked apps when they differ in credited time, otherwise
+    the 1st and 2nd, so the answer is never a tie."""
+    ranked = [(app, s) for app, s in figures.app_seconds if s > 0]
+    if len(ranked) >= 3 and ranked[1][1] > ranked[2][1]:
+        return ranked[1][0], ranked[2][0]
+    if ranked[0][1] > ranked[1][1]:
+        return ranked[0][0], ranked[1][0]
+    raise ValueError(f"{figures.day}: the top two apps have the same credited time")
+
+
+def day_questions(figures: DayFigures) -> list[Question]:
+    """The eight questions about one qualifying day."""
+    if not qualifies(figures):
+        raise ValueError(f"{figures.day} does not qualify for questions (see select_days)")
+    day = figures.day.isoformat()
+    top, top_s = figures.app_seconds[0]
+    more, less = _pair(figures)
+    first, second = sorted((more, less))
+    visited = figures.domains[figures.day.toordinal() % len(figures.domains)]
+    absent_domain = _absent(ABSENT_DOMAINS, figures.domains_ever, figures)
+    absent_app = _absent(ABSENT_APPS, figures.apps_ever, figures)
+    assert figures.first_activity is not None and absent_domain and absent_app  # qualifies()
+    subjects = {
+        "dominant_minutes": top,
+        "visited_domain": visited,
+        "absent_domain": absent_domain,
+        "absent_app": absent_app,
+    }
+    items: list[tuple[str, str, str, str | float | int | bool, str | None]] = [
+        (
+            "dominant_app",
+            "rank",
+            "Which application did the user spend the most active time in?",
+            top,
+            None,
+        ),
+        (
+            "dominant_minutes",
+            "time",
+            f"How many minutes of active time did the user spend in {top}?",
+            round(top_s / 60.0, 2),
+            None,
+        ),
+        (
+            "app_count",
+            "count",
+            "How many distinct applications did the user use?",
+            len(figures.apps),
+            None,
+        ),
+        (
+            "pairwise",
+            "rank",
+            f"Which of these two applications had more active time: {first} or {second}?",
+            more,
+            less,
+        ),
+        ("visited_domain", "fact", f"Did the user visit the website {visited}?", True, None),
+        (
+            "absent_domain",
+            "hallucination",
+            f"Did the user visit the website {absent_domain}?",
+            False,
+            None,
+        ),
+        (
+            "first_activity",
+            "time",
+            "At what local time (HH:MM, 24-hour clock) was the user's first activity?",
+            figures.first_activity.strftime("%H:%M"),
+            None,
+        ),
+        (
+            "absent_app",
+            "hallucination",
+            f"Did the user use the application {absent_app}?",
+            False,
+            None,
+        ),
+    ]
+    return [
+        Question(f"{day}/{kind}", day, kind, category, text, expected, other, subjects.get(kind))
+        for kind, category, text, expected, other in items
+    ]
