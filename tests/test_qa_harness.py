@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from statsmodels.stats.proportion import proportion_confint
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
@@ -212,7 +213,13 @@ def test_failed_calls_are_errors_counted_as_wrong(small: Entity, model: FakeMode
     assert block["graded"] == 8 and block["errors"] == 8 and block["correct"] == 0
 
 
-def test_wilson_intervals_come_from_statsmodels() -> None:
+@pytest.mark.parametrize(("correct", "total"), [(8, 10), (0, 16), (16, 16), (3, 16), (7, 48), (1, 1)])
+def test_wilson_intervals_match_statsmodels(correct: int, total: int) -> None:
+    expected = proportion_confint(correct, total, alpha=0.05, method="wilson")
+    assert wilson(correct, total) == pytest.approx([float(x) for x in expected], abs=1e-4)
+
+
+def test_wilson_interval_of_eight_in_ten_and_of_no_answers() -> None:
     low, high = wilson(8, 10)  # type: ignore[misc]
     assert low == pytest.approx(0.4902, abs=1e-4) and high == pytest.approx(0.9433, abs=1e-4)
     assert wilson(0, 0) is None

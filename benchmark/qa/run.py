@@ -6,17 +6,16 @@ oracle (per day, |Δ| active minutes and the distinct-app counts) and what each 
 costs in tokens. With one, each (day, representation, question, trial) is graded with the
 paper's tolerances and the strict sweep; a representation that does not fit the model's
 context is infeasible for that day, which is counted apart from failures. Accuracies carry
-Wilson 95 % intervals (statsmodels), computed over the graded answers pooled across trials.
+Wilson 95 % score intervals, computed over the graded answers pooled across trials.
 """
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
-
-from statsmodels.stats.proportion import proportion_confint
 
 from aframes_web import llm
 from aframes_web.streams.models import Entity
@@ -48,11 +47,22 @@ class Outcome:
     strict: bool
 
 
+Z95 = 1.959963984540054  # the standard normal's 97.5th percentile
+
+
 def wilson(correct: int, total: int) -> list[float] | None:
+    """The Wilson score interval at 95 % (Wilson 1927), ``None`` for no answers.
+
+    Written out rather than imported: the formula is three lines, and statsmodels (the test's
+    independent implementation) would bring scipy and pandas into the runtime image for it.
+    """
     if total == 0:
         return None
-    low, high = proportion_confint(correct, total, alpha=0.05, method="wilson")
-    return [round(float(low), 4), round(float(high), 4)]
+    p = correct / total
+    centre = (p + Z95 * Z95 / (2 * total)) / (1 + Z95 * Z95 / total)
+    half = Z95 * math.sqrt(p * (1 - p) / total + Z95 * Z95 / (4 * total * total))
+    half /= 1 + Z95 * Z95 / total
+    return [round(max(0.0, centre - half), 4), round(min(1.0, centre + half), 4)]
 
 
 def _rate(outcomes: list[Outcome]) -> dict[str, Any]:
