@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from statsmodels.stats.proportion import proportion_confint
 from django.core.management import CommandError, call_command
 from django.utils import timezone
+from statsmodels.stats.proportion import proportion_confint
 
 from aframes_web.demo.desktop import generate_day
 from aframes_web.streams.models import Entity, Event
@@ -213,7 +213,9 @@ def test_failed_calls_are_errors_counted_as_wrong(small: Entity, model: FakeMode
     assert block["graded"] == 8 and block["errors"] == 8 and block["correct"] == 0
 
 
-@pytest.mark.parametrize(("correct", "total"), [(8, 10), (0, 16), (16, 16), (3, 16), (7, 48), (1, 1)])
+@pytest.mark.parametrize(
+    ("correct", "total"), [(8, 10), (0, 16), (16, 16), (3, 16), (7, 48), (1, 1)]
+)
 def test_wilson_intervals_match_statsmodels(correct: int, total: int) -> None:
     expected = proportion_confint(correct, total, alpha=0.05, method="wilson")
     assert wilson(correct, total) == pytest.approx([float(x) for x in expected], abs=1e-4)
