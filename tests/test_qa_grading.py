@@ -128,6 +128,14 @@ def test_pairwise_needs_the_right_app_first_or_alone(reply: str, right: bool) ->
         ("absent_app", False, "The user used the application Minecraft.", False),
         ("absent_app", False, "The user didn't use Minecraft", True),
         ("absent_app", False, "Minecraft appears nowhere", False),
+        # Declining is no answer: "no" on an absent probe must be said, not implied.
+        ("absent_app", False, "I don't know.", False),
+        ("absent_domain", False, "It cannot be determined from the record.", False),
+        ("absent_domain", False, "No information about twitch.tv is given.", False),
+        ("absent_app", False, "Not sure.", False),
+        ("visited_domain", True, "I do not know whether the user visited it", False),
+        # Restating the question is not a yes.
+        ("visited_domain", True, "Did the user visit github.com?", False),
     ],
 )
 def test_yes_no_is_the_first_word_else_a_negation_or_a_stated_visit(
@@ -139,6 +147,12 @@ def test_yes_no_is_the_first_word_else_a_negation_or_a_stated_visit(
 def test_the_readers_of_replies() -> None:
     assert first_number("about 12.5 minutes") == 12.5
     assert first_number("none") is None
+    assert first_number("1,234 minutes") == 1234.0  # a thousands comma
+    assert first_number("1,234,567") == 1234567.0
+    assert first_number("1,234.5 s") == 1234.5
+    assert first_number("about 1,5 hours") == 1.5  # a decimal comma
+    assert first_number("12,30") == 12.3
+    assert first_number("1,2345") == 1.2345  # not a group of three
     assert clock_minutes("12:00 pm") == 720
     assert clock_minutes("at 7:05") == 425
     assert clock_minutes("no time") is None

@@ -109,7 +109,7 @@ def test_pairwise_falls_back_to_the_top_two_when_the_next_two_tie() -> None:
     two = figures(app_seconds=(("Code", 5000.0), ("Firefox", 1000.0)), apps=("Code", "Firefox"))
     assert (day_questions(two)[3].expected, day_questions(two)[3].other) == ("Code", "Firefox")
     level = figures(app_seconds=(("Code", 100.0), ("Firefox", 100.0)), apps=("Code", "Firefox"))
-    with pytest.raises(ValueError, match="same credited time"):
+    with pytest.raises(ValueError, match="does not qualify"):
         day_questions(level)
 
 
@@ -118,6 +118,7 @@ def test_pairwise_falls_back_to_the_top_two_when_the_next_two_tie() -> None:
     [
         {"rows": MIN_ROWS - 1},
         {"app_seconds": (("Code", 100.0), ("Slack", 0.0))},
+        {"app_seconds": (("Code", 600.0), ("Slack", 600.0), ("Firefox", 60.0))},  # no dominant
         {"domains": ()},
         {"apps_ever": frozenset(ABSENT_APPS)},
         {"domains_ever": frozenset(ABSENT_DOMAINS)},

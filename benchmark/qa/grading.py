@@ -4,7 +4,8 @@ Paper tolerances: minutes within 30 %, clock times within 45 minutes, app counts
 app names by case-insensitive substring (either way: "Chrome" names "Google Chrome", and
 "the app was Google Chrome" names it too). A yes/no is the reply's first word; a reply that
 starts otherwise is a no when it negates ("the user did not visit …") and a yes when it states
-the visit or use ("the user visited …"), since small models restate the question. The strict sweep
+the visit or use ("the user visited …"), since small models restate the question; one that
+declines ("I don't know", "cannot be determined", "no information") is no answer. The strict sweep
 tightens the two tolerances the paper sweeps, minutes to 10 % and clock times to 15 minutes;
 counts and names are graded the same in both. Every edge is inclusive.
 """
@@ -30,14 +31,21 @@ PAPER = Tolerances(minutes_share=0.30, clock_minutes=45.0, count=2)
 STRICT = Tolerances(minutes_share=0.10, clock_minutes=15.0, count=2)
 MIN_NAME_CHARS = 3  # a reply shorter than this names no app ("a" is in every name)
 
-_NUMBER = re.compile(r"-?\d+(?:[.,]\d+)?")
+# "1,234" is a thousand and more (groups of three after a comma); "1,5" a decimal comma.
+_THOUSANDS = re.compile(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?")
+_NUMBER = re.compile(rf"{_THOUSANDS.pattern}(?![\d,])|-?\d+(?:[.,]\d+)?")
 _CLOCK = re.compile(r"\b(\d{1,2})[:.h](\d{2})\s*([ap]\.?m\.?)?", re.IGNORECASE)
 _WORD = re.compile(r"[a-z]+")
 
 
 def first_number(reply: str) -> float | None:
     found = _NUMBER.search(reply)
-    return float(found.group().replace(",", ".")) if found else None
+    if not found:
+        return None
+    text = found.group()
+    if _THOUSANDS.fullmatch(text):
+        return float(text.replace(",", ""))
+    return float(text.replace(",", "."))
 
 
 def clock_minutes(reply: str) -> int | None:
@@ -57,7 +65,13 @@ def clock_minutes(reply: str) -> int | None:
 
 
 _NEGATION = re.compile(r"\b(?:no|not|never|none|neither)\b|n't\b")
-_AFFIRMATION = re.compile(r"\b(?:visited|used|opened|did)\b")
+_AFFIRMATION = re.compile(r"\b(?:visited|used|opened)\b")
+# A reply that declines to answer is no answer, not a "no" (it would score every absent probe).
+_ABSTENTION = re.compile(
+    r"\b(?:(?:do|does|did)\s*n[o']t\s+know|not\s+sure|unknown|unclear|cannot\s+(?:tell|say|"
+    r"determine|be\s+determined)|can't\s+(?:tell|say|determine)|unable\s+to|not\s+enough|"
+    r"no\s+(?:information|data|way\s+to))\b"
+)
 
 
 def yes_no(reply: str) -> bool | None:
@@ -67,8 +81,10 @@ def yes_no(reply: str) -> bool | None:
         return None
     if words[0] == "yes":
         return True
-    if words[0] == "no":
+    if words[0] == "no" and not _ABSTENTION.search(said):
         return False
+    if _ABSTENTION.search(said):
+        return None
     if _NEGATION.search(said):
         return False
     if _AFFIRMATION.search(said):

@@ -19,8 +19,8 @@ Everything here is a pure function of the oracle's figures, so the same days giv
 questions on every run and on every database.
 
 The days (:func:`select_days`): a day qualifies when it has at least :data:`MIN_ROWS`
-snapshot rows, at least two apps with credited time and at least one domain, so that every
-question can be asked. Of the qualifying days in date order, all are taken when there are at
+snapshot rows, at least two apps with credited time, the first strictly ahead of the second
+(a tie has no dominant app), and at least one domain, so that every question can be asked. Of the qualifying days in date order, all are taken when there are at
 most ``n``; otherwise ``n`` evenly spaced ones, the first and the last always among them
 (position ``round(i * (k - 1) / (n - 1))`` for ``i`` in ``0..n-1`` of ``k`` days).
 """
@@ -84,10 +84,11 @@ class Question:
 
 
 def qualifies(figures: DayFigures) -> bool:
-    credited = [app for app, seconds in figures.app_seconds if seconds > 0]
+    credited = [seconds for _app, seconds in figures.app_seconds if seconds > 0]
     return (
         figures.rows >= MIN_ROWS
         and len(credited) >= 2
+        and credited[0] > credited[1]  # one dominant app: no tie to guess between
         and bool(figures.domains)
         and _absent(ABSENT_APPS, figures.apps_ever, figures) is not None
         and _absent(ABSENT_DOMAINS, figures.domains_ever, figures) is not None
@@ -101,8 +102,8 @@ def select_days(days: Sequence[DayFigures], n: int) -> list[DayFigures]:
     eligible = sorted((d for d in days if qualifies(d)), key=lambda d: d.day)
     if not eligible:
         raise NoDays(
-            f"no day has at least {MIN_ROWS} snapshot rows, two apps with credited time and a "
-            "visited domain; import more desktop capture first."
+            f"no day has at least {MIN_ROWS} snapshot rows, two apps with credited time, one "
+            "of them ahead, and a visited domain; import more desktop capture first."
         )
     k = len(eligible)
     if k <= n:
@@ -130,9 +131,7 @@ def _pair(figures: DayFigures) -> tuple[str, str]:
     ranked = [(app, s) for app, s in figures.app_seconds if s > 0]
     if len(ranked) >= 3 and ranked[1][1] > ranked[2][1]:
         return ranked[1][0], ranked[2][0]
-    if ranked[0][1] > ranked[1][1]:
-        return ranked[0][0], ranked[1][0]
-    raise ValueError(f"{figures.day}: the top two apps have the same credited time")
+    return ranked[0][0], ranked[1][0]  # qualifies(): the first is ahead of the second
 
 
 def day_questions(figures: DayFigures) -> list[Question]:
