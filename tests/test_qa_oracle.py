@@ -170,6 +170,19 @@ def test_day_figures_gather_every_figure(rows: Rows) -> None:
     assert figures.first_activity is not None
     assert figures.first_activity.strftime("%H:%M") == "09:00"
     assert figures.apps_ever == frozenset({"Code", "Firefox"})
+    assert figures.domains_ever == frozenset({"docs.python.org"})
+
+
+def test_the_history_wide_sets_are_queried_once_when_given(
+    rows: Rows, django_assert_num_queries: Any
+) -> None:
+    rows.add(0, "Code")
+    rows.add(40, "Firefox", url="https://docs.python.org/3/")
+    ever = {"apps_ever": frozenset({"Code", "Slack"}), "domains_ever": frozenset({"a.org"})}
+    oracle.day_figures(rows.entity, DAY)
+    with django_assert_num_queries(6):  # the day's own figures only (8 without the sets)
+        given = oracle.day_figures(rows.entity, DAY, **ever)
+    assert (given.apps_ever, given.domains_ever) == (ever["apps_ever"], ever["domains_ever"])
 
 
 def test_an_empty_day_has_no_credit_and_no_span(desktop: Entity) -> None:

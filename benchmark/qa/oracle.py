@@ -210,8 +210,18 @@ def snapshot_days(entity: Entity) -> list[tuple[date, int]]:
     return [(row["local_day"], row["n"]) for row in rows]
 
 
-def day_figures(entity: Entity, day: date) -> DayFigures:
-    """Every figure the questions need for one local day of one entity."""
+def day_figures(
+    entity: Entity,
+    day: date,
+    *,
+    apps_ever: frozenset[str] | None = None,
+    domains_ever: frozenset[str] | None = None,
+) -> DayFigures:
+    """Every figure the questions need for one local day of one entity.
+
+    ``apps_ever`` and ``domains_ever`` (the entity's whole history) are queried when not
+    given; a caller that asks about many days passes them once.
+    """
     first, last = activity_span(entity, day)
     return DayFigures(
         day=day,
@@ -223,6 +233,8 @@ def day_figures(entity: Entity, day: date) -> DayFigures:
         domains=tuple(distinct_domains(entity, day)),
         first_activity=first,
         last_activity=last,
-        apps_ever=frozenset(distinct_apps(entity)),
-        domains_ever=frozenset(distinct_domains(entity)),
+        apps_ever=frozenset(distinct_apps(entity)) if apps_ever is None else apps_ever,
+        domains_ever=(
+            frozenset(distinct_domains(entity)) if domains_ever is None else domains_ever
+        ),
     )

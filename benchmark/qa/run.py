@@ -178,7 +178,11 @@ def qa_run(
         raise QaConfigError(f"entity {entity.key!r} has no snapshot rows; import capture first")
     progress(f"qa: {len(found)} days with snapshot rows; computing the oracle's figures")
     try:
-        chosen = select_days([oracle.day_figures(entity, day) for day, _ in found], days)
+        ever = {
+            "apps_ever": frozenset(oracle.distinct_apps(entity)),
+            "domains_ever": frozenset(oracle.distinct_domains(entity)),
+        }
+        chosen = select_days([oracle.day_figures(entity, day, **ever) for day, _ in found], days)
     except ValueError as problem:
         raise QaConfigError(str(problem)) from None
     names = [name for name in representations.REPRESENTATIONS if name in asked]
