@@ -7,7 +7,8 @@ it happened in and the event ids that are its evidence:
 - **action** granularity: a click on a canonical target (an element the accessibility tree
   named, exactly or within the tolerance ring of §4.3; zone and unresolved clicks name nothing
   a replay could find again), and typing into a named field (consecutive keys and texts into
-  one field of one frame are one action);
+  one field of one frame are one action; keys whose event names no element go to the element
+  clicked before them, unless that is one nothing is typed into, such as a button or a link);
 - **url** granularity: each change of URL template in a frame's rows is one ``navigate``.
 
 A URL template is ``host/p0/p1/*``: the site, its first two path segments with identifiers
@@ -29,6 +30,31 @@ CANONICAL_TIERS = frozenset({"named", "exact", "tolerance"})
 """§4.3 click tiers that name an element; ``zone`` and ``unresolved`` do not."""
 
 TYPED = frozenset({"key", "text"})
+# Roles nothing is typed into: keys after a click on one are shortcuts (or go to whatever has
+# the focus), so they are not credited to it as typing into a named field.
+NOT_TYPED_INTO = frozenset(
+    {
+        "AXButton",
+        "AXLink",
+        "AXRadioButton",
+        "AXCheckBox",
+        "AXMenuItem",
+        "AXMenuButton",
+        "AXPopUpButton",
+        "AXTab",
+        "AXHeading",
+        "AXImage",
+        "AXStaticText",
+        "button",
+        "link",
+        "radio",
+        "checkbox",
+        "menuitem",
+        "tab",
+        "heading",
+        "img",
+    }
+)
 GRANULARITIES = ("action", "url")
 
 _IDENTIFIER = re.compile(
@@ -116,10 +142,12 @@ def actions(compiled: Compiled, granularity: str = "action") -> list[Action]:
                     )
                 )
             elif event.type in TYPED:
-                field = event.element_name or last_click
-                if not field:
+                if event.element_name:
+                    field, role = event.element_name, event.element_role
+                elif last_click and last_click_role not in NOT_TYPED_INTO:
+                    field, role = last_click, last_click_role
+                else:
                     continue
-                role = event.element_role if event.element_name else last_click_role
                 text = event.text if compiled.params.include_text and event.type == "text" else None
                 previous = out[-1] if out else None
                 if (

@@ -93,6 +93,28 @@ def test_typing_without_a_field_name_goes_to_the_field_clicked_before_it():
     assert found[1].url_template is None  # a native app has no page
 
 
+@pytest.mark.parametrize("role", ["AXButton", "AXLink", "AXRadioButton", "button"])
+def test_keys_after_a_click_on_a_button_or_link_are_not_typing_into_it(role):
+    day = Day()
+    day.snap(0, "Expenses", "New expense")
+    day.inp(1, "click", element_name="Save", element_role=role)
+    day.inp(2, "key")  # a shortcut, or keys to whatever has the focus
+    day.inp(3, "key", element_name="Amount", element_role="AXTextField")
+    found = actions(_compiled(day))
+    assert [(a.op, a.target) for a in found] == [("click", "Save"), ("type", "Amount")]
+
+
+def test_keys_after_a_click_on_an_element_of_unknown_role_are_typing_into_it():
+    day = Day()
+    day.snap(0, "Notes", "Draft")
+    day.inp(1, "click", element_name="Body")
+    day.inp(2, "key")
+    assert [(a.op, a.target) for a in actions(_compiled(day))] == [
+        ("click", "Body"),
+        ("type", "Body"),
+    ]
+
+
 def test_url_granularity_is_one_navigate_per_change_of_template():
     found = actions(_compiled(_form_day()), "url")
     assert [(a.op, a.target, a.evidence) for a in found] == [
