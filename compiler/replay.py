@@ -74,14 +74,18 @@ def is_destructive(step: Mapping[str, Any]) -> bool:
 def _slot_names(steps: tuple[Step, ...]) -> list[str | None]:
     """A value slot per typing step, named for its field (``customer``, ``customer_2``)."""
     names: list[str | None] = []
-    used: dict[str, int] = {}
+    taken: set[str] = set()
     for step in steps:
         if step.op != "type":
             names.append(None)
             continue
         base = _SLOT_CHARS.sub("_", step.target.casefold()).strip("_") or "value"
-        used[base] = used.get(base, 0) + 1
-        names.append(base if used[base] == 1 else f"{base}_{used[base]}")
+        name, number = base, 1
+        while name in taken:  # "Amount", "Amount", "Amount 2": amount, amount_2, amount_2_2
+            number += 1
+            name = f"{base}_{number}"
+        taken.add(name)
+        names.append(name)
     return names
 
 

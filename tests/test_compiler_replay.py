@@ -53,6 +53,18 @@ def test_the_plan_has_a_guard_per_step_and_a_slot_per_typed_value():
     assert p["guard_coverage"] == 0.75
 
 
+def test_slot_names_never_collide_with_a_field_named_like_a_numbered_slot():
+    form = _routine(
+        Step("type", "Amount", "AXTextField", "Firefox", None),
+        Step("type", "Amount", "AXTextField", "Firefox", None),
+        Step("type", "Amount 2", "AXTextField", "Firefox", None),
+        Step("type", "amount_2", "AXTextField", "Firefox", None),
+    )
+    names = [s["slot"] for s in plan(form)["steps"]]
+    assert names == ["amount", "amount_2", "amount_2_2", "amount_2_3"]
+    assert len(set(names)) == len(names)
+
+
 def test_navigate_steps_are_guarded_by_the_template_they_arrive_at():
     nav = _routine(
         Step("navigate", "shop.example/orders", None, "Firefox", "shop.example/orders"),
