@@ -150,11 +150,9 @@ def _one(
     figures = recurrence(stream, routines, granularity=granularity)
     days = sorted({a.day for a in stream})
     fit = fit_days if fit_days is not None else max(1, len(days) // 2)
-    held = (
-        holdout(stream, fit_days=fit, granularity=granularity)
-        if fit_days is not None or len(days) >= 2
-        else None
-    )
+    # Too few active days at this granularity (a person who never used a browser has no URL
+    # days) is no hold-out for it, not a failed report.
+    held = holdout(stream, fit_days=fit, granularity=granularity) if len(days) > fit else None
     r_info = distribution([r["r_info"] for r in rows])
     return {
         "days": len(days),

@@ -13,6 +13,7 @@ from django.core.management.base import CommandError
 
 from aframes_web.activity.routines import (
     WindowInvalid,
+    cost_markdown,
     entity_cost,
     entity_history,
     entity_patterns,
@@ -276,6 +277,15 @@ def test_cost_report_writes_json_and_markdown(tmp_path, expenses) -> None:
     assert "h_specific" in markdown and "ceiling" in markdown
     assert "compiling 2026-03-02 (1/4)" in err.getvalue()
     assert "wrote" in err.getvalue()
+
+
+def test_the_markdown_states_a_zero_holdout_ceiling_and_a_missing_holdout(expenses) -> None:
+    cost = entity_cost(entity=expenses, fit_days=3)
+    action = cost["granularities"]["action"]
+    action["ceiling_holdout"] = 0.0  # nothing on the later days was a known routine
+    assert "on the hold-out 0.0 %" in cost_markdown(cost)
+    action["holdout"] = action["ceiling_holdout"] = None
+    assert "hold-out: too few days" in cost_markdown(cost)
 
 
 def test_cost_report_takes_a_range_a_screen_and_the_fit_days(tmp_path, expenses) -> None:

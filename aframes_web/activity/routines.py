@@ -311,10 +311,7 @@ def entity_cost(
             f"fit_days {fit_days} leaves nothing to hold out: the window has "
             f"{len(found.days)} day{'s' if len(found.days) != 1 else ''} with activity."
         )
-    try:
-        cost = report(found.actions, count_tokens=token_counter(), screen=screen, fit_days=fit_days)
-    except ValueError as err:  # e.g. fewer URL days than fit_days: the core says which
-        raise WindowInvalid(f"The hold-out cannot be fitted: {err}.") from None
+    cost = report(found.actions, count_tokens=token_counter(), screen=screen, fit_days=fit_days)
     zone = ZoneInfo(entity.timezone)
     out: dict[str, Any] = {
         "entity": entity.key,
@@ -385,7 +382,7 @@ def cost_markdown(cost: dict[str, Any]) -> str:
             f"- ceiling h·(1 − 1/R_info): {_pct(g['ceiling'])}"
             + (
                 f"; on the hold-out {_pct(g['ceiling_holdout'])}"
-                if g.get("ceiling_holdout")
+                if g.get("ceiling_holdout") is not None
                 else ""
             ),
             "",
