@@ -12,7 +12,8 @@ it happened in and the event ids that are its evidence:
 - **url** granularity: each change of URL template in a frame's rows is one ``navigate``.
 
 A URL template is ``host/p0/p1/*``: the site, its first two path segments with identifiers
-(numbers, hashes, long opaque tokens) replaced by ``*``, and ``/*`` when the path goes deeper.
+(numbers, dates, hashes, long opaque tokens) replaced by ``*``, and ``/*`` when the path goes
+deeper.
 Queries and fragments are dropped (they hold searches, ids and sometimes secrets).
 """
 
@@ -60,6 +61,7 @@ GRANULARITIES = ("action", "url")
 _IDENTIFIER = re.compile(
     r"""^(?:
         \d+                           # numbers: issue, order and row ids
+      | \d{4}-\d{2}(?:-\d{2})?         # dates and months: a monthly report, a day's log
       | [0-9a-f]{7,}                  # hex: commit shas, object ids
       | [0-9a-f]{8}-[0-9a-f-]{27}     # uuids
       | (?=[A-Za-z0-9_-]{16,}$)(?=.*\d)[A-Za-z0-9_-]+  # long opaque tokens with a digit

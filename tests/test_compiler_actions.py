@@ -27,6 +27,9 @@ def _compiled(day: Day, **params: object):
         ("https://x.example/3f2a9c1d7e/view", "x.example/*/view"),
         ("https://x.example/item/8d3f1a2b-1c2d-4e5f-9a8b-7c6d5e4f3a2b", "x.example/item/*"),
         ("https://x.example/s/AbCdEfGh12345678XY", "x.example/s/*"),
+        ("https://x.example/reports/2026-03/new", "x.example/reports/*/*"),  # a month
+        ("https://x.example/log/2026-03-02", "x.example/log/*"),  # a day
+        ("https://x.example/2026-report/q1", "x.example/2026-report/q1"),  # a name, not a date
         ("https://x.example/docs/getting-started-guide", "x.example/docs/getting-started-guide"),
         ("example.org/path", "example.org/path"),
         ("file:///home/me/notes.txt", None),
