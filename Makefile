@@ -46,7 +46,7 @@ typecheck: install-dev
 	$(BIN)/mypy --strict compiler memory/engine aframes_sync
 
 ## Benchmarks: heavy runs, never part of make test. Each prints a report ending in one JSON line.
-bench: bench-ingest bench-import bench-sync bench-compiler bench-pipeline bench-memory bench-proactivestream bench-annotation bench-api bench-cost bench-qa
+bench: bench-ingest bench-import bench-sync bench-compiler bench-pipeline bench-memory bench-proactivestream bench-annotation bench-api bench-cost bench-routines bench-qa
 
 bench-ingest: install-dev
 	$(BIN)/python -m benchmark.ingest
@@ -76,6 +76,11 @@ bench-api: install-dev
 .PHONY: bench-cost
 bench-cost: install-dev
 	$(BIN)/python -m benchmark.cost
+
+## The routine miner alone on long SYNTHETIC action streams (no capture, no compile).
+.PHONY: bench-routines
+bench-routines: install-dev
+	$(BIN)/python -m benchmark.routines_scale --days 60
 
 ## make bench-qa: the QA harness without an LLM on the demo days (oracle, agreement, tokens).
 bench-qa: install-dev

@@ -47,8 +47,8 @@ SEED = 7
 
 
 def compiled_days(days: int, *, seed: int, start: date = FIRST_DAY) -> list[Compiled]:
-    """``days`` consecutive SYNTHETIC calendar days (weekends lighter, no routines) compiled
-    one by one; ids are the records' positions across the whole history, as stored ids are."""
+    """``days`` consecutive SYNTHETIC calendar days (weekends lighter, with the demo person's
+    routines) compiled one by one; ids are the records' positions across the whole history, as stored ids are."""
     out: list[Compiled] = []
     next_id = 1
     for n in range(days):

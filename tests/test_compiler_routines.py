@@ -4,6 +4,7 @@ self-repeats collapsed, maximal only; recurrence (h_raw, h_specific) and the hol
 
 from __future__ import annotations
 
+import json
 import math
 import random
 from datetime import timedelta
@@ -432,3 +433,15 @@ def test_mining_agrees_with_counting_every_window(seed):
 def test_the_random_streams_hold_routines_to_compare():
     counts = [len(mine(_random_stream(seed).out)) for seed in range(12)]
     assert sum(n > 0 for n in counts) >= 8
+
+
+def test_the_miner_scale_benchmark_finds_the_planted_routines_and_ends_with_json(capsys):
+    from benchmark import routines_scale
+
+    assert routines_scale.main(["--days", "3", "--routines", "4", "--max-len", "5"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0].startswith("routine miner on 3 SYNTHETIC days:")
+    figures = json.loads(lines[-1])
+    assert figures["days"] == 3 and figures["actions"] > 1500
+    assert figures["routines"] >= 4  # each planted routine recurs far more than 3 times
+    assert {"mine_s", "recurrence_s", "holdout_s", "report_s"} <= set(figures)
