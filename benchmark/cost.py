@@ -48,7 +48,8 @@ SEED = 7
 
 def compiled_days(days: int, *, seed: int, start: date = FIRST_DAY) -> list[Compiled]:
     """``days`` consecutive SYNTHETIC calendar days (weekends lighter, with the demo person's
-    routines) compiled one by one; ids are the records' positions across the whole history, as stored ids are."""
+    routines) compiled one by one; ids are the records' positions across the whole history,
+    as stored ids are."""
     out: list[Compiled] = []
     next_id = 1
     for n in range(days):

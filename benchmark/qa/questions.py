@@ -18,11 +18,12 @@ absent_app             hallucination   no: an app the entity was never seen usin
 Everything here is a pure function of the oracle's figures, so the same days give the same
 questions on every run and on every database.
 
-The days (:func:`select_days`): a day qualifies when it has at least :data:`MIN_ROWS`
-snapshot rows, at least two apps with credited time, the first strictly ahead of the second
-(a tie has no dominant app), and at least one domain, so that every question can be asked. Of the qualifying days in date order, all are taken when there are at
-most ``n``; otherwise ``n`` evenly spaced ones, the first and the last always among them
-(position ``round(i * (k - 1) / (n - 1))`` for ``i`` in ``0..n-1`` of ``k`` days).
+The days (:func:`select_days`): a day qualifies when it has at least :data:`MIN_ROWS` snapshot
+rows, at least two apps with credited time, the first strictly ahead of the second (a tie has
+no dominant app), and at least one domain, so that every question can be asked. Of the
+qualifying days in date order, all are taken when there are at most ``n``; otherwise ``n``
+evenly spaced ones, the first and the last always among them (position ``round(i * (k - 1) / (n
+- 1))`` for ``i`` in ``0..n-1`` of ``k`` days).
 """
 
 from __future__ import annotations
