@@ -22,8 +22,8 @@ The days (:func:`select_days`): a day qualifies when it has at least :data:`MIN_
 rows, at least two apps with credited time, the first strictly ahead of the second (a tie has
 no dominant app), and at least one domain, so that every question can be asked. Of the
 qualifying days in date order, all are taken when there are at most ``n``; otherwise ``n``
-evenly spaced ones, the first and the last always among them (position ``round(i * (k - 1) / (n
-- 1))`` for ``i`` in ``0..n-1`` of ``k`` days).
+evenly spaced ones, the first and the last always among them
+(position ``round(i * (k - 1) / (n - 1))`` for ``i`` in ``0..n-1`` of ``k`` days).
 """
 
 from __future__ import annotations
