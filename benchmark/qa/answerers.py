@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from django.conf import settings
 
 from aframes_web import llm
+from aframes_web.activity.services import token_counter
 from aframes_web.streams.models import Entity
-from benchmark.qa.representations import Representation, count_tokens
+from benchmark.qa.representations import Representation
 
 ANSWERERS = ("llm",)
 DEFAULT_CONTEXT_TOKENS = 8192  # SmolLM2's context; most small local models have at least this
@@ -81,7 +82,7 @@ def prompt(day: str, representation: Representation, question: str, trial: int =
 def prompt_tokens(day: str, representation: Representation, question: str) -> int:
     """cl100k tokens of the prompt: the representation's, counted once, plus the rest's."""
     bare = Representation(representation.name, "", 0, representation.source)
-    return representation.tokens + count_tokens()(prompt(day, bare, question))
+    return representation.tokens + token_counter()(prompt(day, bare, question))
 
 
 def fits(day: str, representation: Representation, question: str, context_tokens: int) -> bool:

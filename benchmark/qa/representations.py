@@ -17,12 +17,11 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
-from functools import cache
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from aframes_web.activity.models import DayDocument
-from aframes_web.activity.services import DayCompile, day_compile_read
+from aframes_web.activity.services import DayCompile, day_compile_read, token_counter
 from aframes_web.api.serializers import event_record
 from aframes_web.streams.models import Entity, Event
 from benchmark.qa.oracle import SNAPSHOT, local_day_bounds
@@ -39,14 +38,6 @@ SUMMARY_PROMPT = (
     "of the first and last rows. Be factual and brief; mention every application and domain "
     "that appears.\n\n{rows}\n\nSUMMARY:"
 )
-
-
-@cache
-def count_tokens() -> Callable[[str], int]:
-    """cl100k_base token counts (the offline copy the project uses everywhere)."""
-    from compiler.__main__ import cl100k
-
-    return cl100k()
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +76,7 @@ def _dumps(records: list[dict[str, Any]]) -> str:
 
 def raw(entity: Entity, day: date) -> Representation:
     text = _raw_header(entity, day) + _dumps(raw_records(entity, day))
-    return Representation("raw", text, count_tokens()(text), "events endpoint rows")
+    return Representation("raw", text, token_counter()(text), "events endpoint rows")
 
 
 def ledger_lines(entries: list[dict[str, Any]]) -> str:
@@ -118,7 +109,7 @@ def block(entity: Entity, day: date, result: DayCompile) -> Representation:
     else:
         context, source = context_block(result.compiled), "compiled now (no current document)"
     text = context + "\n" + ledger_lines(ledger(result.compiled))
-    return Representation("block", text, count_tokens()(text), source)
+    return Representation("block", text, token_counter()(text), source)
 
 
 def summary(
@@ -132,7 +123,7 @@ def summary(
 
     Raises ValueError when not even one row fits beside the prompt.
     """
-    count = count_tokens()
+    count = token_counter()
     fixed = count(SUMMARY_PROMPT.format(rows="")) + count(_raw_header(entity, day))
     room = context_tokens - fixed - SUMMARY_REPLY_TOKENS
     pieces: list[list[dict[str, Any]]] = [[]]
