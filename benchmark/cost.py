@@ -32,7 +32,7 @@ from aframes_web.demo.desktop import generate_day
 from benchmark.harness import finish, median
 from compiler.__main__ import cl100k
 from compiler.actions import GRANULARITIES, Action, history
-from compiler.cost import DEFAULT_SCREEN, SCREENS, report
+from compiler.cost import DEFAULT_SCREEN, SCREENS, percent, report
 from compiler.document import Compiled, compile_day
 from compiler.params import Params
 from compiler.replay import plan, script
@@ -118,10 +118,6 @@ def run(days: int, *, seed: int = SEED, screen: str = DEFAULT_SCREEN) -> dict[st
     }
 
 
-def _pct(value: float | None) -> str:
-    return "—" if value is None else f"{100 * value:.1f} %"
-
-
 def _x(value: float | None) -> str:
     return "—" if value is None else f"{value:,.0f}×"
 
@@ -139,11 +135,11 @@ def readable(result: dict[str, Any]) -> str:
         lines.append("")
         lines.append(
             f"{granularity} granularity: {len(figures['routines'])} routines; "
-            f"h_raw {_pct(figures['h_raw'])}, h_specific {_pct(figures['h_specific'])}, "
-            f"hold-out {_pct((figures['holdout'] or {}).get('h_holdout'))}; "
+            f"h_raw {percent(figures['h_raw'])}, h_specific {percent(figures['h_specific'])}, "
+            f"hold-out {percent((figures['holdout'] or {}).get('h_holdout'))}; "
             f"R_inject median {_x(figures['r_inject']['median'])}, "
             f"R_info median {_x(figures['r_info']['median'])}; "
-            f"ceiling h·(1−1/R_info) {_pct(figures['ceiling'])}."
+            f"ceiling h·(1−1/R_info) {percent(figures['ceiling'])}."
         )
         by_id = {r.id: r for r in result["routines"][granularity]}
         lines.append("  length count plan_tok script_tok  R_inject    R_info  guards  first steps")

@@ -183,3 +183,13 @@ def ceiling(h: float, r_info: float) -> float:
 
 def _ceiling(h: float, r_info: float | None) -> float | None:
     return None if r_info is None else ceiling(h, r_info)
+
+
+def percent(value: float | None) -> str:
+    """A share as the cost report, the dashboard and the benchmark print it ("—" when none)."""
+    return "—" if value is None else f"{100 * value:.1f} %"
+
+
+def ratio(value: float | None) -> str:
+    """A cost ratio (R_inject, R_info) as printed: "31.9×", "—" when none."""
+    return "—" if value is None else f"{value:,.1f}×"

@@ -168,3 +168,10 @@ def test_bad_report_inputs_are_refused(kwargs, message):
     kwargs.setdefault("count_tokens", words)
     with pytest.raises(ValueError, match=message):
         report(actions, **kwargs)
+
+
+def test_shares_and_ratios_are_printed_one_way_everywhere():
+    from compiler.cost import percent, ratio
+
+    assert percent(0.321552) == "32.2 %" and percent(0.0) == "0.0 %" and percent(None) == "—"
+    assert ratio(456.3113) == "456.3×" and ratio(1234.56) == "1,234.6×" and ratio(None) == "—"

@@ -32,7 +32,7 @@ from aframes_web.activity.services import (
 )
 from aframes_web.streams.models import Entity
 from compiler.actions import GRANULARITIES, Action, history
-from compiler.cost import DEFAULT_SCREEN, SCREENS, report
+from compiler.cost import DEFAULT_SCREEN, SCREENS, percent, ratio, report
 from compiler.document import Compiled, runs
 from compiler.params import COMPILER_VERSION, Params
 from compiler.patterns import detect
@@ -333,14 +333,6 @@ def entity_cost(
     return out
 
 
-def _pct(value: float | None) -> str:
-    return "—" if value is None else f"{100 * value:.1f} %"
-
-
-def _ratio(value: float | None) -> str:
-    return "—" if value is None else f"{value:,.1f}×"
-
-
 def _cell(text: str) -> str:
     """Captured text inside a Markdown table cell: one line, no cell breaks."""
     return " ".join(text.split()).replace("|", "\\|")
@@ -366,22 +358,22 @@ def cost_markdown(cost: dict[str, Any]) -> str:
             f"## {'URL' if granularity == 'url' else 'Action'} granularity",
             "",
             f"- steps in the stream: {g['steps']:,}; routines: {len(g['routines'])}",
-            f"- h_raw {_pct(g['h_raw'])}, h_specific {_pct(g['h_specific'])}"
+            f"- h_raw {percent(g['h_raw'])}, h_specific {percent(g['h_specific'])}"
             + (
-                f"; hold-out {_pct(held.get('h_holdout'))} (fit on {len(held['fit_days'])} "
+                f"; hold-out {percent(held.get('h_holdout'))} (fit on {len(held['fit_days'])} "
                 f"day{'s' if len(held['fit_days']) != 1 else ''}, tested on "
                 f"{len(held['test_days'])})"
                 if held
                 else "; hold-out: too few days"
             ),
-            f"- R_inject median {_ratio(g['r_inject']['median'])}, R_info median "
-            f"{_ratio(g['r_info']['median'])}; plan tokens median "
+            f"- R_inject median {ratio(g['r_inject']['median'])}, R_info median "
+            f"{ratio(g['r_info']['median'])}; plan tokens median "
             f"{g['plan_tokens']['median'] if g['plan_tokens']['median'] is not None else '—'}, "
             f"script tokens median "
             f"{g['script_tokens']['median'] if g['script_tokens']['median'] is not None else '—'}",
-            f"- ceiling h·(1 − 1/R_info): {_pct(g['ceiling'])}"
+            f"- ceiling h·(1 − 1/R_info): {percent(g['ceiling'])}"
             + (
-                f"; on the hold-out {_pct(g['ceiling_holdout'])}"
+                f"; on the hold-out {percent(g['ceiling_holdout'])}"
                 if g.get("ceiling_holdout") is not None
                 else ""
             ),
@@ -400,7 +392,7 @@ def cost_markdown(cost: dict[str, Any]) -> str:
             lines.append(
                 f"| `{r['id']}` | {_cell(steps)} | {r['length']} | {r['count']} | "
                 f"{r.get('plan_tokens', '—')} | {r.get('script_tokens', '—')} | "
-                f"{_ratio(r.get('r_inject'))} | {_ratio(r.get('r_info'))} | "
+                f"{ratio(r.get('r_inject'))} | {ratio(r.get('r_info'))} | "
                 f"{r['guard_coverage']:.2f} |"
             )
     return "\n".join(lines) + "\n"

@@ -15,12 +15,9 @@ from aframes_web.activity.selectors import frame_ids_stored
 from aframes_web.dashboard.forms import RoutinesForm
 from aframes_web.dashboard.views import _entity, _render_local
 from aframes_web.streams.models import Entity
+from compiler.cost import percent
 
 ROUTINES_PER_PAGE = 25  # 60 busy days give hundreds of routines, each with its occurrences
-
-
-def _pct(value: float | None) -> str:
-    return "—" if value is None else f"{100 * value:.1f} %"
 
 
 def _times(value: float | None) -> str:
@@ -31,17 +28,17 @@ def _figures(summary: dict[str, Any]) -> list[tuple[str, str]]:
     """The window's R and h figures as a person reads them."""
     held = summary.get("holdout")
     return [
-        ("h raw: steps inside any recurring 3-step sequence", _pct(summary["h_raw"])),
-        ("h specific: steps inside a routine", _pct(summary["h_specific"])),
+        ("h raw: steps inside any recurring 3-step sequence", percent(summary["h_raw"])),
+        ("h specific: steps inside a routine", percent(summary["h_specific"])),
         (
             "Hold-out h: later steps inside a routine known earlier",
-            f"{_pct(held['h_holdout'])} (fit on {len(held['fit_days'])} days)"
+            f"{percent(held['h_holdout'])} (fit on {len(held['fit_days'])} days)"
             if held
             else "too few days",
         ),
         ("R inject, median", _times(summary["r_inject"]["median"])),
         ("R info, median", _times(summary["r_info"]["median"])),
-        ("Ceiling h·(1 − 1/R info)", _pct(summary["ceiling"])),
+        ("Ceiling h·(1 − 1/R info)", percent(summary["ceiling"])),
     ]
 
 
@@ -71,7 +68,7 @@ def entity_routines_page(request: HttpRequest, slug: str, key: str) -> HttpRespo
         {
             **r,
             "words": step_words(r["steps"]),
-            "guards": _pct(r["guard_coverage"]),
+            "guards": percent(r["guard_coverage"]),
             "occurrences": [
                 {
                     **o,
