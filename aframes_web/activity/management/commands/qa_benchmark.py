@@ -15,7 +15,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from aframes_web.streams.models import Entity
+from aframes_web.streams.selectors import entity_get
 from aframes_web.teams.models import Team
 from benchmark.qa import report
 from benchmark.qa.answerers import DEFAULT_CONTEXT_TOKENS, AnswererError, answerer_named
@@ -68,7 +68,7 @@ class Command(BaseCommand):
         team = Team.objects.filter(slug=options["team"]).first()
         if team is None:
             raise CommandError(f"no team {options['team']!r}; create it with create_team")
-        entity = Entity.objects.filter(team=team, key=options["entity"]).first()
+        entity = entity_get(team=team, key=options["entity"])
         if entity is None:
             raise CommandError(
                 f"team {team.slug!r} has no entity {options['entity']!r}; "
