@@ -71,6 +71,7 @@ GROUPS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
         tuple(
             f"tests/test_memory_{unit}.py"
             for unit in (
+                "catalogue",
                 "control",
                 "day",
                 "decide",

@@ -252,8 +252,7 @@ def desktop_app(event: EngineEvent) -> str:
 
 
 def desktop_site(event: EngineEvent) -> str | None:
-    url = event.payload.get("url")
-    return site_of(url) if isinstance(url, str) else None
+    return site_of(event.payload.get("url"))  # None for a missing or non-text URL
 
 
 # -- decision points ----------------------------------------------------------------------------

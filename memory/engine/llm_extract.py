@@ -140,7 +140,8 @@ def llm_extractor(complete: Callable[[str], str], base: Extract) -> Extract:
             text = complete(extraction_prompt(scope, events, day, zone))
         except Exception:  # the outside world: any failure adds nothing
             return found
-        proposed, _problem = parse_segments(text) if isinstance(text, str) else ((), "not text")
+        # Why a reply was unreadable is not kept here: the call's record keeps the reply.
+        proposed = parse_segments(text)[0] if isinstance(text, str) else ()
         return found + proposed
 
     return extract
