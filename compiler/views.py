@@ -66,9 +66,7 @@ def _surface_kind(frame_app: str, kinds: set[str]) -> str | None:
         return native
     for kind in sorted(kinds):
         lowered = kind.casefold()
-        if lowered in ("email", "gmail", "outlook") or lowered.startswith(
-            ("gmail", "outlook", "email")
-        ):
+        if lowered.startswith(("gmail", "outlook", "email")):
             return "email"
         if lowered.startswith(
             (
@@ -154,8 +152,9 @@ def steps(compiled: Compiled, frame_id: str, *, max_steps: int = 250) -> dict[st
     include = compiled.params.include_text
     timeline: list[tuple[float, int, dict[str, Any]]] = []
     last_title: str | None = None
-    for row in frame.rows:
-        if row.window != last_title:
+    # The frame opens with a focus step, on its app where its first row has no title.
+    for position, row in enumerate(frame.rows):
+        if not position or row.window != last_title:
             timeline.append(
                 (
                     row.t,
