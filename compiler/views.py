@@ -151,10 +151,10 @@ def steps(compiled: Compiled, frame_id: str, *, max_steps: int = 250) -> dict[st
     layout = layout_for(compiled.params.layout, compiled.params.layout_map)
     include = compiled.params.include_text
     timeline: list[tuple[float, int, dict[str, Any]]] = []
-    last_title: str | None = None
-    # The frame opens with a focus step, on its app where its first row has no title.
-    for position, row in enumerate(frame.rows):
-        if not position or row.window != last_title:
+    # No title yet: the frame opens with a focus step, on its app where its first row has none.
+    last_title: object = object()
+    for row in frame.rows:
+        if row.window != last_title:
             timeline.append(
                 (
                     row.t,

@@ -370,6 +370,20 @@ def test_a_frame_too_costly_for_the_budget_is_skipped_for_shorter_ones_that_fit(
     assert lines[-1] == "omitted: 2 frames beyond the token budget (13.0 m)"
 
 
+@pytest.mark.parametrize("budget", [34, None])
+def test_the_budget_weighs_each_line_of_the_block_with_its_newline(budget: int | None) -> None:
+    asked: list[str] = []
+
+    def count(text: str) -> int:
+        asked.append(text)
+        return 1
+
+    lines = block(four_frames(), budget_tokens=budget, max_frames=2, count_tokens=count)
+    header = lines[:2]
+    frame_lines = [line for line in block(four_frames()) if line.startswith("- ")]
+    assert set(asked) == {line + "\n" for line in header + frame_lines[1::2]}
+
+
 def test_frames_of_equal_length_are_kept_earliest_first() -> None:
     doc = document([frame("08:00", "08:05", 5.0, app="A"), frame("08:10", "08:15", 5.0, app="B")])
     lines = block(doc, budget_tokens=33, count_tokens=one_token_a_line)
@@ -402,7 +416,9 @@ def test_without_a_budget_a_day_of_many_frames_costs_what_max_frames_lines_cost(
 
 
 def test_without_a_budget_every_frame_up_to_the_limit_is_listed() -> None:
-    lines = block(four_frames(), max_frames=4, count_tokens=lambda t: 10_000)
+    doc = four_frames()
+    doc["coverage"]["gaps"] = [{"start": at("08:40"), "end": at("08:50"), "minutes": 10.0}]
+    lines = block(doc, max_frames=4, count_tokens=one_token_a_line)
     assert listed_apps(lines) == ["A0", "A1", "A2", "A3"]
     assert not lines[-1].startswith("omitted")
     assert MAX_CONTEXT_FRAMES == 40

@@ -86,6 +86,14 @@ def test_elements_without_bounds_or_name_are_never_targets() -> None:
     nameless = box("", 0, 0, 1000, 500)
     unplaced = Element(1, "AXButton", "Ghost", None)
     assert click(10, 10, nameless, unplaced) == ("zone:top-left", None, "zone")
+    assert click(10, 10, nameless, unplaced, box("Pane", 0, 0, 100, 100))[0] == "Pane"
+
+
+def test_a_click_on_the_far_edges_of_an_element_is_inside_it() -> None:
+    # Bounds that scale to whole pixels exactly: the far edges are 750 and 375 px.
+    pane = Element(1, "AXGroup", "Pane", (0.5, 0.5, 0.25, 0.25))
+    for x, y in ((750, 375), (500, 250), (750, 250), (500, 375)):
+        assert click(x, y, pane) == ("Pane", "AXGroup", "exact"), (x, y)
 
 
 def test_a_near_miss_within_the_tolerance_hits_the_nearest_by_its_farther_axis() -> None:
@@ -252,7 +260,7 @@ def test_clicks_are_named_by_capture_resolved_by_tree_or_unresolved() -> None:
         InputEvent(12, 202.0, "click", x=110.0),  # no y: nothing to resolve against
         InputEvent(13, 203.0, "click", x=900.0, y=450.0),
         InputEvent(14, 204.0, "key", element_name="Field", element_role="AXTextField"),
-        InputEvent(15, 999.0, "click", element_name="Late"),
+        InputEvent(15, 999.0, "click", element_name="Late", element_role="AXLink"),
         InputEvent(16, 999.5, "click", x=1.0, y=1.0),
         InputEvent(17, 999.9, "scroll"),
     ]
@@ -263,7 +271,7 @@ def test_clicks_are_named_by_capture_resolved_by_tree_or_unresolved() -> None:
         (None, None, "unresolved"),
         ("Pane", "AXGroup", "exact"),
         ("Field", "AXTextField", None),
-        ("Late", None, "named"),  # no snapshot near it, but the capture named it
+        ("Late", "AXLink", "named"),  # no snapshot near it, but the capture named it
         (None, None, "unresolved"),
         (None, None, None),
     ]
@@ -298,3 +306,8 @@ def test_no_inputs_ask_for_no_trees() -> None:
     trees = Trees({})
     assert attributed([], snapshots("0", (1, 100.0)), trees) == ([], [])
     assert trees.asked == [set()]
+
+
+def test_a_monitor_named_by_the_empty_string_is_a_monitor_like_any_other() -> None:
+    out, _ = attributed([InputEvent(10, 101.0, "key", monitor="")], snapshots("", (1, 100.0)))
+    assert where(out) == [(10, 1, 1000)]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from compiler.capture import Capture, InputEvent, Snapshot
 from compiler.document import Compiled, compile_day
 from compiler.params import Params
 from compiler.views import (
@@ -15,7 +16,7 @@ from compiler.views import (
     ledger,
     steps,
 )
-from tests.compiler_days import DAY, TZ, Day
+from tests.compiler_days import BASE, DAY, TZ, Day
 
 FIXED = "2026-03-03T00:00:00+00:00"
 GMAIL = "https://mail.google.com/mail/u/0/#inbox"
@@ -94,12 +95,12 @@ def test_the_ledger_counts_frames_under_the_floor() -> None:
 
 def test_an_interruption_adds_to_an_app_that_also_has_frames() -> None:
     d = Day()
-    d.run(0, 120, 30, "Slack")
-    d.run(120, 240, 30, "Code")
-    d.snap(240, "Slack")  # 10 s, back to Code: an interruption
-    d.run(250, 370, 30, "Code")
+    d.run(0, 100, 25, "Slack")  # 100 s
+    d.run(100, 220, 30, "Code")
+    d.snap(220, "Slack")  # 10 s, back to Code: an interruption
+    d.run(230, 350, 30, "Code")
     [slack] = [a for a in ledger(compile_(d, min_minutes=0)) if a["app"] == "Slack"]
-    assert (slack["minutes"], slack["sessions"], slack["longest_session_min"]) == (2.17, 1, 2.0)
+    assert (slack["minutes"], slack["sessions"], slack["longest_session_min"]) == (1.83, 1, 1.67)
 
 
 # --- Communication surfaces -----------------------------------------------------------------
@@ -204,6 +205,20 @@ def test_communications_list_each_surface_with_its_minutes_titles_and_evidence()
         },
     ]
     assert UNTRUSTED.startswith("Window titles are third-party text")
+
+
+def test_one_apps_surfaces_are_listed_by_site_the_one_without_first() -> None:
+    d = Day()
+    d.run(0, 40, 20, "Slack", window="#eng")  # 40 s, no site
+    d.run(40, 80, 20, "Slack", window="#ops", url="https://0chat.example/c")
+    d.run(80, 120, 20, "Slack", window="#dev", url=SLACK)
+    d.snap(120, "Code")
+    surfaces = communications(compile_(d, min_minutes=0))
+    assert [(s["site"], s["minutes"]) for s in surfaces] == [
+        (None, 0.67),
+        ("0chat.example", 0.67),
+        ("app.slack.com", 0.67),
+    ]
 
 
 def test_communications_of_one_kind_leave_the_others_out() -> None:
@@ -350,3 +365,23 @@ def test_steps_are_cut_at_two_hundred_fifty_by_default() -> None:
         d.inp(1 + n / 2, "click", element_name=f"b{n}")
     result = steps(compile_(d, min_minutes=0), "f-1")
     assert (len(result["steps"]), result["step_count"], result["truncated"]) == (250, 261, True)
+
+
+def test_an_operators_keyboard_map_repairs_the_typed_steps() -> None:
+    d = Day()
+    d.run(0, 60, 30, "Code", window="main.py")
+    d.inp(1, "text", text="qb")
+    compiled = compile_(
+        d, min_minutes=0, include_text=True, layout="azerty", layout_map=(("b", "B"),)
+    )
+    assert steps(compiled, "f-1")["steps"][1]["text"] == "qB"
+
+
+def test_a_row_and_an_input_may_share_an_id_and_an_instant() -> None:
+    # Snapshots and inputs are separate tables in a capture: their ids may coincide.
+    capture = Capture(
+        snapshots=[Snapshot(1, BASE, "0", "Code", "main.py"), Snapshot(2, BASE + 30, "0", "Code")],
+        inputs=[InputEvent(1, BASE, "key")],
+    )
+    compiled = compile_day(capture, DAY, TZ, Params(min_minutes=0), generated_at=FIXED)
+    assert [s["op"] for s in steps(compiled, "f-1")["steps"]] == ["focus", "type", "focus"]
