@@ -63,6 +63,9 @@ GROUPS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
             "tests/test_compiler_segment.py",
             "tests/test_compiler_properties.py",
             "tests/test_compiler_records_incremental.py",
+            "tests/test_compiler_emit.py",
+            "tests/test_compiler_enrich.py",
+            "tests/test_compiler_views.py",
         ),
     ),
     (

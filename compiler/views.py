@@ -66,9 +66,7 @@ def _surface_kind(frame_app: str, kinds: set[str]) -> str | None:
         return native
     for kind in sorted(kinds):
         lowered = kind.casefold()
-        if lowered in ("email", "gmail", "outlook") or lowered.startswith(
-            ("gmail", "outlook", "email")
-        ):
+        if lowered.startswith(("gmail", "outlook", "email")):
             return "email"
         if lowered.startswith(
             (
@@ -153,7 +151,8 @@ def steps(compiled: Compiled, frame_id: str, *, max_steps: int = 250) -> dict[st
     layout = layout_for(compiled.params.layout, compiled.params.layout_map)
     include = compiled.params.include_text
     timeline: list[tuple[float, int, dict[str, Any]]] = []
-    last_title: str | None = None
+    # No title yet: the frame opens with a focus step, on its app where its first row has none.
+    last_title: object = object()
     for row in frame.rows:
         if row.window != last_title:
             timeline.append(

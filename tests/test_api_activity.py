@@ -227,7 +227,7 @@ def test_min_minutes_recompiles_with_its_own_sha256(owner_api, small_day) -> Non
     # Nothing was stored by the recompile.
     assert DayDocument.objects.filter(entity=small_day.entity).count() == 1
     markdown = owner_api.get(path, data={"min_minutes": "2", "format": "md"})
-    assert markdown["ETag"] == f'"{sha}-md"' and "1 frames under 2.0 min" in markdown.text
+    assert markdown["ETag"] == f'"{sha}-md"' and "1 frame under 2.0 min" in markdown.text
 
 
 def test_min_minutes_equal_to_the_stored_one_serves_the_stored_document(

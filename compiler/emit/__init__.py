@@ -89,10 +89,11 @@ def to_markdown(document: dict[str, Any]) -> str:
         )
     omitted = document["omitted"]
     if omitted["below_min_minutes"]:
+        count = omitted["below_min_minutes"]
         lines += [
             "",
-            f"{omitted['below_min_minutes']} frames under {omitted['min_minutes']} min "
-            f"({omitted['minutes']} min) are omitted.",
+            f"{_frames(count)} under {omitted['min_minutes']} min ({omitted['minutes']} min) "
+            f"{'is' if count == 1 else 'are'} omitted.",
         ]
     lines += ["", "## Blind spots", ""] + [f"- {s}" for s in document["blind_spots"]]
     return "\n".join(lines) + "\n"
@@ -135,8 +136,9 @@ def _frames(count: int) -> str:
 def _ledger_entry(app: dict[str, Any]) -> str:
     """``App 12m (3)``: minutes and sessions; an app seen only inside other apps' frames
     (a short switch folded in as an interruption) has no session of its own."""
-    minutes = app["minutes"]
-    shown = f"{round(minutes)}m" if minutes >= 0.5 else "<1m"
+    # round() takes half a minute to 0 (half to even): that is under a minute, not none.
+    rounded = round(app["minutes"])
+    shown = f"{rounded}m" if rounded else "<1m"
     sessions = f"({app['sessions']})" if app["sessions"] else "(within other frames)"
     return f"{app['app']} {shown} {sessions}"
 
@@ -150,8 +152,9 @@ def context_block(
 ) -> str:
     """The compact block for system prompts; every active minute is accounted for.
 
-    Frames beyond the token budget are dropped longest-last (the longest frames stay, in
-    chronological order) and counted in the ``omitted`` line; the per-app ledger line covers
+    At most the ``max_frames`` longest frames are listed, in chronological order; of those,
+    frames beyond the token budget are dropped longest-last. Frames left out are counted in
+    the ``omitted`` line, each by what left it out; the per-app ledger line covers
     every credited minute, listed or not. Without a budget the block is held to the size of
     the header and the ``max_frames`` longest frame lines, the layout of the Activity Frames
     reference (REFERENCE.md), so the lines it adds cost no more than that.
@@ -200,6 +203,7 @@ def context_block(
     lines = [_frame_line(f) for f in frames]
     ranked = sorted(range(len(frames)), key=lambda i: (-frames[i]["duration_min"], i))
     fixed = sum(count_tokens(line + "\n") for line in head + tail) + 30  # room for omitted lines
+    listed = ranked[:max_frames]
     if budget_tokens is None and len(frames) > max_frames:
         # A day with more frames than can be listed costs what a block of the header, the
         # coverage line and the ``max_frames`` longest frames costs: the away spans and the
@@ -207,22 +211,30 @@ def context_block(
         # frames, whose minutes the ledger still counts.
         budget_tokens = (
             sum(count_tokens(line + "\n") for line in head[:2])
-            + sum(count_tokens(lines[i] + "\n") for i in ranked[:max_frames])
+            + sum(count_tokens(lines[i] + "\n") for i in listed)
             + 30
         )
-        beyond = f"the size of {max_frames} frames"
+        # Every frame left out, over the limit or not, makes room for those lines.
+        beyond_limit = beyond_budget = f"the size of {max_frames} frames"
     else:
-        beyond = "the token budget" if budget_tokens is not None else "the frame limit"
+        # A caller's budget covers only the ``max_frames`` longest frames; the frames past
+        # that limit were never weighed against it, so they are named as the limit's.
+        beyond_limit, beyond_budget = f"the limit of {_frames(max_frames)}", "the token budget"
     keep: set[int] = set()
     used = fixed
-    for i in ranked[:max_frames]:
+    for i in listed:
         cost = count_tokens(lines[i] + "\n")
         if budget_tokens is not None and used + cost > budget_tokens:
             continue
         keep.add(i)
         used += cost
     body = [lines[i] for i in range(len(frames)) if i in keep]
-    dropped = [frames[i] for i in range(len(frames)) if i not in keep]
+    weighed = set(listed)
+    # The budget's line first, then the limit's (one line when both are the same size).
+    dropped: dict[str, list[dict[str, Any]]] = {beyond_budget: [], beyond_limit: []}
+    for i, frame in enumerate(frames):
+        if i not in keep:
+            dropped[beyond_budget if i in weighed else beyond_limit].append(frame)
     omitted = doc["omitted"]
     left_out = []
     if omitted["below_min_minutes"]:
@@ -230,9 +242,11 @@ def context_block(
             f"{_frames(omitted['below_min_minutes'])} under {omitted['min_minutes']} min "
             f"({omitted['minutes']} m)"
         )
-    if dropped:
-        minutes = round(sum(f["duration_min"] for f in dropped), 1)
-        left_out.append(f"{_frames(len(dropped))} beyond {beyond} ({minutes} m)")
+    for reason, frames_out in dropped.items():
+        if not frames_out:
+            continue
+        minutes = round(sum(f["duration_min"] for f in frames_out), 1)
+        left_out.append(f"{_frames(len(frames_out))} beyond {reason} ({minutes} m)")
     if left_out:
         tail.append("omitted: " + "; ".join(left_out))
     return "\n".join(head + body + tail) + "\n"
