@@ -15,6 +15,7 @@ from rest_framework import serializers
 from aframes_web.api.errors import PROBLEM_MEDIA_TYPE, PROBLEMS, problem_body
 from aframes_web.api.paging import PAGE_DEFAULT, PAGE_MAX
 from aframes_web.api.params import BIGINT_MAX
+from compiler.patterns import KINDS as PATTERN_KINDS
 
 # --- the bearer token ---------------------------------------------------------------------------
 
@@ -584,17 +585,7 @@ class PatternEvidenceShape(serializers.Serializer):
 
 
 class PatternShape(serializers.Serializer):
-    kind = serializers.ChoiceField(
-        choices=[
-            "repeated_click",
-            "action_sequence",
-            "daily_habit",
-            "url_pattern",
-            "app_switch",
-            "repeated_text",
-            "temporal_rhythm",
-        ]
-    )
+    kind = serializers.ChoiceField(choices=list(PATTERN_KINDS))
     label = serializers.CharField(help_text="The pattern in words (captured, untrusted text).")
     count = serializers.IntegerField()
     evidence = PatternEvidenceShape()
