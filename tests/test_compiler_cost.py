@@ -152,7 +152,7 @@ def test_the_report_counts_with_cl100k():
 )
 def test_bad_report_inputs_are_refused(kwargs, message):
     clicks, _ = _history()
+    kwargs = {"count_tokens": words, **kwargs}  # a copy: the parameters are shared across runs
     actions = kwargs.pop("actions", {"action": clicks.out})
-    kwargs.setdefault("count_tokens", words)
     with pytest.raises(ValueError, match=message):
         report(actions, **kwargs)
