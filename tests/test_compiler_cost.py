@@ -4,6 +4,7 @@ h_specific, the hold-out and the all-fleet ceiling, with an injected token count
 from __future__ import annotations
 
 import json
+import re
 import statistics
 
 import pytest
@@ -264,3 +265,31 @@ def test_the_ceiling_takes_every_share_from_zero_to_one():
 def test_actions_that_are_not_a_mapping_are_refused():
     with pytest.raises(ValueError, match="actions_by_granularity must map action and/or url"):
         report([("action", [])], count_tokens=words)  # type: ignore[arg-type]
+
+
+def test_a_bad_token_count_says_whether_it_was_for_the_plan_or_the_script():
+    clicks, _ = _history()
+    with pytest.raises(ValueError, match="positive integer for a plan, not 0$"):
+        report({"action": clicks.out}, count_tokens=lambda text: 0)
+    # Only the script (plain lines, not JSON) is counted as nothing.
+    with pytest.raises(ValueError, match="positive integer for a script, not -1$"):
+        report(
+            {"action": clicks.out},
+            count_tokens=lambda text: 3 if text.startswith("{") else -1,
+        )
+    with pytest.raises(ValueError, match="positive integer for a plan, not True$"):
+        report({"action": clicks.out}, count_tokens=lambda text: True)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ((3, 2.5, 800), "screen w must be a positive number of pixels, not 2.5"),
+        ((3, 1280, True), "screen h must be a positive number of pixels, not True"),
+        ((3, 1280, "800"), "screen h must be a positive number of pixels, not '800'"),
+        (("3",), "k must be a non-negative number of steps, not '3'"),
+    ],
+)
+def test_c_agent_refuses_sizes_that_are_not_integers(args, message):
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        c_agent(*args)
