@@ -293,3 +293,24 @@ def test_a_bad_token_count_says_whether_it_was_for_the_plan_or_the_script():
 def test_c_agent_refuses_sizes_that_are_not_integers(args, message):
     with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
         c_agent(*args)
+
+
+def test_the_plan_is_counted_in_its_sorted_json_form():
+    clicks, _ = _history()
+    # Sorted, the plan's JSON opens with its "granularity" key (at index 1); the script has none.
+    out = report({"action": clicks.out}, count_tokens=lambda text: text.find('"granularity"') + 2)[
+        "granularities"
+    ]["action"]
+    assert {(r["plan_tokens"], r["script_tokens"]) for r in out["routines"]} == {(3, 1)}
+
+
+@pytest.mark.parametrize(
+    ("actions", "count_tokens", "message"),
+    [
+        ({}, words, "actions_by_granularity must map action and/or url to actions"),
+        ({"action": []}, 3, "count_tokens must be a function from text to a number of tokens"),
+    ],
+)
+def test_bad_report_inputs_say_exactly_what_was_expected(actions, count_tokens, message):
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        report(actions, count_tokens=count_tokens)
