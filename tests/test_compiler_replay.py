@@ -245,3 +245,24 @@ def test_a_later_step_with_a_bad_op_or_empty_target_is_named_by_its_position():
         plan(Routine("r-4", "action", (ok, Step("hover", "B", None, "X", None)), ONCE))
     with pytest.raises(ValueError, match="routine r-5 step 2 has an empty target"):
         script(Routine("r-5", "action", (ok, Step("type", "\n", None, "X", None)), ONCE))
+
+
+def test_a_navigate_step_expects_the_template_it_arrives_at_and_no_element():
+    # Built by hand: even a step whose page was not recorded, or that carries a role,
+    # is guarded by its own target, never by an element.
+    nav = _routine(
+        Step("navigate", "shop.example/orders", "AXLink", "Firefox", None),
+        Step("click", "Orders", "AXLink", "Firefox", None),
+        granularity="url",
+    )
+    assert plan(nav)["steps"][0]["guard"] == {
+        "expect_app": "Firefox",
+        "expect_element": None,
+        "expect_role": None,
+        "expect_url_template": "shop.example/orders",
+    }
+
+
+def test_what_is_not_a_plan_step_is_refused_in_these_words():
+    with pytest.raises(ValueError, match=r"^a plan step is a mapping with a string 'target'$"):
+        is_destructive({"target": None})
