@@ -39,6 +39,8 @@ from benchmark.harness import ROOT, finish
 WORK = ROOT / "var" / "mutation"
 EQUIVALENTS = ROOT / "benchmark" / "mutation_equivalents.txt"
 PACKAGES = ("compiler", "memory/engine")
+# The routine compiler (ARCHITECTURE.md): recorded actions, their patterns, routines, replay, cost.
+ROUTINE_UNITS = ("actions", "routines", "replay", "cost", "patterns")
 # Each unit and its own tests: (name, its modules as globs, test files). A module belongs to
 # the first group whose glob matches it; each group runs in its own copy.
 GROUPS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
@@ -53,6 +55,11 @@ GROUPS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ),
     ("entities", ("compiler/entities/*",), ("tests/test_compiler_entities.py",)),
     ("sources", ("compiler/sources/*",), ("tests/test_compiler_sources.py",)),
+    (
+        "routines",
+        tuple(f"compiler/{unit}.py" for unit in ROUTINE_UNITS),
+        tuple(f"tests/test_compiler_{unit}.py" for unit in ROUTINE_UNITS),
+    ),
     (
         "compiler",
         ("compiler/*",),

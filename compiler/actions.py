@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from compiler.capture import Snapshot
 from compiler.document import Compiled
-from compiler.entities.url import WEB_SCHEMES, split_url
+from compiler.entities.url import split_url
 
 CANONICAL_TIERS = frozenset({"named", "exact", "tolerance"})
 """§4.3 click tiers that name an element; ``zone`` and ``unresolved`` do not."""
@@ -93,13 +93,9 @@ class Action:
 
 def url_template(url: str | None) -> str | None:
     """``host/p0/p1/*`` of a web URL, or None for no URL or a non-web one."""
-    if not url:
-        return None
-    scheme = url.split(":", 1)[0].casefold() if ":" in url else ""
-    if scheme and scheme not in WEB_SCHEMES and "." not in scheme:
-        return None
-    split = split_url(url)
-    if split is None or not split.site:
+    # split_url takes only web URLs and address-bar text ("localhost:3000/x" included).
+    split = split_url(url) if url else None
+    if split is None:
         return None
     segments = list(split.segments)
     kept = ["*" if _IDENTIFIER.match(s) else s.casefold() for s in segments[:2]]
@@ -117,19 +113,20 @@ def actions(compiled: Compiled, granularity: str = "action") -> list[Action]:
         if granularity == "url":
             out.extend(_navigations(compiled, frame_id, frame.app, frame.rows))
             continue
-        rows = {row.id: row for row in frame.rows}
-        last_click: str | None = None
-        last_click_role: str | None = None
+        # Keyed for lookup by an input's snapshot id (None when it has none).
+        rows: dict[int | None, Snapshot] = {row.id: row for row in frame.rows}
+        clicked: tuple[str, str | None] | None = None  # the last named click: target, role
         for item in compiled.inputs.get(index, ()):
             event = item.event
-            row = rows.get(item.snapshot_id) if item.snapshot_id is not None else None
+            # An input on an absorbed interruption's row has only its own URL to go by.
+            row = rows.get(item.snapshot_id)
             template = url_template(row.url if row is not None else event.url)
             if event.type == "click":
                 if item.tier not in CANONICAL_TIERS or not item.target:
                     # The click went somewhere nothing names: typing after it is unplaced.
-                    last_click = last_click_role = None
+                    clicked = None
                     continue
-                last_click, last_click_role = item.target, item.role
+                clicked = (item.target, item.role)
                 out.append(
                     Action(
                         event.t,
@@ -146,8 +143,8 @@ def actions(compiled: Compiled, granularity: str = "action") -> list[Action]:
             elif event.type in TYPED:
                 if event.element_name:
                     field, role = event.element_name, event.element_role
-                elif last_click and last_click_role not in NOT_TYPED_INTO:
-                    field, role = last_click, last_click_role
+                elif clicked is not None and clicked[1] not in NOT_TYPED_INTO:
+                    field, role = clicked
                 else:
                     continue
                 text = event.text if compiled.params.include_text and event.type == "text" else None

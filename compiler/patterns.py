@@ -120,10 +120,6 @@ def _step_label(action: Action) -> str:
     return f"{name} (typing)" if action.op == "type" else name
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 def _repeated_clicks(stream: Sequence[Action], min_count: int) -> list[dict[str, Any]]:
     groups: dict[tuple[str, str | None, str], list[Action]] = defaultdict(list)
     for a in stream:
@@ -146,7 +142,8 @@ def _daily_habits(stream: Sequence[Action], min_count: int) -> list[dict[str, An
     for group in groups.values():
         days = len({a.day for a in group})
         if days >= min_count:
-            label = f"{_element(group[0])} on {days} of {_plural(observed, 'day')}"
+            # observed >= days >= min_count >= 2: "days" is always plural.
+            label = f"{_element(group[0])} on {days} of {observed} days"
             out.append(_item("daily_habit", label, days, group))
     return out
 
@@ -176,13 +173,13 @@ def _sequences(stream: Sequence[Action], min_count: int) -> list[dict[str, Any]]
             for p in range(len(session) - n + 1):
                 window = session[p : p + n]
                 key = tuple((step[0].key, step[0].app) for step in window)
-                if ends.get(key, (-1, -1)) > (s, p - 1):
+                if key in ends and ends[key] > (s, p - 1):
                     continue  # overlaps the previous occurrence of this sequence
                 ends[key] = (s, p + n - 1)
                 found[key].append(window)
         chosen[n] = {k: v for k, v in found.items() if len(v) >= min_count}
     longer = defaultdict(set)
-    for key, windows in chosen.get(3, {}).items():
+    for key, windows in chosen[3].items():
         longer[len(windows)].update({key[:2], key[1:]})
     out = []
     for n in SEQUENCE_LENGTHS:
@@ -284,7 +281,7 @@ def _rhythms(days: Sequence[Compiled], min_count: int) -> list[dict[str, Any]]:
         end = start + SLOT_MINUTES
         label = (
             f"{app} active {start // 60:02d}:{start % 60:02d}–{end // 60 % 24:02d}:"
-            f"{end % 60:02d} on {len(present)} of {_plural(len(observed), 'day')}"
+            f"{end % 60:02d} on {len(present)} of {len(observed)} days"  # >= min_count >= 2
         )
         cells = [present[day] for day in sorted(present)]
         out.append(

@@ -142,3 +142,116 @@ def test_history_orders_the_actions_of_several_windows_by_time():
 def test_an_unknown_granularity_is_refused():
     with pytest.raises(ValueError, match="granularity must be one of action, url"):
         actions(_compiled(_form_day()), "screen")
+
+
+@pytest.mark.parametrize(
+    ("url", "template"),
+    [
+        # Address-bar text of a local server: a host and port, not a scheme (§7.1 URL level).
+        ("localhost:3000/x", "localhost/x"),
+        ("localhost/admin/users/7", "localhost/admin/users/*"),
+        ("http://localhost:3000/x/y", "localhost/x/y"),
+        ("example.com:8080/a", "example.com/a"),
+        ("chrome://settings/privacy", None),
+        ("moz-extension://abc/popup.html", None),
+        ("javascript:void(0)", None),
+        ("notahost", None),
+    ],
+)
+def test_url_template_reads_address_bar_hosts_with_ports_and_refuses_other_schemes(url, template):
+    assert url_template(url) == template
+
+
+def test_navigations_carry_their_row_time_day_app_and_template_and_skip_repeats_and_native_rows():
+    day = Day()
+    day.snap(0, "Firefox", "Orders", "https://shop.example/orders/1")
+    day.snap(5, "Firefox", "Orders", "https://shop.example/orders/2")  # same template: no step
+    day.snap(10, "Firefox", "Settings", "about:preferences")  # no template: skipped
+    day.snap(15, "Firefox", "Invoices", "https://shop.example/invoices")
+    found = actions(_compiled(day), "url")
+    assert [(a.target, a.evidence) for a in found] == [
+        ("shop.example/orders/*", (1,)),
+        ("shop.example/invoices", (4,)),
+    ]
+    last = found[-1]
+    assert last.t == day.capture.snapshots[3].t
+    assert last.day == DAY.isoformat()
+    assert (last.app, last.url_template, last.role, last.frame) == (
+        "Firefox",
+        "shop.example/invoices",
+        None,
+        "f-1",
+    )
+
+
+def test_history_reads_each_window_at_the_granularity_asked():
+    found = history([_compiled(_form_day())], "url")
+    assert {a.op for a in found} == {"navigate"}
+    assert len(found) == 4
+
+
+def test_typing_merges_its_texts_and_keeps_the_app_and_page_of_its_first_event():
+    day = Day()
+    day.snap(0, "Firefox", "Orders", "https://shop.example/orders/1")
+    day.inp(1, "click", element_name="Save", element_role="AXButton")
+    day.inp(2, "text", element_name="Customer", element_role="AXTextField", text="Ada")
+    day.inp(2.5, "key", element_name="Customer", element_role="AXTextField")
+    day.inp(3, "text", element_name="Customer", element_role="AXTextField", text=" Lovelace")
+    day.inp(4, "key", element_name="Note", element_role="AXTextArea")
+    day.inp(4.5, "key", element_name="Note", element_role="AXTextArea")
+    found = actions(_compiled(day, include_text=True))
+    assert [(a.op, a.target, a.evidence, a.text) for a in found] == [
+        ("click", "Save", (2,), None),
+        ("type", "Customer", (3, 4, 5), "Ada Lovelace"),  # a key adds no text
+        ("type", "Note", (6, 7), None),  # the merge replaces the last action, not the second
+    ]
+    customer = found[1]
+    assert (customer.app, customer.url_template, customer.role) == (
+        "Firefox",
+        "shop.example/orders/*",
+        "AXTextField",
+    )
+
+
+def test_an_unnamed_click_or_unplaced_typing_skips_only_itself():
+    day = Day()
+    day.snap(0, "Notes", "Draft")
+    day.inp(0.5, "key")  # no field and no click yet in the frame
+    day.inp(1, "click", element_name="Title", element_role="AXTextField")
+    day.inp(2, "click")  # unresolved: typing after it has no field
+    day.inp(3, "key")
+    day.inp(4, "click", element_name="Body", element_role="AXTextArea")
+    day.inp(5, "key")
+    found = actions(_compiled(day))
+    assert [(a.op, a.target, a.role, a.evidence) for a in found] == [
+        ("click", "Title", "AXTextField", (3,)),
+        ("click", "Body", "AXTextArea", (6,)),
+        ("type", "Body", "AXTextArea", (7,)),
+    ]
+
+
+def test_typing_named_by_the_capture_keeps_its_own_role_after_a_click_elsewhere():
+    day = Day()
+    day.snap(0, "Notes", "Draft")
+    day.inp(1, "click", element_name="Title", element_role="AXTextField")
+    day.inp(2, "key", element_name="Body", element_role="AXTextArea")
+    found = actions(_compiled(day))
+    assert [(a.target, a.role) for a in found] == [
+        ("Title", "AXTextField"),
+        ("Body", "AXTextArea"),
+    ]
+
+
+def test_a_click_during_an_absorbed_flicker_takes_its_page_from_its_own_event():
+    day = Day()
+    day.snap(0, "Firefox", "Orders", "https://shop.example/orders/1")
+    day.snap(30, "Slack", "#eng")  # 10 s of Slack folds into the Firefox frame (§4.2)
+    day.inp(
+        32, "click", element_name="Reply", element_role="AXButton", url="https://chat.example/c"
+    )
+    day.snap(40, "Firefox", "Orders", "https://shop.example/orders/1")
+    day.snap(70, "Firefox", "Orders", "https://shop.example/orders/1")
+    compiled = _compiled(day)
+    assert len(compiled.frames) == 1 and compiled.frames[0].interruptions
+    [click] = actions(compiled)
+    assert (click.target, click.app, click.url_template) == ("Reply", "Firefox", "chat.example/c")

@@ -4,6 +4,7 @@ h_specific, the hold-out and the all-fleet ceiling, with an injected token count
 from __future__ import annotations
 
 import json
+import re
 import statistics
 
 import pytest
@@ -11,7 +12,7 @@ import pytest
 from compiler.__main__ import cl100k
 from compiler.cost import SCREENS, c_agent, ceiling, distribution, report
 from compiler.replay import plan, script
-from compiler.routines import mine
+from compiler.routines import holdout, mine, recurrence
 from tests.test_compiler_routines import Stream
 
 
@@ -164,8 +165,8 @@ def test_the_report_counts_with_cl100k():
 )
 def test_bad_report_inputs_are_refused(kwargs, message):
     clicks, _ = _history()
+    kwargs = {"count_tokens": words, **kwargs}  # a copy: the parameters are shared across runs
     actions = kwargs.pop("actions", {"action": clicks.out})
-    kwargs.setdefault("count_tokens", words)
     with pytest.raises(ValueError, match=message):
         report(actions, **kwargs)
 
@@ -175,3 +176,160 @@ def test_shares_and_ratios_are_printed_one_way_everywhere():
 
     assert percent(0.321552) == "32.2 %" and percent(0.0) == "0.0 %" and percent(None) == "—"
     assert ratio(456.3113) == "456.3×" and ratio(1234.56) == "1,234.6×" and ratio(None) == "—"
+
+
+def _two_days() -> Stream:
+    """Two days: a 5-step and two 3-step routines, a generic 3-gram that recurs but names nothing
+    specific, and a routine step with neither a role nor a page (no element or URL guard)."""
+    s = Stream()
+    for day in ("2026-03-02", "2026-03-03"):
+        s.day = day
+        for _ in range(3):
+            s.t += 600
+            s.act("Compose")
+            s.act("To", role=None, url=None)
+            s.act("Send")
+            s.session("Next", "OK", "Close")
+            s.session("Search", "Filter", "Export")
+            if day == "2026-03-02":  # only on the first day: the hold-out cannot know it
+                s.session("Issues", "Label", "Assign", "Milestone", "Archive")
+    return s
+
+
+def test_each_figure_of_a_granularity_is_read_from_its_own_routines():
+    s = _two_days()
+    out = report({"action": s.out}, count_tokens=len, screen="1280x800")
+    action = out["granularities"]["action"]
+    routines = mine(s.out)
+    rows = []
+    for routine in routines:
+        p, k = plan(routine), len(routine.steps)
+        plan_tokens, script_tokens = len(json.dumps(p, sort_keys=True)), len(script(routine))
+        rows.append(
+            {
+                "id": routine.id,
+                "length": k,
+                "count": routine.count,
+                "c_agent": round(c_agent(k, 1280, 800), 4),
+                "plan_tokens": plan_tokens,
+                "script_tokens": script_tokens,
+                "r_inject": round(c_agent(k, 1280, 800) / plan_tokens, 4),
+                "r_info": round(c_agent(k, 1280, 800) / script_tokens, 4),
+                "guard_coverage": p["guard_coverage"],
+            }
+        )
+    assert [(r["length"], r["count"], r["guard_coverage"]) for r in rows] == [
+        (3, 6, 1.0),
+        (3, 6, 0.6667),
+        (5, 3, 1.0),
+    ]
+    assert action["routines"] == rows
+
+    def of(field: str, length: int | None = None) -> list[float]:
+        return [r[field] for r in rows if length is None or r["length"] == length]
+
+    assert action["by_length"] == {
+        str(n): {
+            "n": len(of("r_info", n)),
+            "r_inject_median": round(statistics.median(of("r_inject", n)), 4),
+            "r_info_median": round(statistics.median(of("r_info", n)), 4),
+        }
+        for n in (3, 5)
+    }
+    assert action["by_length"]["3"]["n"] == 2
+    for field in ("r_inject", "r_info", "plan_tokens", "script_tokens", "guard_coverage"):
+        assert action[field] == distribution(of(field)), field
+    assert action["days"] == 2
+    figures = recurrence(s.out, routines, granularity="action")
+    assert action["recurrence"] == figures
+    # The generic "Next → OK → Close" recurs (h_raw) but is no routine (h_specific).
+    assert (action["h_raw"], action["h_specific"]) == (1.0, round(51 / 69, 6))
+    assert (figures["steps"], figures["specific_steps"]) == (69, 51)
+    # Two active days: the hold-out fits on the first and tests on the second.
+    held = holdout(s.out, fit_days=1, granularity="action")
+    assert action["holdout"] == held
+    assert held["fit_days"] == ["2026-03-02"] and held["h_holdout"] == round(18 / 27, 6)
+    median = action["r_info"]["median"]
+    assert action["ceiling"] == ceiling(action["h_specific"], median)
+    assert action["ceiling_holdout"] == ceiling(held["h_holdout"], median)
+    assert action["ceiling"] != action["ceiling_holdout"]
+
+
+def test_the_smallest_screen_and_token_counts_are_accepted():
+    assert c_agent(1, 1, 1) == pytest.approx(1 / 750 + 530)
+    out = report({"action": _two_days().out}, count_tokens=lambda text: 1)
+    first = out["granularities"]["action"]["routines"][0]
+    assert (first["plan_tokens"], first["script_tokens"]) == (1, 1)
+    assert first["r_info"] == first["c_agent"] == round(c_agent(3), 4)
+
+
+def test_a_distribution_of_two_values_interpolates_its_quartiles_and_rounds_to_four_places():
+    assert distribution([3, 1]) == {"n": 2, "median": 2, "q1": 1.5, "q3": 2.5, "iqr": 1.0}
+    assert distribution([1 / 3]) == {
+        "n": 1,
+        "median": 0.3333,
+        "q1": 0.3333,
+        "q3": 0.3333,
+        "iqr": 0.0,
+    }
+
+
+def test_the_ceiling_takes_every_share_from_zero_to_one():
+    assert ceiling(0, 2.0) == 0.0
+    assert ceiling(1, 2.0) == 0.5
+    assert ceiling(1, 3) == 0.6667
+    assert ceiling(0.5, 1.0) == 0.0
+
+
+def test_actions_that_are_not_a_mapping_are_refused():
+    with pytest.raises(ValueError, match="actions_by_granularity must map action and/or url"):
+        report([("action", [])], count_tokens=words)  # type: ignore[arg-type]
+
+
+def test_a_bad_token_count_says_whether_it_was_for_the_plan_or_the_script():
+    clicks, _ = _history()
+    with pytest.raises(ValueError, match="positive integer for a plan, not 0$"):
+        report({"action": clicks.out}, count_tokens=lambda text: 0)
+    # Only the script (plain lines, not JSON) is counted as nothing.
+    with pytest.raises(ValueError, match="positive integer for a script, not -1$"):
+        report(
+            {"action": clicks.out},
+            count_tokens=lambda text: 3 if text.startswith("{") else -1,
+        )
+    with pytest.raises(ValueError, match="positive integer for a plan, not True$"):
+        report({"action": clicks.out}, count_tokens=lambda text: True)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ((3, 2.5, 800), "screen w must be a positive number of pixels, not 2.5"),
+        ((3, 1280, True), "screen h must be a positive number of pixels, not True"),
+        ((3, 1280, "800"), "screen h must be a positive number of pixels, not '800'"),
+        (("3",), "k must be a non-negative number of steps, not '3'"),
+    ],
+)
+def test_c_agent_refuses_sizes_that_are_not_integers(args, message):
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        c_agent(*args)
+
+
+def test_the_plan_is_counted_in_its_sorted_json_form():
+    clicks, _ = _history()
+    # Sorted, the plan's JSON opens with its "granularity" key (at index 1); the script has none.
+    out = report({"action": clicks.out}, count_tokens=lambda text: text.find('"granularity"') + 2)[
+        "granularities"
+    ]["action"]
+    assert {(r["plan_tokens"], r["script_tokens"]) for r in out["routines"]} == {(3, 1)}
+
+
+@pytest.mark.parametrize(
+    ("actions", "count_tokens", "message"),
+    [
+        ({}, words, "actions_by_granularity must map action and/or url to actions"),
+        ({"action": []}, 3, "count_tokens must be a function from text to a number of tokens"),
+    ],
+)
+def test_bad_report_inputs_say_exactly_what_was_expected(actions, count_tokens, message):
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        report(actions, count_tokens=count_tokens)

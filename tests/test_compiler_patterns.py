@@ -3,6 +3,7 @@ needing three occurrences, typed text only on opt-in, with evidence back to fram
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -209,3 +210,160 @@ def test_patterns_are_ordered_by_kind_count_then_label():
 def test_bad_inputs_are_refused(days, kwargs, message):
     with pytest.raises(ValueError, match=message):
         detect(days, **kwargs)
+
+
+def _labels(found, kind):
+    return [(p["label"], p["count"]) for p in _kind(found, kind)]
+
+
+def test_a_self_repeat_joins_its_step_and_its_presses_are_evidence():
+    day = Day()
+    sessions = [
+        _mail_session(day, k * 600, "Inbox", "Archive", "Archive", "Next") for k in range(3)
+    ]
+    (item,) = _kind(detect(_days(day, 1)), "action_sequence")
+    assert (item["label"], item["count"]) == ("Inbox → Archive → Next", 3)
+    assert expand_runs(item["evidence"]["rows"]) == [i for ids in sessions for i in ids[1:]]
+
+
+def test_actions_exactly_ninety_seconds_apart_are_one_session():
+    day = Day()
+    for k in range(3):
+        day.run(k * 600, k * 600 + 210, 30, "Firefox", window="Mail", url="https://mail.example/")
+        for i, name in enumerate(("Inbox", "Archive", "Next")):
+            day.inp(k * 600 + 1 + 90 * i, "click", element_name=name, element_role="AXButton")
+    found = detect(_days(day, 1))
+    assert _labels(found, "action_sequence") == [("Inbox → Archive → Next", 3)]
+
+
+def test_an_overlapping_window_is_skipped_and_the_session_read_on():
+    day = Day()
+    for k in range(3):
+        _mail_session(day, k * 600, "Inbox", "Star", "Inbox", "Star", "Inbox", "Compose", "Send")
+    labels = dict(_labels(detect(_days(day, 1)), "action_sequence"))
+    assert labels["Inbox → Compose → Send"] == 3
+
+
+def test_only_the_two_step_sequences_inside_a_three_step_one_are_left_out():
+    day = Day()
+    for k in range(3):
+        _mail_session(day, k * 600, "Inbox", "Archive", "Next")
+        _mail_session(day, k * 600 + 300, "Draft", "Send")
+    assert _labels(detect(_days(day, 1)), "action_sequence") == [
+        ("Draft → Send", 3),
+        ("Inbox → Archive → Next", 3),
+    ]
+
+
+def test_a_click_label_names_the_element_on_one_line_and_its_role_only_when_known():
+    day = Day()
+    for k in range(3):
+        day.snap(k * 600, "Firefox", "Mail", "https://mail.example/u/0/inbox")
+        day.inp(k * 600 + 1, "click", element_name="Save\n  draft")
+        day.snap(k * 600 + 40, "Firefox", "Mail", "https://mail.example/u/0/inbox")
+    assert _labels(detect(_days(day, 1)), "repeated_click") == [
+        ('click "Save draft" in Firefox', 3)
+    ]
+
+
+def test_two_occurrences_are_a_pattern_when_min_count_is_two():
+    day = Day()
+    for k in range(2):
+        _mail_session(day, k * D, "Archive")
+    found = detect(_days(day, 2), min_count=2)
+    assert _labels(found, "daily_habit") == [
+        ('click "Archive" (AXButton) in Firefox on 2 of 2 days', 2)
+    ]
+
+
+def test_repeated_text_is_reported_with_the_other_patterns():
+    day = _typing_day()
+    found = detect(_days(day, 1, include_text=True), include_text=True)
+    kinds = {p["kind"] for p in found}
+    assert {"repeated_text", "url_pattern"} <= kinds
+
+
+def test_a_switch_is_between_apps_and_not_from_an_unknown_app_or_within_one():
+    day = Day()
+    code, firefox = [], []
+    for k in range(3):
+        day.snap(k * 600, "", None)  # an unnamed app: no switch from it
+        day.snap(k * 600 + 30, "", None)
+        code.append(day.run(k * 600 + 60, k * 600 + 150, 30, "Code", window="app.py"))
+        firefox.append(day.snap(k * 600 + 150, "Firefox", "PR", "https://github.com/acme/"))
+        day.snap(k * 600 + 180, "Firefox", "PR", "https://github.com/acme/")
+        # Another site in the same app is a new frame but no switch.
+        day.snap(k * 600 + 210, "Firefox", "Docs", "https://docs.example/")
+        day.snap(k * 600 + 240, "Firefox", "Docs", "https://docs.example/")
+    compiled = _days(day, 1)
+    assert len(compiled[0].frames) == 12
+    (item,) = _kind(detect(compiled), "app_switch")
+    assert (item["label"], item["count"]) == ("Code → Firefox", 3)
+    assert item["evidence"]["frames"] == [
+        f for rows, first in zip(code, firefox, strict=True) for f in (f"f-{rows[0]}", f"f-{first}")
+    ]
+    assert expand_runs(item["evidence"]["rows"]) == [
+        r for rows, first in zip(code, firefox, strict=True) for r in (rows[-1], first)
+    ]
+
+
+def test_a_rhythm_counts_only_credited_seconds_of_known_apps_and_reads_every_slot():
+    day = Day()
+    slack = []
+    for k in range(3):
+        base = k * D
+        day.snap(base, "", None)  # an unknown app at 08:00: never a rhythm
+        day.snap(base + 30, "", None)
+        day.snap(base + 60, "Code", "app.py")  # a lone row before a silence: no credit
+        # Mail at 08:30 earns 30 + 29.5 = 59.5 s: just short of a minute.
+        day.snap(base + 1800, "Mail", "Inbox")
+        day.snap(base + 1830, "Mail", "Inbox")
+        day.snap(base + 1859.5, "Code", "app.py")
+        # Slack at 09:00 earns 0 + 0.5 + 30 + 29.5 = 60 s exactly: a minute is active.
+        day.snap(base + 3600, "Slack", "#eng")  # same instant as the next row: no credit
+        slack.append(
+            [
+                day.snap(base + 3600, "Slack", "#eng"),
+                day.snap(base + 3600.5, "Slack", "#eng"),
+                day.snap(base + 3630.5, "Slack", "#eng"),
+            ]
+        )
+        day.snap(base + 3660, "Code", "app.py")
+    found = detect(_days(day, 3))
+    (item,) = _kind(found, "temporal_rhythm")
+    assert (item["label"], item["count"]) == ("Slack active 09:00–09:30 on 3 of 3 days", 3)
+    assert expand_runs(item["evidence"]["rows"]) == [r for rows in slack for r in rows]
+    assert item["evidence"]["frames"] == [f"f-{rows[0] - 1}" for rows in slack]
+
+
+def test_a_rhythm_in_the_last_slot_of_the_day_ends_at_midnight():
+    day = Day()
+    for k in range(3):
+        day.run(k * D + 56700, k * D + 57000, 30, "Slack", window="#eng")  # 23:45 local
+    assert _labels(detect(_days(day, 3)), "temporal_rhythm") == [
+        ("Slack active 23:30–00:00 on 3 of 3 days", 3)
+    ]
+
+
+def test_a_day_with_no_credited_time_is_not_observed():
+    day = Day()
+    for k in (0, 1, 2):
+        _slack_at_nine(day, k)
+    for k in (3, 4):
+        day.run(k * D + 7200, k * D + 7500, 30, "Code", window="app.py")
+    day.snap(5 * D + 7200, "Code", "app.py")  # a lone row: no credit, so day 6 is not observed
+    assert _labels(detect(_days(day, 6)), "temporal_rhythm") == [
+        ("Slack active 09:00–09:30 on 3 of 5 days", 3)
+    ]
+
+
+@pytest.mark.parametrize("min_count", [2.5, "3", None])
+def test_a_min_count_that_is_not_an_integer_is_refused(min_count):
+    with pytest.raises(ValueError, match="min_count must be an integer of at least 2"):
+        detect([], min_count=min_count)
+
+
+def test_a_day_that_is_not_compiled_is_refused_with_what_to_pass():
+    message = "days[0] is a dict, not a compiled day (compiler.document.Compiled)"
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        detect([{"frames": []}])

@@ -155,3 +155,126 @@ def test_bad_routines_are_refused(routine, message):
         plan(routine)
     with pytest.raises(ValueError, match=message):
         script(routine)
+
+
+# §7.1's destructive verbs, written out here so that a verb dropped from the module is noticed.
+VERBS = [
+    "send",
+    "post",
+    "publish",
+    "delete",
+    "remove",
+    "pay",
+    "buy",
+    "purchase",
+    "order",
+    "submit",
+    "confirm",
+    "transfer",
+    "discard",
+    "erase",
+    "destroy",
+    "drop",
+    "unsubscribe",
+    "checkout",
+    "merge",
+    "deploy",
+    "approve",
+    "reply",
+    "forward",
+    "share",
+    "upload",
+    "wipe",
+    "reset",
+]
+
+
+@pytest.mark.parametrize("verb", VERBS)
+def test_every_destructive_verb_needs_the_allow_flag(verb):
+    assert is_destructive({"target": f"{verb.capitalize()} now"})
+    assert is_destructive({"target": f"…{verb.upper()}"})
+    assert not is_destructive({"target": f"Pre{verb}"})
+    assert not is_destructive({"target": f"{verb}s list"})  # a whole word only
+
+
+def test_the_destructive_verbs_are_exactly_the_papers_list():
+    assert set(DESTRUCTIVE_VERBS) == set(VERBS)
+
+
+def test_a_target_split_over_lines_is_read_as_one_line():
+    assert is_destructive({"target": "\n  Send\n now"})
+
+
+def test_slots_are_named_for_their_fields_in_lowercase_words():
+    routine = _routine(
+        Step("type", "Customer name", "AXTextField", "Firefox", None),
+        Step("type", "  E-mail address!! ", "AXTextField", "Firefox", None),
+        Step("type", "customer NAME", "AXTextField", "Firefox", None),
+        Step("type", "Customer name", "AXTextField", "Firefox", None),
+    )
+    p = plan(routine)
+    assert [s["slot"] for s in p["steps"]] == [
+        "customer_name",
+        "e_mail_address",
+        "customer_name_2",
+        "customer_name_3",
+    ]
+    assert script(routine).splitlines()[1] == "type E-mail address!! {e_mail_address}"
+
+
+def test_a_guard_keeps_the_page_of_a_click_and_the_element_of_a_typing_step():
+    routine = _routine(
+        Step("type", "Search\tterms", "AXSearchField", "Firefox", "shop.example/search"),
+        Step("click", "Go", None, "Firefox", "shop.example/search"),
+    )
+    first, second = (s["guard"] for s in plan(routine)["steps"])
+    assert first == {
+        "expect_app": "Firefox",
+        "expect_element": "Search terms",
+        "expect_role": "AXSearchField",
+        "expect_url_template": "shop.example/search",
+    }
+    assert second["expect_element"] is None and second["expect_url_template"] == (
+        "shop.example/search"
+    )
+    assert plan(routine)["guard_coverage"] == 1.0
+    assert plan(routine)["steps"][0]["target"] == "Search terms"
+    assert plan(routine)["slots"] == [{"name": "search_terms", "field": "Search terms"}]
+
+
+def test_guard_coverage_is_rounded_to_four_places():
+    routine = _routine(
+        Step("click", "A", "AXButton", "X", None),
+        Step("click", "B", None, "X", None),
+        Step("click", "C", None, "X", None),
+    )
+    assert plan(routine)["guard_coverage"] == 0.3333
+
+
+def test_a_later_step_with_a_bad_op_or_empty_target_is_named_by_its_position():
+    ok = Step("click", "A", None, "X", None)
+    with pytest.raises(ValueError, match="routine r-4 step 2: op 'hover' is not click"):
+        plan(Routine("r-4", "action", (ok, Step("hover", "B", None, "X", None)), ONCE))
+    with pytest.raises(ValueError, match="routine r-5 step 2 has an empty target"):
+        script(Routine("r-5", "action", (ok, Step("type", "\n", None, "X", None)), ONCE))
+
+
+def test_a_navigate_step_expects_the_template_it_arrives_at_and_no_element():
+    # Built by hand: even a step whose page was not recorded, or that carries a role,
+    # is guarded by its own target, never by an element.
+    nav = _routine(
+        Step("navigate", "shop.example/orders", "AXLink", "Firefox", None),
+        Step("click", "Orders", "AXLink", "Firefox", None),
+        granularity="url",
+    )
+    assert plan(nav)["steps"][0]["guard"] == {
+        "expect_app": "Firefox",
+        "expect_element": None,
+        "expect_role": None,
+        "expect_url_template": "shop.example/orders",
+    }
+
+
+def test_what_is_not_a_plan_step_is_refused_in_these_words():
+    with pytest.raises(ValueError, match=r"^a plan step is a mapping with a string 'target'$"):
+        is_destructive({"target": None})

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import math
 import random
-from datetime import timedelta
+from datetime import date, timedelta
 
 import pytest
 
@@ -445,3 +445,125 @@ def test_the_miner_scale_benchmark_finds_the_planted_routines_and_ends_with_json
     assert figures["days"] == 3 and figures["actions"] > 1500
     assert figures["routines"] >= 4  # each planted routine recurs far more than 3 times
     assert {"mine_s", "recurrence_s", "holdout_s", "report_s"} <= set(figures)
+
+
+def _fit_and_test(*test_sessions: tuple[str, ...]) -> Stream:
+    """A fit day with "Compose → To → Send" three times, then a test day of these sessions."""
+    s = Stream()
+    for _ in range(3):
+        s.session("Compose", "To", "Send")
+    s.day = "2026-03-03"
+    for targets in test_sessions:
+        s.session(*targets)
+    return s
+
+
+def test_the_holdout_covers_back_to_back_occurrences_but_not_overlapping_or_partial_ones():
+    back_to_back = _fit_and_test(("Compose", "To", "Send", "Compose", "To", "Send"))
+    figures = holdout(back_to_back.out, fit_days=1, granularity="action")
+    assert figures["granularity"] == "action"
+    assert (figures["test_steps"], figures["covered_steps"]) == (6, 6)
+    # The first step alone, or the first two, is no occurrence of the routine.
+    partial = _fit_and_test(("Compose", "Archive", "Label"), ("Compose", "To", "Label"))
+    assert holdout(partial.out, fit_days=1, granularity="action")["covered_steps"] == 0
+
+
+def test_the_holdout_counts_a_routine_that_overlaps_itself_once():
+    s = Stream()
+    for _ in range(3):
+        s.session("Compose", "To", "Compose")
+    s.day = "2026-03-03"
+    s.session("Compose", "To", "Compose", "To", "Compose")
+    figures = holdout(s.out, fit_days=1, granularity="action")
+    assert figures["known_routines"] == 1
+    assert (figures["test_steps"], figures["covered_steps"]) == (5, 3)
+
+
+def test_the_holdout_mines_the_fit_days_with_the_parameters_given():
+    s = Stream()
+    for _ in range(2):
+        s.session("Compose", "To", "Send", "Archive")
+    s.day = "2026-03-03"
+    s.session("Compose", "To", "Send", "Archive")
+
+    def known(**kw: object) -> int:
+        return holdout(s.out, fit_days=1, granularity="action", **kw)["known_routines"]  # type: ignore[arg-type]
+
+    assert known() == 0  # two occurrences: below the default count
+    assert known(min_count=2) == 1
+    assert known(min_count=2, min_len=5) == 0
+    assert known(min_count=2, max_len=2, min_len=2) == 3  # the three pairs, none longer
+    assert known(min_count=2, gap_s=1.0) == 0  # every action its own session
+
+
+def test_recurrence_takes_a_min_count_of_two_and_names_a_bad_one():
+    s = Stream()
+    for _ in range(2):
+        s.session("Compose", "To", "Send")
+    figures = recurrence(s.out, [], granularity="action", min_count=2)
+    assert figures["granularity"] == "action"
+    assert figures["raw_steps"] == 6
+    with pytest.raises(ValueError, match="^min_count must be an integer of at least 2, not 1$"):
+        recurrence(s.out, [], granularity="action", min_count=1)
+
+
+def test_a_gap_under_a_second_is_a_valid_session_cut():
+    s = Stream()
+    for _ in range(3):
+        s.session("Compose", "To", "Send")
+    assert mine(s.out, gap_s=0.5) == []  # actions 5 s apart: every one its own session
+
+
+def test_a_routine_id_hashes_non_ascii_names_as_written():
+    steps = [
+        Step("click", "Café", "AXButton", "Mail", None),
+        Step("type", "Größe", None, "Mail", None),
+    ]
+    # Pinned: ids are stored with routines and must not change with the encoding.
+    assert routine_id("action", steps) == "r-a7361803682d"
+
+
+def test_actions_at_the_same_instant_are_ordered_by_their_first_event_id():
+    s = Stream()
+    for _ in range(3):
+        s.session("Compose", "To", "Send")
+    shuffled = []
+    for a, b, c in zip(s.out[::3], s.out[1::3], s.out[2::3], strict=True):
+        # "To" happens at the same instant as "Compose", and is given first.
+        shuffled += [
+            Action(a.t, a.day, b.op, b.target, b.role, b.app, b.url_template, b.frame, b.evidence),
+            a,
+            c,
+        ]
+    (routine,) = mine(shuffled)
+    assert _targets(routine) == ["Compose", "To", "Send"]
+
+
+def test_a_wrong_granularity_names_the_operations_it_expects():
+    s = Stream()
+    s.nav("shop.example/orders")
+    with pytest.raises(ValueError, match=r"granularity \(expected click or type\)$"):
+        mine(s.out)
+
+
+def test_url_templates_of_wildcards_only_are_not_specific_targets():
+    s = Stream()
+    for _ in range(3):
+        s.nav("shop.example/*", "shop.example/*/*", "docs.example/*")
+    assert mine(s.out, granularity="url") == []
+
+
+def test_an_occurrence_across_midnight_belongs_to_the_day_it_started():
+    s = Stream()
+    for day in ("2026-03-02", "2026-03-03", "2026-03-04"):
+        s.day = day
+        s.session("Compose")
+        s.day = _next_day(day)  # the same session goes on past midnight
+        s.act("To")
+        s.act("Send")
+    (routine,) = mine(s.out)
+    assert [o.day for o in routine.occurrences] == ["2026-03-02", "2026-03-03", "2026-03-04"]
+
+
+def _next_day(day: str) -> str:
+    return (date.fromisoformat(day) + timedelta(days=1)).isoformat()

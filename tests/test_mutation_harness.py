@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fnmatch import fnmatch
 
-from benchmark.mutation import mutant_glob
+from benchmark.mutation import GROUPS, group_of, mutant_glob
 
 
 def test_a_module_asks_for_its_own_mutants():
@@ -20,3 +20,14 @@ def test_a_package_init_asks_for_its_functions_by_the_package_name_not_its_submo
     assert fnmatch("memory.engine.extract.xǁOpenDayǁsegments__mutmut_2", glob)
     assert not fnmatch("memory.engine.extract.__init__.x_extract_day__mutmut_1", glob)
     assert not fnmatch("memory.engine.extract.code.x_segments__mutmut_1", glob)
+
+
+def test_the_routine_modules_are_mutated_against_their_own_tests_not_the_compiler_group():
+    # A module belongs to the first group whose glob matches it, so "routines" must come
+    # before the catch-all "compiler/*".
+    units = ("actions", "routines", "replay", "cost", "patterns")
+    for unit in units:
+        assert group_of(f"compiler/{unit}.py") == "routines"
+    tests = next(tests for name, _, tests in GROUPS if name == "routines")
+    assert set(tests) == {f"tests/test_compiler_{unit}.py" for unit in units}
+    assert group_of("compiler/document.py") == "compiler"
