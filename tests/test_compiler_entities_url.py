@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from compiler.entities import PageRef, dispatch, parse, registered_sites
+from compiler.entities import PageRef, dispatch, parse, registered_sites, url_report
 from compiler.entities.url import (
     MAX_URL_CHARS,
     Url,
@@ -385,3 +385,70 @@ def test_the_entry_points_remember_each_url_until_cleared(monkeypatch: pytest.Mo
     parse.clear_caches()
     assert parse.parse_url(url) == P("page", "cached?")
     assert parse.site_of(url) == "cached?"
+
+
+def test_resolve_returns_a_parsers_reference_itself_when_it_needs_no_tidying(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    bespoke = P("example_item", "item 1")
+    monkeypatch.setitem(dispatch.HOSTS, "example.test", lambda url: bespoke)
+    url = split_url("https://example.test/x")
+    assert url is not None
+    assert dispatch.resolve(url) is bespoke
+    surfaced = P("search", "typed words")
+    monkeypatch.setattr(dispatch.generic, "search_query", lambda url: surfaced)
+    other = split_url("https://example.org/?q=typed+words")
+    assert other is not None
+    assert dispatch.resolve(other) is surfaced
+
+
+def test_parse_url_and_site_of_ignore_what_lies_past_max_url_chars() -> None:
+    padded = "https://example.com/?pad=" + "y" * MAX_URL_CHARS + "&q=hello"
+    assert parse.parse_url(padded) == P("page", "example.com")
+    assert parse.parse_url("https://example.com/?q=hello") == P("search", "hello")
+    assert parse.site_of(" " * MAX_URL_CHARS + "https://example.com/") is None
+    assert parse.parse_url(" " * MAX_URL_CHARS + "https://example.com/") is None
+
+
+def test_url_report_counts_typed_generic_and_not_web_apart() -> None:
+    report = url_report(
+        [
+            "https://github.com/acme/app/pull/1",
+            "https://github.com/acme/app/pull/2",
+            "https://youtu.be/v",
+            "https://x.com/a",
+            "https://en.wikipedia.org/wiki/X",
+            "https://vimeo.com/1",
+            "https://www.google.com/search?q=x",
+            "https://example.com/a",
+            "about:blank",
+            "mailto:a@b.c",
+            "   ",
+            "",
+        ]
+    )
+    assert report == {
+        "total": 10,
+        "not_web": 2,
+        "typed": 7,
+        "generic": 1,
+        "typed_fraction": 0.7,
+        "kinds": {
+            "github_pr": 2,
+            "page": 1,
+            "search": 1,
+            "vimeo_video": 1,
+            "wikipedia_article": 1,
+            "x_profile": 1,
+            "youtube_video": 1,
+        },
+    }
+    assert list(report["kinds"]) == [
+        "github_pr",
+        "page",
+        "search",
+        "vimeo_video",
+        "wikipedia_article",
+        "x_profile",
+        "youtube_video",
+    ]
