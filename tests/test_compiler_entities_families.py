@@ -146,6 +146,19 @@ BRANCHES: list[tuple[str, PageRef]] = [
     ),
     ("https://acme.atlassian.net/wiki/spaces/ENG/pages/123456", P("confluence_page", "ENG/123456")),
     (
+        "https://acme.atlassian.net/wiki/spaces/ENG/blog/2024/01/15/77/Launch+Notes",
+        P("confluence_page", "ENG/Launch Notes"),
+    ),
+    (
+        "https://acme.atlassian.net/wiki/spaces/ENG/blog/2024/01/15/77",
+        P("confluence_page", "ENG/77"),
+    ),
+    ("https://acme.atlassian.net/wiki/spaces/ENG/blog/2024/01/15", P("confluence_page", "ENG/01")),
+    (
+        "https://acme.atlassian.net/wiki/spaces/ENG/pages/2024/01/15/77",
+        P("confluence_page", "ENG/01"),
+    ),
+    (
         "https://acme.atlassian.net/wiki/spaces/ENG/blog/77/Launch+Notes",
         P("confluence_page", "ENG/Launch Notes"),
     ),
