@@ -8,6 +8,8 @@ branches and their edges: a segment short, a non-numeric id, a reserved first se
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from compiler.entities import PageRef, parse_url
@@ -313,7 +315,9 @@ BRANCHES: list[tuple[str, PageRef]] = [
     ("https://www.facebook.com/groups/py/posts/123", P("facebook_post", "groups/py/123")),
     ("https://www.facebook.com/groups/py/permalink/456", P("facebook_post", "groups/py/456")),
     ("https://www.facebook.com/groups/py/about", P("facebook_group", "py")),
+    ("https://www.facebook.com/groups", P("page", "facebook.com")),
     ("https://www.facebook.com/events/789", P("facebook_event", "789")),
+    ("https://www.facebook.com/events/create", P("page", "facebook.com")),
     ("https://www.facebook.com/profile.php?id=100", P("facebook_profile", "100")),
     ("https://www.facebook.com/profile.php?id=abc", P("page", "facebook.com")),
     ("https://www.facebook.com/profile.php", P("page", "facebook.com")),
@@ -328,6 +332,8 @@ BRANCHES: list[tuple[str, PageRef]] = [
     ("https://www.instagram.com/", P("page", "instagram.com")),
     ("https://www.instagram.com/reel/Rx1/", P("instagram_reel", "Rx1")),
     ("https://www.instagram.com/tv/Tv1/", P("instagram_post", "Tv1")),
+    ("https://www.instagram.com/p", P("page", "instagram.com")),
+    ("https://www.instagram.com/tv/", P("page", "instagram.com")),
     ("https://www.instagram.com/explore/tags/travel/", P("search", "#travel")),
     ("https://www.instagram.com/explore/tags", P("page", "instagram.com")),
     ("https://www.instagram.com/explore/", P("page", "instagram.com")),
@@ -929,7 +935,11 @@ BRANCHES: list[tuple[str, PageRef]] = [
 ]
 
 
-@pytest.mark.parametrize(("url", "expected"), BRANCHES, ids=[url[:70] for url, _ in BRANCHES])
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    BRANCHES,
+    ids=[re.sub(r"[^A-Za-z0-9./_-]+", "_", url)[:70] for url, _ in BRANCHES],
+)
 def test_each_parser_branch_resolves_as_its_site_shows_it(url: str, expected: PageRef) -> None:
     assert compute(url) == expected
     clear_caches()
