@@ -12,9 +12,20 @@ import re
 
 import pytest
 
-from compiler.entities import PageRef, parse_url
+from compiler.entities import (
+    PageRef,
+    cloud,
+    events,
+    knowledge,
+    media,
+    parse_url,
+    professional,
+    search,
+    social,
+)
 from compiler.entities.dispatch import compute
 from compiler.entities.parse import clear_caches
+from compiler.entities.url import Url, split_url
 
 P = PageRef
 
@@ -944,3 +955,115 @@ def test_each_parser_branch_resolves_as_its_site_shows_it(url: str, expected: Pa
     assert compute(url) == expected
     clear_caches()
     assert parse_url(url) == expected
+
+
+WORDS = "-".join(["word"] * 30)  # a slug whose words run past any title cap
+SIXTEEN_WORDS = " ".join(["word"] * 16)  # what an 80-character cap keeps of it
+
+EDGES: list[tuple[str, PageRef]] = [
+    ("https://vercel.com/acme/web", P("vercel_project", "acme/web")),
+    ("https://app.netlify.com/teams/acme", P("netlify_team", "acme")),
+    ("https://dashboard.heroku.com/apps/my-app", P("heroku_app", "my-app")),
+    ("https://dashboard.render.com/worker/wrk-1", P("render_service", "wrk-1")),
+    ("https://dashboard.render.com/static/st-1", P("render_service", "st-1")),
+    ("https://dashboard.render.com/d/d-1", P("render_service", "d-1")),
+    ("https://dashboard.render.com/project/p-1", P("render_service", "p-1")),
+    ("https://cloud.digitalocean.com/droplets/42", P("digitalocean_droplet", "42")),
+    ("https://bitbucket.org/dashboard/overview", P("dashboard", "bitbucket.org")),
+    ("https://bitbucket.org/product/features", P("page", "bitbucket.org")),
+    ("https://bitbucket.org/site/master", P("page", "bitbucket.org")),
+    ("https://bitbucket.org/repo/create", P("page", "bitbucket.org")),
+    ("https://bitbucket.org/socialauth/login/x", P("signin", "bitbucket.org")),
+    ("https://bitbucket.org/ws/repo/src/main/a.py", P("bitbucket_file", "ws/repo:a.py")),
+    ("https://bitbucket.org/ws/repo/pipelines/12", P("bitbucket_repo", "ws/repo")),
+    ("https://pypi.org/help/faq", P("page", "pypi.org")),
+    ("https://pypi.org/project/django", P("pypi_package", "django")),
+    ("https://crates.io/policies/privacy", P("page", "crates.io")),
+    ("https://drive.google.com/file/d/1File", P("google_drive_file", "1File")),
+    ("https://drive.google.com/x?id=5", P("page", "drive.google.com")),
+    (
+        f"https://www.notion.so/{WORDS}-0123456789abcdef0123456789abcdef",
+        P("notion_page", f"{SIXTEEN_WORDS} (01234567)"),
+    ),
+    ("https://confluence.acme.io/pages/viewpage.action?pageId=7", P("confluence_page", "7")),
+    ("https://www.dropbox.com/scl/fi/abc/" + "a" * 110 + ".pdf", P("dropbox_file", "a" * 100)),
+    ("https://www.dropbox.com/s/abc/" + "b" * 110 + ".jpg", P("dropbox_file", "b" * 100)),
+    ("https://www.figma.com/slides/AbC/Deck", P("figma_file", "Deck")),
+    (f"https://www.figma.com/design/AbC/{WORDS}", P("figma_file", SIXTEEN_WORDS)),
+    ("https://lu.ma/ai-night/extra", P("luma_event", "ai-night")),
+    ("https://www.twitch.tv/search", P("page", "twitch.tv")),
+    ("https://www.twitch.tv/settings/profile", P("page", "twitch.tv")),
+    ("https://www.twitch.tv/downloads", P("page", "twitch.tv")),
+    ("https://www.twitch.tv/subscriptions", P("page", "twitch.tv")),
+    ("https://web.telegram.org/k/#X123", P("messaging", "web.telegram.org")),
+    ("https://www.reddit.com/r/django/comments/abc", P("reddit_post", "r/django/abc")),
+    ("https://www.instagram.com/stories/natgeo", P("instagram_profile", "@natgeo")),
+    (f"https://trello.com/b/AbCd1234/{WORDS}", P("trello_board", f"{SIXTEEN_WORDS} (AbCd1234)")),
+    ("https://app.shortcut.com/acme/story/123", P("shortcut_story", "acme/123")),
+]
+
+
+@pytest.mark.parametrize(("url", "expected"), EDGES, ids=[f"edge{i}" for i in range(len(EDGES))])
+def test_each_parser_edge_resolves_as_its_site_shows_it(url: str, expected: PageRef) -> None:
+    assert compute(url) == expected
+
+
+def _url(text: str) -> Url:
+    url = split_url(text)
+    assert url is not None
+    return url
+
+
+def test_bespoke_parsers_answer_for_themselves_where_the_generic_layers_agree() -> None:
+    """Where a parser and the generic layers give one answer, the parser is read directly."""
+    assert search._q(_url("https://bing.com/search?q=x")) == P("search", "x")
+    assert search._q(_url("https://bing.com/search?query=x")) is None
+    assert search._yahoo(_url("https://search.yahoo.com/search?p=first&q=second")) == P(
+        "search", "first"
+    )
+    assert search._yahoo(_url("https://search.yahoo.com/search?q=second")) == P("search", "second")
+    assert search._yahoo(_url("https://search.yahoo.com/search?query=x")) is None
+    assert search._startpage(_url("https://startpage.com/do?query=a&q=b")) == P("search", "a")
+    assert search._startpage(_url("https://startpage.com/do?q=b")) == P("search", "b")
+    assert search._startpage(_url("https://startpage.com/do?p=b")) is None
+    assert social._hn_search(_url("https://hn.algolia.com/?q=rust")) == P("search", "rust")
+    assert social._hn_search(_url("https://hn.algolia.com/?query=go")) == P("search", "go")
+    assert social._hn_search(_url("https://hn.algolia.com/?q=rust&query=go")) == P("search", "rust")
+    assert social._hn_search(_url("https://hn.algolia.com/?s=x")) is None
+    assert professional._indeed(_url("https://indeed.com/jobs?q=data+analyst")) == P(
+        "search", "data analyst"
+    )
+    assert professional._indeed(_url("https://indeed.com/jobs?query=x")) is None
+    assert cloud._fly(_url("https://fly.io/dashboard")) == P("dashboard", "fly.io")
+    assert media._youtu_be(_url("https://youtu.be/")) is None
+
+
+@pytest.mark.parametrize(
+    ("site", "parsed"),
+    [
+        ("google.de", True),
+        ("google.co.uk", True),
+        ("google.com.au", True),
+        ("google.x", True),
+        ("google.abc", True),
+        ("google.abcd", False),
+        ("google.c0m", False),
+        ("google.a.b.c", False),
+        ("google..de", False),
+    ],
+)
+def test_google_country_domains(site: str, parsed: bool) -> None:
+    ref = search._google_brand(_url(f"https://www.{site}/search?q=tea"))
+    assert ref == (P("search", "tea") if parsed else None)
+
+
+def test_booking_pages_and_docs_sections_are_made_per_site() -> None:
+    booking = events._booking_page("acme", frozenset({"app"}))
+    assert booking(_url("https://acme.test/jane")) == P("acme_user", "jane")
+    assert booking(_url("https://acme.test/jane/30min")) == P("acme_event", "jane/30min")
+    assert booking(_url("https://acme.test/app/x")) is None
+    assert booking(_url("https://acme.test/")) is None
+    docs = knowledge._docs_under("api", "docs")
+    assert docs(_url("https://acme.test/api/fs.html")) == P("docs", "acme.test/api/fs")
+    assert docs(_url("https://acme.test/docs/intro")) == P("docs", "acme.test/intro")
+    assert docs(_url("https://acme.test/blog/x")) is None
