@@ -53,7 +53,15 @@ GROUPS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
             "tests/test_compiler_properties.py",
         ),
     ),
-    ("entities", ("compiler/entities/*",), ("tests/test_compiler_entities.py",)),
+    (
+        "entities",
+        ("compiler/entities/*",),
+        (
+            "tests/test_compiler_entities.py",
+            "tests/test_compiler_entities_families.py",
+            "tests/test_compiler_entities_url.py",
+        ),
+    ),
     ("sources", ("compiler/sources/*",), ("tests/test_compiler_sources.py",)),
     (
         "routines",

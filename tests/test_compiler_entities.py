@@ -23,9 +23,19 @@ from compiler.entities.dispatch import (
     registered_sites,
 )
 from compiler.entities.generic import SEARCH_PARAMS
+from compiler.entities.parse import clear_caches
 from compiler.entities.url import MAX_URL_CHARS, SECRET_PARAMS, compute_site
 
 P = PageRef
+
+
+@pytest.fixture(autouse=True)
+def parsed_afresh() -> None:
+    """`parse_url` and `site_of` remember each URL; every test here parses its own rather than
+    reading references an earlier test in this process left (mutation testing forks each run
+    from one process that has already run every test, so a cached reference hides a mutant)."""
+    clear_caches()
+
 
 TABLE: list[tuple[str, PageRef]] = [
     # code hosting and packages

@@ -78,8 +78,11 @@ def confluence(url: Url, seg: tuple[str, ...]) -> PageRef | None:
     if section == "spaces" and len(seg) >= 2:
         space = seg[1]
         if len(seg) >= 4 and seg[2] in ("pages", "blog") and is_number(seg[3]):
-            title = slug_words(seg[4]) if len(seg) >= 5 else ""
-            return PageRef("confluence_page", f"{space}/{tidy(title, 80) or seg[3]}")
+            rest = seg[3:]
+            if seg[2] == "blog" and len(rest) >= 4 and all(is_number(part) for part in rest[:4]):
+                rest = rest[3:]  # `/blog/2024/01/15/<id>/<title>`: the post's date leads its id
+            title = slug_words(rest[1]) if len(rest) >= 2 else ""
+            return PageRef("confluence_page", f"{space}/{tidy(title, 80) or rest[0]}")
         return PageRef("confluence_space", space)
     if section == "display" and len(seg) >= 2:
         if len(seg) >= 3:

@@ -130,6 +130,7 @@ HOSTS: dict[str, Parser] = {
     "askubuntu.com": _stackexchange,
     "mathoverflow.net": _stackexchange,
     "stackapps.com": _stackexchange,
+    "wikipedia.org": _wikipedia,  # the portal: `/wiki/<title>` there opens the English article
     **dict.fromkeys(_DOCS_HOSTS, docs_page),
     "kubernetes.io": _docs_under("docs"),
     "typescriptlang.org": _docs_under("docs"),

@@ -81,8 +81,6 @@ def _whatsapp(url: Url) -> PageRef | None:
 def _telegram(url: Url) -> PageRef | None:
     # `/k/#@username`, `/a/#-1001234567`, `/z/#123456`: the open chat lives in the fragment.
     chat = url.fragment.strip()
-    if chat.startswith("?"):
-        chat = ""
     if chat and (chat.startswith("@") or chat.lstrip("-").isdigit()):
         return PageRef("telegram_chat", chat)
     return _surface(url)

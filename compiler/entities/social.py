@@ -90,8 +90,10 @@ _FACEBOOK_RESERVED = frozenset(
         "notifications",
         "settings",
         "bookmarks",
+        "events",
         "friends",
         "gaming",
+        "groups",
         "help",
         "policies",
         "privacy",
@@ -128,7 +130,19 @@ def _facebook(url: Url) -> PageRef | None:
 
 
 _INSTAGRAM_RESERVED = frozenset(
-    {"accounts", "direct", "explore", "about", "developer", "legal", "stories", "reels"}
+    {
+        "accounts",
+        "direct",
+        "explore",
+        "about",
+        "developer",
+        "legal",
+        "p",
+        "reel",
+        "reels",
+        "stories",
+        "tv",
+    }
 )
 
 
