@@ -54,6 +54,11 @@ GROUPS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("entities", ("compiler/entities/*",), ("tests/test_compiler_entities.py",)),
     ("sources", ("compiler/sources/*",), ("tests/test_compiler_sources.py",)),
     (
+        "cli",
+        ("compiler/__main__.py",),
+        ("tests/test_compiler_cli.py", "tests/test_compiler_cli_routines.py"),
+    ),
+    (
         "compiler",
         ("compiler/*",),
         (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fnmatch import fnmatch
 
-from benchmark.mutation import mutant_glob
+from benchmark.mutation import GROUPS, group_of, mutant_glob
 
 
 def test_a_module_asks_for_its_own_mutants():
@@ -20,3 +20,12 @@ def test_a_package_init_asks_for_its_functions_by_the_package_name_not_its_submo
     assert fnmatch("memory.engine.extract.xǁOpenDayǁsegments__mutmut_2", glob)
     assert not fnmatch("memory.engine.extract.__init__.x_extract_day__mutmut_1", glob)
     assert not fnmatch("memory.engine.extract.code.x_segments__mutmut_1", glob)
+
+
+def test_the_command_line_is_mutated_against_its_own_tests():
+    # compiler/__main__.py would match the compiler group's glob; its tests are the CLI's.
+    assert group_of("compiler/__main__.py") == "cli"
+    assert group_of("compiler/views.py") == "compiler"
+    assert group_of("compiler/sources/jsonl.py") == "sources"
+    tests = next(tests for name, _, tests in GROUPS if name == "cli")
+    assert set(tests) == {"tests/test_compiler_cli.py", "tests/test_compiler_cli_routines.py"}
