@@ -31,7 +31,7 @@ from benchmark.synthetic.native import (
     write_activitywatch,
     write_screenpipe,
 )
-from compiler.capture import Capture, Element, InputEvent, Snapshot
+from compiler.capture import Absence, Capture, Element, InputEvent, Snapshot
 from compiler.sources import SourceError, activitywatch, jsonl, open_source, screenpipe
 from compiler.sources.activitywatch import EMULATION, EVENT_STRIDE, HEARTBEAT_S, ID_FLOOR
 from compiler.sources.events import capture_from_records
@@ -1082,3 +1082,487 @@ def test_sources_import_only_the_standard_library_and_compiler() -> None:
             assert top in sys.stdlib_module_names or top in {"__future__", "compiler"}, (
                 f"{path.name} imports {module}"
             )
+
+
+# --------------------------------------------------------------------------------------------
+# Our event records: every field checked, and the inverse (records_from_capture)
+# --------------------------------------------------------------------------------------------
+
+
+def _snap(stamp: str, key: str | None = None, **payload: Any) -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "occurred_at": stamp,
+        "kind": "snapshot",
+        "monitor": "0",
+        "payload": {"app": "Code", **payload},
+    }
+    if key is not None:
+        record["source_key"] = key
+    return record
+
+
+def _refused(record: object, message: str) -> None:
+    with pytest.raises(SourceError) as caught:
+        capture_from_records([record])  # type: ignore[list-item]
+    assert str(caught.value) == f"record 1: {message}"
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"occurred_at": "noon"}, "occurred_at 'noon' is not an ISO 8601 timestamp."),
+        ({"occurred_at": 5}, "occurred_at must be an ISO 8601 string with an offset."),
+        (
+            {"occurred_at": datetime(2026, 3, 2, 9)},  # noqa: DTZ001 - the naive one refused
+            "occurred_at datetime.datetime(2026, 3, 2, 9, 0) has no UTC offset; add Z or +HH:MM.",
+        ),
+        ({"kind": None}, "kind is None; a desktop record is one of snapshot, input, elements, "
+                         "absence."),
+        ({"monitor": True}, "monitor must be a string, an integer or null."),
+        ({"monitor": 1.5}, "monitor must be a string, an integer or null."),
+        ({"payload": []}, "payload must be an object."),
+        ({"source_key": 7}, "source_key must be a string or null."),
+        ({"id": True}, "id must be an integer or absent."),
+        ({"id": "7"}, "id must be an integer or absent."),
+        ({"payload": {"app": ""}}, "payload.app must be a non-empty string."),
+        ({"payload": {"app": 3}}, "payload.app must be a non-empty string."),
+        ({"payload": {"app": "Code", "window": 5}},
+         "payload.window must be a string or null, got int."),
+        ({"payload": {"app": "Code", "url": ["x"]}},
+         "payload.url must be a string or null, got list."),
+        ({"payload": {"app": "Code", "end": "later"}},
+         "payload.end must be an ISO 8601 timestamp with an offset."),
+        ({"payload": {"app": "Code", "end": "2026-03-02T09:00:30"}},
+         "payload.end must be an ISO 8601 timestamp with an offset."),
+        ({"payload": {"app": "Code", "end": 30}},
+         "payload.end must be an ISO 8601 timestamp with an offset."),
+    ],
+)  # fmt: skip
+def test_a_malformed_snapshot_record_is_refused_with_its_reason(
+    change: dict[str, Any], message: str
+) -> None:
+    _refused({**_snap("2026-03-02T09:00:00Z"), **change}, message)
+
+
+def test_a_record_that_is_not_an_object_is_refused() -> None:
+    _refused(["snapshot"], "an event record must be an object, got list.")
+
+
+@pytest.mark.parametrize(
+    ("payload", "message"),
+    [
+        ({"type": "key", "x": True}, "payload.x must be a finite number or null."),
+        ({"type": "key", "y": "3"}, "payload.y must be a finite number or null."),
+        ({"type": "key", "x": math.nan}, "payload.x must be a finite number or null."),
+        ({"type": "key", "y": math.inf}, "payload.y must be a finite number or null."),
+        ({"type": "key", "text": 5}, "payload.text must be a string or null, got int."),
+        ({"type": "key", "element_role": 1.0},
+         "payload.element_role must be a string or null, got float."),
+        ({"type": None}, "payload.type is None; expected one of key, text, click, clipboard, "
+                         "app_switch, scroll."),
+    ],
+)  # fmt: skip
+def test_a_malformed_input_record_is_refused_with_its_reason(
+    payload: dict[str, Any], message: str
+) -> None:
+    _refused({"occurred_at": "2026-03-02T09:00:00Z", "kind": "input", "payload": payload}, message)
+
+
+@pytest.mark.parametrize(
+    ("payload", "message"),
+    [
+        ({"elements": []}, "payload.snapshot must be the source_key of a snapshot."),
+        ({"snapshot": 1, "elements": []}, "payload.snapshot must be the source_key of a snapshot."),
+        ({"snapshot": "s"}, "payload.elements must be an array."),
+        ({"snapshot": "s", "elements": {}}, "payload.elements must be an array."),
+        ({"snapshot": "s", "elements": [{"role": "A"}, "B"]},
+         "payload.elements[1] must be an object."),
+        ({"snapshot": "s", "elements": [{"name": "x"}]},
+         "payload.elements[0].role must be a string."),
+        ({"snapshot": "s", "elements": [{"role": "A", "name": 5}]},
+         "payload.elements[0].name must be a string or null."),
+        ({"snapshot": "s", "elements": [{"role": "A", "bounds": [0, 0, 1]}]},
+         "payload.elements[0].bounds must be [left, top, width, height] or null."),
+        ({"snapshot": "s", "elements": [{"role": "A", "bounds": "0,0,1,1"}]},
+         "payload.elements[0].bounds must be [left, top, width, height] or null."),
+        ({"snapshot": "s", "elements": [{"role": "A", "bounds": [0, 0, 1, True]}]},
+         "payload.elements[0].bounds holds a non-number."),
+        ({"snapshot": "s", "elements": [{"role": "A", "bounds": [0, "0", 1, 1]}]},
+         "payload.elements[0].bounds holds a non-number."),
+    ],
+)  # fmt: skip
+def test_a_malformed_element_tree_is_refused_with_its_reason(
+    payload: dict[str, Any], message: str
+) -> None:
+    record = {"occurred_at": "2026-03-02T09:00:00Z", "kind": "elements", "payload": payload}
+    _refused(record, message)
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {"end": None},
+        {"end": "soon"},
+        {"end": "2026-03-02T10:00:00"},
+        {"end": 3600},
+    ],
+)
+def test_an_absence_needs_an_aware_end(payload: dict[str, Any]) -> None:
+    record = {"occurred_at": "2026-03-02T09:00:00Z", "kind": "absence", "payload": payload}
+    _refused(record, "payload.end must be an ISO 8601 timestamp with an offset.")
+
+
+@pytest.mark.parametrize("payload", [{"reason": 5}, {"monitor": 1}])
+def test_an_absence_reason_and_monitor_are_strings(payload: dict[str, Any]) -> None:
+    record = {
+        "occurred_at": "2026-03-02T09:00:00Z",
+        "kind": "absence",
+        "payload": {"end": "2026-03-02T10:00:00Z", **payload},
+    }
+    _refused(record, "payload.reason and payload.monitor must be strings.")
+
+
+def test_records_fields_become_typed_rows() -> None:
+    records = [
+        _snap("2026-03-02T09:00:00Z", "s1", window="a.py", url="https://a.example/",
+              end="2026-03-02T10:00:30+01:00"),
+        {**_snap("2026-03-02T09:00:05Z"), "monitor": None},
+        {**_snap("2026-03-02T09:00:06Z"), "monitor": 2, "id": 40},
+        {"occurred_at": datetime(2026, 3, 2, 9, 0, 7, tzinfo=UTC), "kind": "input", "monitor": 3,
+         "payload": {"type": "click", "x": 10, "y": 2.5, "app": "Code", "window": "a.py",
+                     "url": "u", "element_name": "Run", "element_role": "AXButton"}},
+        {"occurred_at": "2026-03-02T09:00:08Z", "kind": "absence",
+         "payload": {"end": "2026-03-02T09:30:00Z", "reason": None, "monitor": "1"}},
+        {"occurred_at": "2026-03-02T09:00:09Z", "kind": "absence",
+         "payload": {"end": "2026-03-02T09:40:00Z", "reason": "lock"}},
+    ]  # fmt: skip
+    capture = capture_from_records(records, recorder="rec", reader="rdr")
+    assert capture.snapshots == [
+        Snapshot(1, at(9), "0", "Code", "a.py", "https://a.example/", at(9, 0, 30)),
+        Snapshot(2, at(9, 0, 5), "0", "Code"),
+        Snapshot(40, at(9, 0, 6), "2", "Code"),
+    ]
+    assert [type(s.end) for s in capture.snapshots] == [float, type(None), type(None)]
+    assert capture.inputs == [
+        InputEvent(4, at(9, 0, 7), "click", "3", 10.0, 2.5, "Code", "a.py", "u", "Run",
+                   "AXButton", None),
+    ]  # fmt: skip
+    assert type(capture.inputs[0].x) is float
+    assert [astuple(a) for a in capture.absences] == [
+        (5, at(9, 0, 8), at(9, 30), "afk", "1"),
+        (6, at(9, 0, 9), at(9, 40), "lock", None),
+    ]
+    assert (capture.recorder, capture.reader, capture.disclosures) == ("rec", "rdr", [])
+    assert capture.inputs_recorded is True
+
+
+def test_an_absence_belongs_to_every_window_it_overlaps() -> None:
+    records = [
+        {"occurred_at": "2026-03-02T08:00:00Z", "kind": "absence",
+         "payload": {"end": "2026-03-02T09:00:00Z"}},  # ends at the window's start: out
+        {"occurred_at": "2026-03-02T08:30:00Z", "kind": "absence",
+         "payload": {"end": "2026-03-02T09:00:01Z"}},  # reaches into it: in, unclipped
+        {"occurred_at": "2026-03-02T09:59:59Z", "kind": "absence",
+         "payload": {"end": "2026-03-02T11:00:00Z"}},
+        {"occurred_at": "2026-03-02T10:00:00Z", "kind": "absence",
+         "payload": {"end": "2026-03-02T11:00:00Z"}},  # starts at the end: out
+    ]  # fmt: skip
+    part = capture_from_records(records, at(9), at(10))
+    assert [(a.id, a.start, a.end) for a in part.absences] == [
+        (2, at(8, 30), at(9, 0, 1)),
+        (3, at(9, 59, 59), at(11)),
+    ]
+    assert [a.id for a in capture_from_records(records, None, at(9)).absences] == [1, 2]
+    assert [a.id for a in capture_from_records(records, at(10)).absences] == [3, 4]
+
+
+def test_repeated_keys_and_orphan_trees_are_counted_in_the_window_only() -> None:
+    tree = {"kind": "elements", "payload": {"snapshot": "gone", "elements": []}}
+    records = [
+        _snap("2026-03-02T08:00:00Z", "k1"),
+        _snap("2026-03-02T08:00:00Z", "k1"),  # a repeat outside the window: not counted
+        _snap("2026-03-02T09:00:00Z", "k2"),
+        _snap("2026-03-02T09:00:00Z", "k2"),
+        _snap("2026-03-02T09:00:00Z", "k2"),
+        {**tree, "occurred_at": "2026-03-02T08:00:00Z", "source_key": "t0"},  # outside
+        {**tree, "occurred_at": "2026-03-02T09:00:01Z", "source_key": "t1"},
+        {**tree, "occurred_at": "2026-03-02T09:00:02Z", "source_key": "t2"},
+        # A tree of a snapshot outside the window: that snapshot exists, so it is no orphan.
+        {"occurred_at": "2026-03-02T09:00:03Z", "kind": "elements", "source_key": "t3",
+         "payload": {"snapshot": "late", "elements": [{"role": "A"}]}},
+        _snap("2026-03-02T11:00:00Z", "late"),
+    ]  # fmt: skip
+    part = capture_from_records(records, at(9), at(10))
+    assert [s.id for s in part.snapshots] == [3]
+    assert part.elements == []
+    assert part.disclosures == [
+        "2 element trees named a snapshot that is not in the input and were dropped.",
+        "2 records repeated the source_key of an earlier record and were read once.",
+    ]
+
+
+def test_a_converter_finishes_again_after_more_records_as_if_read_at_once() -> None:
+    from compiler.sources.events import RecordConverter
+
+    tree = {"occurred_at": "2026-03-02T09:00:01Z", "kind": "elements", "source_key": "e",
+            "payload": {"snapshot": "s", "elements": [{"role": "AXButton", "name": "Go",
+                                                       "bounds": [1, 2, 3, 4]}]}}  # fmt: skip
+    converter = RecordConverter()
+    converter.add(tree, 1)
+    first = converter.finish()
+    assert first.elements == []
+    assert first.disclosures == [
+        "1 element tree named a snapshot that is not in the input and was dropped."
+    ]
+    converter.add(_snap("2026-03-02T09:00:00Z", "s"), 2)
+    second = converter.finish()
+    assert second.elements == [Element(2, "AXButton", "Go", (1.0, 2.0, 3.0, 4.0))]
+    assert second.disclosures == [] and converter.orphan_trees == 0
+    assert second == capture_from_records([tree, _snap("2026-03-02T09:00:00Z", "s")])
+
+
+def test_element_trees_follow_their_snapshots_time_then_id_then_position() -> None:
+    def tree(key: str, snapshot: str, *roles: str) -> dict[str, Any]:
+        payload = {"snapshot": snapshot, "elements": [{"role": r} for r in roles]}
+        return {"occurred_at": "2026-03-02T09:00:00Z", "kind": "elements", "source_key": key,
+                "payload": payload}  # fmt: skip
+
+    records = [
+        _snap("2026-03-02T09:00:05Z", "b"),  # id 1, later
+        tree("t1", "b", "B1"),
+        tree("t2", "a", "A1", "A2"),  # before its snapshot
+        {**_snap("2026-03-02T09:00:01Z", "a"), "id": 9},
+        {**_snap("2026-03-02T09:00:01Z", "c"), "id": 8},  # same time as "a", smaller id
+        tree("t3", "c", "C1"),
+        tree("t4", "a", "A3"),
+    ]
+    capture = capture_from_records(records)
+    assert [(e.snapshot_id, e.role) for e in capture.elements] == [
+        (8, "C1"), (9, "A1"), (9, "A2"), (9, "A3"), (1, "B1"),
+    ]  # fmt: skip
+    assert [(s.id, s.t) for s in capture.snapshots] == [
+        (8, at(9, 0, 1)), (9, at(9, 0, 1)), (1, at(9, 0, 5)),
+    ]  # fmt: skip
+
+
+def test_rows_emulated_from_activitywatch_are_disclosed_with_or_without_afk() -> None:
+    from compiler.sources.events import EMULATED_AWAY, EMULATED_PREFIX
+
+    row = ID_FLOOR + 7
+    rows = [_snap("2026-03-02T09:00:00Z", f"{EMULATED_PREFIX}{row}")]
+    away = {"occurred_at": "2026-03-02T09:10:00Z", "kind": "absence",
+            "source_key": f"{EMULATED_AWAY}{row + 1}",
+            "payload": {"end": "2026-03-02T09:20:00Z"}}  # fmt: skip
+    without = capture_from_records(rows)
+    assert without.disclosures == [
+        EMULATION,
+        "No ActivityWatch AFK signal reached this window; time away from the computer is "
+        "unknown, not inactivity.",
+    ]
+    assert without.inputs_recorded is False  # nothing but emulated rows
+    assert capture_from_records([*rows, away]).disclosures == [EMULATION]
+    # An AFK absence outside the window does not count as a signal of the window.
+    later = capture_from_records([*rows, away], None, at(9, 5))
+    assert len(later.disclosures) == 2 and later.absences == []
+    # A snapshot outside the window is not counted as emulated in it.
+    assert capture_from_records(rows, at(10)).disclosures == []
+    mixed = capture_from_records([*rows, _snap("2026-03-02T09:00:01Z", "mine")])
+    assert mixed.inputs_recorded is True  # one row not emulated: input was recorded
+    plain_away = {**away, "source_key": "other:a1"}
+    assert len(capture_from_records([*rows, plain_away]).disclosures) == 2
+    typed = {"occurred_at": "2026-03-02T09:00:02Z", "kind": "input", "payload": {"type": "key"}}
+    assert capture_from_records([*rows, typed]).inputs_recorded is True
+    assert capture_from_records([]).inputs_recorded is False
+
+
+def test_keyed_row_ids_are_the_activitywatch_reader_ids_and_nothing_else() -> None:
+    from compiler.sources.activitywatch import ID_CEILING
+    from compiler.sources.events import keyed_row_id, row_key
+
+    top = ID_CEILING - 1  # 16 digits
+    assert keyed_row_id(f"aw:s{ID_FLOOR}") == ID_FLOOR
+    assert keyed_row_id(f"aw:a{top}") == top
+    assert keyed_row_id(f"aw:s0{top}") is None  # 17 digits
+    assert keyed_row_id(f"aw:s{ID_FLOOR - 1}") is None
+    assert keyed_row_id(f"aw:s{ID_CEILING}") is None
+    for key in (None, f"aw:x{ID_FLOOR}", f"ax:s{ID_FLOOR}", f"aw:s{ID_FLOOR}x", "aw:s",
+                "aw:s" + "\u0661" * 15, f"aw:s-{ID_FLOOR}"):  # fmt: skip
+        assert keyed_row_id(key) is None, key
+    assert row_key(ID_FLOOR) == (f"aw:s{ID_FLOOR}", f"aw:a{ID_FLOOR}")
+    assert row_key(top) == (f"aw:s{top}", f"aw:a{top}")
+    assert row_key(ID_FLOOR - 1) is None and row_key(ID_CEILING) is None
+
+
+def test_records_from_capture_writes_every_row_as_a_record() -> None:
+    from compiler.sources.events import records_from_capture
+
+    capture = Capture(
+        snapshots=[
+            Snapshot(1, at(9), "m1", "Code", "a.py", None),
+            Snapshot(2, at(9, 0, 5), "0", "Firefox", "Docs", "https://d.example/", at(9, 1)),
+        ],
+        inputs=[
+            InputEvent(
+                7,
+                at(9, 0, 1.5),
+                "click",
+                "m1",
+                3.0,
+                math.inf,
+                "Code",
+                "a.py",
+                None,
+                "Run",
+                "AXButton",
+            ),
+            InputEvent(8, at(9, 0, 2), "text", "0", math.nan, None, text="hi"),
+        ],  # fmt: skip
+        elements=[
+            Element(1, "AXButton", "Run", (0.5, 0.25, 0.125, 0.0625)),
+            Element(1, "", None, None),
+        ],
+        absences=[Absence(4, at(10), at(11)), Absence(5, at(12), at(12, 30), "lock", "m1")],
+    )
+    records = list(records_from_capture(capture, "px"))
+    assert records == [
+        ("snapshot 1", {"occurred_at": "2026-03-02T09:00:00.000000Z", "kind": "snapshot",
+                        "source_key": "px:s1", "monitor": "m1",
+                        "payload": {"app": "Code", "window": "a.py", "url": None}}),
+        ("elements of 1", {"occurred_at": "2026-03-02T09:00:00.000000Z", "kind": "elements",
+                           "source_key": "px:e1", "monitor": "m1",
+                           "payload": {"snapshot": "px:s1", "elements": [
+                               {"role": "AXButton", "name": "Run",
+                                "bounds": [0.5, 0.25, 0.125, 0.0625]},
+                               {"role": "unknown", "name": None, "bounds": None}]}}),
+        ("snapshot 2", {"occurred_at": "2026-03-02T09:00:05.000000Z", "kind": "snapshot",
+                        "source_key": "px:s2", "monitor": "0",
+                        "payload": {"app": "Firefox", "window": "Docs",
+                                    "url": "https://d.example/",
+                                    "end": "2026-03-02T09:01:00.000000Z"}}),
+        ("input 7", {"occurred_at": "2026-03-02T09:00:01.500000Z", "kind": "input",
+                     "source_key": "px:i7", "monitor": "m1",
+                     "payload": {"type": "click", "x": 3.0, "y": None, "app": "Code",
+                                 "window": "a.py", "url": None, "element_name": "Run",
+                                 "element_role": "AXButton"}}),
+        ("input 8", {"occurred_at": "2026-03-02T09:00:02.000000Z", "kind": "input",
+                     "source_key": "px:i8", "monitor": "0",
+                     "payload": {"type": "text", "x": None, "y": None, "app": None,
+                                 "window": None, "url": None, "element_name": None,
+                                 "element_role": None, "text": "hi"}}),
+        ("absence 4", {"occurred_at": "2026-03-02T10:00:00.000000Z", "kind": "absence",
+                       "source_key": "px:a4", "monitor": "",
+                       "payload": {"end": "2026-03-02T11:00:00.000000Z", "reason": "afk",
+                                   "monitor": None}}),
+        ("absence 5", {"occurred_at": "2026-03-02T12:00:00.000000Z", "kind": "absence",
+                       "source_key": "px:a5", "monitor": "m1",
+                       "payload": {"end": "2026-03-02T12:30:00.000000Z", "reason": "lock",
+                                   "monitor": "m1"}}),
+    ]  # fmt: skip
+    # Read back, the records give the capture's rows (positions as ids, roles as written).
+    back = capture_from_records([record for _, record in records])
+    assert [(s.t, s.monitor, s.app, s.window, s.url, s.end) for s in back.snapshots] == [
+        (s.t, s.monitor, s.app, s.window, s.url, s.end) for s in capture.snapshots
+    ]
+    assert [astuple(a)[1:] for a in back.absences] == [astuple(a)[1:] for a in capture.absences]
+    assert [(e.role, e.name, e.bounds) for e in back.elements] == [
+        ("AXButton", "Run", (0.5, 0.25, 0.125, 0.0625)), ("unknown", None, None),
+    ]  # fmt: skip
+
+
+# --------------------------------------------------------------------------------------------
+# The shared helpers, and the JSONL reader's own messages
+# --------------------------------------------------------------------------------------------
+
+
+def test_day_windows_cut_at_each_utc_midnight() -> None:
+    from compiler.sources import day_windows
+
+    midnight = at(0) + 86_400  # 2026-03-03T00:00Z
+    assert list(day_windows(at(22), midnight + 86_400 + 60)) == [
+        (at(22), midnight),
+        (midnight, midnight + 86_400),
+        (midnight + 86_400, midnight + 86_400 + 60),
+    ]
+    assert list(day_windows(at(1), at(2))) == [(at(1), at(2))]
+    assert list(day_windows(at(0), at(0) + 86_400)) == [(at(0), at(0) + 86_400)]
+    assert list(day_windows(at(2), at(2))) == [] and list(day_windows(at(3), at(2))) == []
+
+
+def test_utc_iso_writes_microseconds_and_z() -> None:
+    from compiler.sources import utc_iso
+
+    assert utc_iso(at(9, 0, 1.25)) == "2026-03-02T09:00:01.250000Z"
+    assert utc_iso(0.0) == "1970-01-01T00:00:00.000000Z"
+
+
+def test_parse_iso_reads_naive_times_as_utc_whatever_the_local_zone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import time
+
+    from compiler.sources._common import parse_iso, plural
+
+    monkeypatch.setenv("TZ", "America/New_York")
+    time.tzset()
+    try:
+        assert parse_iso("2026-03-02T09:00:00") == (at(9), True)
+        assert parse_iso("2026-03-02T10:00:00+01:00") == (at(9), False)
+        assert parse_iso("2026-03-02T09:00:00Z") == (at(9), False)
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+    assert (plural(1, "row"), plural(2, "row"), plural(1_234, "row")) == (
+        "1 row",
+        "2 rows",
+        "1,234 rows",
+    )
+    assert (plural(1, "batch", "batches"), plural(0, "batch", "batches")) == (
+        "1 batch",
+        "0 batches",
+    )
+
+
+def test_open_reader_reads_each_window_of_a_jsonl_file(tmp_path: Path) -> None:
+    from compiler.sources import open_reader
+
+    path = tmp_path / "day.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in _records()) + "\n")
+    reader = open_reader(f"jsonl:{path}")
+    assert reader(at(9, 0, 1), at(9, 0, 3)) == jsonl.read(path, at(9, 0, 1), at(9, 0, 3))
+    assert [e.id for e in reader(at(9, 0, 1), at(9, 0, 3)).inputs] == [3]
+    assert [s.id for s in reader(None, at(9, 0, 3)).snapshots] == [1]
+    assert reader(None, None).recorder == "aframes"
+
+
+def test_open_source_expands_the_home_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "day.jsonl").write_text(json.dumps(_records()[0]) + "\n")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert [s.app for s in open_source("jsonl:~/day.jsonl").snapshots] == ["Code"]
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("csv:/tmp/x.csv",
+         "unknown source format 'csv' in 'csv:/tmp/x.csv'; use one of screenpipe, activitywatch, "
+         "jsonl."),
+        ("capture.sqlite",
+         "source 'capture.sqlite' has no format; write FORMAT:PATH with FORMAT one of "
+         "screenpipe, activitywatch, jsonl, e.g. screenpipe:~/capture.sqlite."),
+        ("activitywatch:/nonexistent/aw.json",
+         "/nonexistent/aw.json: no such file; check the path after 'activitywatch:'."),
+    ],
+)  # fmt: skip
+def test_open_source_says_exactly_what_is_wrong_with_a_spec(spec: str, message: str) -> None:
+    with pytest.raises(SourceError) as caught:
+        open_source(spec)
+    assert str(caught.value) == message
+
+
+def test_jsonl_a_gzip_file_cut_before_its_first_line_names_line_1(tmp_path: Path) -> None:
+    path = tmp_path / "cut.jsonl.gz"
+    path.write_bytes(b"\x1f\x8b")
+    with pytest.raises(SourceError, match=rf"^{path}:1: cannot read the file \("):
+        jsonl.read(path)
