@@ -1566,3 +1566,282 @@ def test_jsonl_a_gzip_file_cut_before_its_first_line_names_line_1(tmp_path: Path
     path.write_bytes(b"\x1f\x8b")
     with pytest.raises(SourceError, match=rf"^{path}:1: cannot read the file \("):
         jsonl.read(path)
+
+
+# --------------------------------------------------------------------------------------------
+# ActivityWatch: what an export says about itself, bucket kinds and malformed events
+# --------------------------------------------------------------------------------------------
+
+
+def test_activitywatch_discloses_what_the_export_lacks_and_what_was_left_out() -> None:
+    from compiler.sources.activitywatch import read_export
+
+    far = 3_000_001 * 1.0  # seconds: more than 10^5 heartbeats of 30 s
+    export = {
+        "buckets": {
+            "aw-watcher-window_b": _bucket("aw-watcher-window_b", "currentwindow", [
+                _ev("2026-03-02T09:00:00", 30.0, app="Code", title=""),
+                _ev("2026-03-02T09:01:00", 10.0, title="no app"),
+                _ev("2026-03-02T09:02:00+00:00", 10.0, app=""),
+            ]),
+            "aw-watcher-window_a": _bucket("aw-watcher-window_a", "currentwindow", [
+                _ev("2026-03-01T09:00:00", far, app="Mail"),
+            ]),
+            "zz": _bucket("zz", "general.stopwatch", []),
+            "aw-stopwatch": _bucket("aw-stopwatch", "general.stopwatch", []),
+        }
+    }  # fmt: skip
+    capture = read_export(export, at(9), at(9, 5))
+    mail = _row(at(9) - 86_400)  # started the day before: row k = 2,880 is 09:00
+    assert [(s.id, s.app, s.t, s.window, s.end) for s in capture.snapshots] == [
+        (mail + 2_880, "Mail", at(9), None, at(9) - 86_400 + far),
+        (_row(at(9)), "Code", at(9), None, at(9, 0, 30)),  # an empty title is no title
+    ] + [
+        (mail + 2_880 + k, "Mail", at(9) + 30 * k, None, at(9) - 86_400 + far) for k in range(1, 10)
+    ]
+    assert capture.disclosures == [
+        EMULATION,
+        "ActivityWatch has no monitors; every row is on monitor 0.",
+        "2 window buckets (aw-watcher-window_a, aw-watcher-window_b) were read onto the one "
+        "monitor 0.",
+        "The export has no web bucket; browser rows carry no URL.",
+        "The export has no AFK bucket; time away from the computer is unknown, not inactivity.",
+        "Buckets not compiled: aw-stopwatch, zz.",
+        "2 window intervals without an app name were left out.",
+        "1 window interval longer than 100,000 heartbeats was cut at that length.",
+        "3 timestamps had no UTC offset and were read as UTC.",
+    ]
+    assert capture.inputs_recorded is False and capture.reader == "activitywatch"
+    # Outside the intervals nothing is counted as left out or cut.
+    quiet = read_export(export, at(9, 30), at(10))
+    assert [s.app for s in quiet.snapshots] == ["Mail"] * 60
+    assert "1 window interval longer than 100,000 heartbeats was cut at that length." in (
+        quiet.disclosures
+    )
+    assert not any("without an app name" in d for d in quiet.disclosures)
+    one = read_export({"buckets": {"w": _bucket("aw-watcher-window_h", "currentwindow", [
+        _ev("2026-03-02T09:01:00+00:00", 10.0, title="no app"),
+    ])}})  # fmt: skip
+    assert "1 window interval without an app name was left out." in one.disclosures
+    assert not any("timestamp" in d for d in one.disclosures)
+
+
+def test_activitywatch_an_export_without_window_buckets_has_no_rows() -> None:
+    from compiler.sources.activitywatch import read_export
+
+    export = {"buckets": {"aw-watcher-afk_h": _bucket("aw-watcher-afk_h", "afkstatus", [
+        _ev("2026-03-02T09:00:00+00:00", 60.0, status="afk"),
+    ])}}  # fmt: skip
+    capture = read_export(export)
+    assert capture.snapshots == [] and [a.start for a in capture.absences] == [at(9)]
+    assert capture.disclosures == [
+        EMULATION,
+        "ActivityWatch has no monitors; every row is on monitor 0.",
+        "The export has no window bucket; there are no snapshot rows.",
+        "The export has no web bucket; browser rows carry no URL.",
+    ]
+
+
+def test_activitywatch_buckets_as_a_list_or_keyed_by_id() -> None:
+    from compiler.sources.activitywatch import read_export
+
+    events = [_ev("2026-03-02T09:00:00+00:00", 10.0, app="Code")]
+    bucket = _bucket("aw-watcher-window_h", "currentwindow", events)
+    keyed = read_export({"buckets": {"aw-watcher-window_h": bucket}})
+    assert read_export({"buckets": [bucket]}) == keyed
+    # A bucket without its own id is named by its key, which then decides its kind.
+    nameless = {k: v for k, v in bucket.items() if k not in ("id", "type")}
+    by_key = read_export({"buckets": {"aw-watcher-window_x": nameless}})
+    assert [s.app for s in by_key.snapshots] == ["Code"]
+    assert not any("Buckets not compiled" in d for d in by_key.disclosures)
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"buckets": {"b": []}}, "srv: bucket 'b' is not an object."),
+        ({"buckets": "all"}, "srv: 'buckets' must be an object of buckets."),
+        ({"buckets": [{"id": "a"}, 3]}, "srv: 'buckets' must be an object of buckets."),
+        ({"events": []},
+         'srv: not an ActivityWatch export; expected {"buckets": {...}} or one bucket with id '
+         "and events."),
+        ({"id": "b"},
+         'srv: not an ActivityWatch export; expected {"buckets": {...}} or one bucket with id '
+         "and events."),
+        ({"id": "aw-watcher-window_h", "events": {}},
+         "srv: bucket 'aw-watcher-window_h': events must be an array."),
+        ({"id": "aw-watcher-window_h", "events": [[]]},
+         "srv: bucket 'aw-watcher-window_h', event 0: not an object."),
+        ({"id": "aw-watcher-window_h", "events": [{"duration": 1}]},
+         "srv: bucket 'aw-watcher-window_h', event 0: timestamp None is not ISO 8601."),
+        ({"id": "aw-watcher-window_h", "events": [{"timestamp": 5}]},
+         "srv: bucket 'aw-watcher-window_h', event 0: timestamp 5 is not ISO 8601."),
+        ({"id": "aw-watcher-window_h",
+          "events": [_ev("2026-03-02T09:00:00Z", 1.0), _ev("2026-03-02T09:00:00Z", True)]},
+         "srv: bucket 'aw-watcher-window_h', event 1: duration must be a number of seconds."),
+        ({"id": "aw-watcher-window_h", "events": [_ev("2026-03-02T09:00:00Z", "60")]},
+         "srv: bucket 'aw-watcher-window_h', event 0: duration must be a number of seconds."),
+        ({"id": "aw-watcher-window_h", "events": [_ev("2026-03-02T09:00:00Z", math.inf)]},
+         "srv: bucket 'aw-watcher-window_h', event 0: duration must be a number of seconds."),
+        ({"id": "aw-watcher-window_h",
+          "events": [{"timestamp": "2026-03-02T09:00:00Z", "data": ["x"]}]},
+         "srv: bucket 'aw-watcher-window_h', event 0: data must be an object."),
+        ({"id": "aw-watcher-window_h", "events": [_ev("4825-01-01T00:00:00+00:00", 1.0)]},
+         "srv: bucket 'aw-watcher-window_h', event 0: timestamp '4825-01-01T00:00:00+00:00' is "
+         "before 2001-09-09, earlier than any ActivityWatch data, or too far ahead to number."),
+    ],
+)  # fmt: skip
+def test_activitywatch_refuses_malformed_exports_naming_where(data: Any, message: str) -> None:
+    from compiler.sources.activitywatch import read_export
+
+    with pytest.raises(SourceError) as caught:
+        read_export(data, name="srv")
+    assert str(caught.value) == message
+
+
+def test_activitywatch_events_at_the_id_epoch_without_length_or_data_still_read() -> None:
+    from compiler.sources.activitywatch import read_export
+
+    events = [
+        {"timestamp": "2001-09-09T01:46:40+00:00", "data": {"app": "Old"}},  # no duration
+        _ev("2026-03-02T09:00:00+00:00", -5.0, app="Code"),  # negative: one row
+        {"timestamp": "2026-03-02T09:01:00+00:00", "duration": 10},  # no data: no app
+    ]
+    capture = read_export({"id": "aw-watcher-window_h", "events": events})
+    assert [(s.id, s.t, s.app, s.end) for s in capture.snapshots] == [
+        (ID_FLOOR, 1_000_000_000.0, "Old", 1_000_000_000.0),
+        (_row(at(9)), at(9), "Code", at(9)),
+    ]
+    assert "1 window interval without an app name was left out." in capture.disclosures
+
+
+def test_activitywatch_bucket_kinds_come_from_type_then_id() -> None:
+    from compiler.sources.activitywatch import read_export
+
+    window = [_ev("2026-03-02T09:00:00+00:00", 60.0, app="Firefox", title="Docs - Mozilla")]
+    page = [_ev("2026-03-02T09:00:00+00:00", 60.0, url="https://d.example/", title="Docs")]
+    away = [_ev("2026-03-02T10:00:00+00:00", 60.0, status="afk")]
+    export = {"buckets": {
+        "w": {"id": "aw-watcher-window_h", "type": "odd", "events": window},
+        "x": {"id": "aw-watcher-web_h", "events": page},  # no browser named: serves any
+        "y": {"id": "aw-watcher-afk_h", "type": None, "events": away},
+        "z": {"id": "mine", "type": "afkstatus", "events": away[:0]},
+    }}  # fmt: skip
+    capture = read_export(export)
+    assert [s.url for s in capture.snapshots] == ["https://d.example/"] * 2
+    assert [a.start for a in capture.absences] == [at(10)]
+    assert capture.disclosures == [EMULATION, capture.disclosures[1]]
+
+
+@pytest.mark.parametrize(
+    ("bucket_id", "app", "served"),
+    [
+        ("aw-watcher-web-firefox_h", "Firefox", True),
+        ("aw-watcher-web-firefox_h", "Google Chrome", False),
+        ("aw-watcher-web-chrome_h", "Brave Browser", True),
+        ("aw-watcher-web-chrome_h", "Firefox", False),
+        ("aw-watcher-web-msedge_h", "Microsoft Edge", True),
+        ("aw-watcher-web-edge_h", "Google Chrome", False),
+        ("aw-watcher-web-Vivaldi", "Vivaldi", True),
+        ("aw-watcher-web-lynx_h", "Safari", True),  # an unknown browser: serves any
+        ("aw-watcher-webfirefox_h", "Safari", True),  # not "web-NAME": serves any
+    ],
+)
+def test_activitywatch_a_web_bucket_serves_its_own_browser(
+    bucket_id: str, app: str, served: bool
+) -> None:
+    from compiler.sources.activitywatch import read_export
+
+    window = [_ev("2026-03-02T09:00:00+00:00", 10.0, app=app, title="Page")]
+    page = [_ev("2026-03-02T09:00:00+00:00", 10.0, url="https://p.example/", title="Page")]
+    export = {"buckets": {
+        "w": _bucket("aw-watcher-window_h", "currentwindow", window),
+        "p": _bucket(bucket_id, "web.tab.current", page),
+    }}  # fmt: skip
+    [row] = read_export(export).snapshots
+    assert row.url == ("https://p.example/" if served else None)
+
+
+def _browsing(window: list[dict[str, Any]], pages: list[dict[str, Any]]) -> list[str | None]:
+    from compiler.sources.activitywatch import read_export
+
+    export = {"buckets": {
+        "w": _bucket("aw-watcher-window_h", "currentwindow", window),
+        "p": _bucket("aw-watcher-web-firefox_h", "web.tab.current", pages),
+    }}  # fmt: skip
+    return [s.url for s in read_export(export).snapshots]
+
+
+def test_activitywatch_a_row_takes_the_page_overlapping_it_most_then_the_one_open_at_its_start():
+    window = [
+        _ev("2026-03-02T09:00:00+00:00", 30.0, app="Firefox"),
+        _ev("2026-03-02T09:10:00+00:00", 30.0, app="Firefox"),
+        _ev("2026-03-02T09:20:00+00:00", 30.0, app="Firefox"),
+        _ev("2026-03-02T09:30:00+00:00", 30.0, app="Firefox"),
+        _ev("2026-03-02T09:40:00+00:00", 30.0, app="Firefox"),
+    ]
+    pages = [
+        _ev("2026-03-02T08:59:50+00:00", 25.0, url="https://open-at-start/"),  # 15 s of the row
+        _ev("2026-03-02T09:00:15+00:00", 15.0, url="https://later/"),  # 15 s too
+        _ev("2026-03-02T09:00:10+00:00", 0.0, url="https://instant/"),
+        _ev("2026-03-02T09:10:05+00:00", 10.0, url="https://first/"),
+        _ev("2026-03-02T09:10:10+00:00", 10.0, url="https://second/"),  # a tie: the later one
+        _ev("2026-03-02T09:20:00+00:00", 5.0, url="https://short/"),
+        _ev("2026-03-02T09:20:10+00:00", 15.0, url="https://long/"),  # overlaps most
+        _ev("2026-03-02T09:30:10+00:00", 0.0, url="https://only-an-instant/"),
+        _ev("2026-03-02T09:40:05+00:00", 5.0, url=""),  # no URL: skipped
+        _ev("2026-03-02T09:40:10+00:00", 5.0, url=None),
+    ]
+    assert _browsing(window, pages) == [
+        "https://open-at-start/",
+        "https://second/",
+        "https://long/",
+        "https://only-an-instant/",
+        None,
+    ]
+
+
+def test_activitywatch_a_tab_not_in_the_window_title_is_another_windows_page() -> None:
+    window = [
+        _ev("2026-03-02T09:00:00+00:00", 30.0, app="Firefox", title="Private Browsing"),
+        _ev("2026-03-02T09:01:00+00:00", 30.0, app="Firefox", title="INBOX (3) - Mail"),
+        _ev("2026-03-02T09:02:00+00:00", 30.0, app="Firefox"),
+    ]
+    pages = [
+        _ev("2026-03-02T09:00:00+00:00", 30.0, url="https://docs/", title="Docs"),
+        _ev("2026-03-02T09:01:00+00:00", 30.0, url="https://mail/", title="inbox (3)"),
+        _ev("2026-03-02T09:02:00+00:00", 30.0, url="https://any/", title="Anything"),
+    ]
+    assert _browsing(window, pages) == [None, "https://mail/", "https://any/"]
+    untitled = [{**p, "data": {"url": p["data"]["url"], "title": ""}} for p in pages]
+    assert _browsing(window, untitled) == ["https://docs/", "https://mail/", "https://any/"]
+
+
+def test_activitywatch_unreadable_files_say_so(tmp_path: Path) -> None:
+    cut = tmp_path / "aw.json.gz"
+    cut.write_bytes(gzip.compress(b'{"buckets": {}}')[:-12])
+    with pytest.raises(SourceError, match=rf"^{cut}: cannot read the file \("):
+        activitywatch.read(cut)
+    binary = tmp_path / "aw.json"
+    binary.write_bytes(b'{"buckets": "\xff\xfe"}')
+    with pytest.raises(SourceError, match=rf"^{binary}: not a JSON ActivityWatch export \("):
+        activitywatch.read(binary)
+    with pytest.raises(SourceError, match=rf"^{tmp_path / 'none.json'}: no such file\.$"):
+        activitywatch.open_export(tmp_path / "none.json")
+
+
+def test_activitywatch_absences_touching_the_window_edge_stay_outside_it(tmp_path: Path) -> None:
+    afk = [
+        _ev("2026-03-02T08:00:00+00:00", 3600.0, status="afk"),  # ends at 09:00
+        _ev("2026-03-02T09:30:00+00:00", 60.0, status="afk"),
+        _ev("2026-03-02T10:00:00+00:00", 60.0, status="afk"),  # starts at 10:00
+        _ev("2026-03-02T09:40:00+00:00", 60.0, status="afk"),  # merges with the next
+        _ev("2026-03-02T09:40:30+00:00", 60.0, status="afk"),
+        _ev("2026-03-02T09:41:00+00:00", 0.0, status="afk"),  # no length: says nothing
+    ]
+    path = write(tmp_path / "afk.json", _export(afk))
+    part = activitywatch.read(path, at(9), at(10))
+    assert [(a.id, a.start, a.end) for a in part.absences] == [
+        (_row(at(9, 30)), at(9, 30), at(9, 31)),
+        (_row(at(9, 40)), at(9, 40), at(9, 41, 30)),
+    ]
