@@ -1845,3 +1845,243 @@ def test_activitywatch_absences_touching_the_window_edge_stay_outside_it(tmp_pat
         (_row(at(9, 30)), at(9, 30), at(9, 31)),
         (_row(at(9, 40)), at(9, 40), at(9, 41, 30)),
     ]
+
+
+# --------------------------------------------------------------------------------------------
+# screenpipe: time spans, input rows and element trees of hand-written databases
+# --------------------------------------------------------------------------------------------
+
+FULL_SCHEMA = """
+CREATE TABLE frames (id INTEGER PRIMARY KEY, timestamp TEXT, app_name TEXT, window_name TEXT,
+                     browser_url TEXT, device_name TEXT);
+CREATE TABLE ui_events (id INTEGER PRIMARY KEY, timestamp TEXT, event_type TEXT, x INTEGER,
+                        y INTEGER, text_content TEXT, app_name TEXT, window_title TEXT,
+                        browser_url TEXT, element_name TEXT, element_role TEXT, frame_id INTEGER);
+CREATE TABLE elements (id INTEGER PRIMARY KEY, frame_id INTEGER, source TEXT, role TEXT,
+                       text TEXT, left_bound REAL, top_bound REAL, width_bound REAL,
+                       height_bound REAL);
+"""
+
+
+def test_screenpipe_time_span_covers_frames_and_input_events(tmp_path: Path) -> None:
+    path = make_db(
+        tmp_path / "span.sqlite",
+        FULL_SCHEMA,
+        {
+            "frames": [
+                (1, "2026-03-02T09:00:05Z", "Code", None, None, "m"),
+                (2, "2026-03-02T10:00:00", "Code", None, None, "m"),
+            ],
+            "ui_events": [
+                (1, "2026-03-02T09:00:01.5+00:00", "key", None, None, None, None, None, None,
+                 None, None, 1),
+                (2, "2026-03-02T09:30:00Z", "key", None, None, None, None, None, None, None,
+                 None, 1),
+            ],
+        },
+    )  # fmt: skip
+    assert screenpipe.time_span(path) == (at(9, 0, 1.5), at(10))
+    frames_only = make_db(tmp_path / "frames.sqlite", OLD_FRAMES, {"frames": [
+        (1, "2026-03-02T09:00:00Z", "Code", None, None),
+        (2, "2026-03-02T11:00:00+01:00", "Code", None, None),
+    ]})  # fmt: skip
+    assert screenpipe.time_span(frames_only) == (at(9), at(10))
+    empty = make_db(tmp_path / "empty.sqlite", FULL_SCHEMA, {})
+    assert screenpipe.time_span(empty) is None
+    text = tmp_path / "notes.sqlite"
+    text.write_text("not a database\n" * 200)
+    with pytest.raises(SourceError, match=rf"^{text}: not a readable capture database \("):
+        screenpipe.time_span(text)
+    odd = make_db(tmp_path / "odd.sqlite", OLD_FRAMES, {"frames": [(1, "noon", "X", None, None)]})
+    with pytest.raises(SourceError, match=rf"^{odd}: not a readable capture database \("):
+        screenpipe.time_span(odd)
+
+
+def test_screenpipe_input_rows_keep_every_field_in_the_window(tmp_path: Path) -> None:
+    def event(n: int, stamp: str, kind: str, frame: int | None, **fields: Any) -> tuple[Any, ...]:
+        names = ("x", "y", "text", "app", "window", "url", "name", "role")
+        return (n, stamp, kind, *(fields.get(k) for k in names), frame)
+
+    path = make_db(
+        tmp_path / "inputs.sqlite",
+        FULL_SCHEMA,
+        {
+            "frames": [
+                (1, "2026-03-02T09:00:00Z", "Code", "a.py", None, "monitor_1"),
+                (2, "2026-03-02T09:00:00Z", "Slack", None, None, None),
+            ],
+            "ui_events": [
+                event(5, "2026-03-02T09:00:03Z", "click", 1, x=10, y=20, app="Code",
+                      window="a.py", url="u", name="Run", role="AXButton"),
+                event(4, "2026-03-02T09:00:02Z", "TEXT", 2, text="hi"),
+                event(3, "2026-03-02T08:59:59Z", "key", 1),  # before the window
+                event(6, "2026-03-02T10:00:00Z", "key", 1),  # at its end
+                event(7, "2026-03-02T09:00:04Z", "hover", 1),
+                event(8, "2026-03-02T09:00:05Z", "Hover", None),
+                event(9, "2026-03-02T09:00:06Z", "scroll_wheel", None),
+                event(10, "soon", "key", None),
+                event(11, "2026-03-02T09:00:07", "key", 99),  # naive; its frame is unknown
+                event(12, "2026-03-02T09:30:00+00:30", "key", 1),  # 09:00 UTC
+            ],
+        },
+    )  # fmt: skip
+    capture = screenpipe.read(path, at(9), at(10))
+    base = INPUT_ID_BASE
+    assert capture.inputs == [
+        InputEvent(base + 12, at(9), "key", "monitor_1"),
+        InputEvent(base + 4, at(9, 0, 2), "text", "0", None, None, text="hi"),
+        InputEvent(base + 5, at(9, 0, 3), "click", "monitor_1", 10.0, 20.0, "Code", "a.py", "u",
+                   "Run", "AXButton"),
+        InputEvent(base + 11, at(9, 0, 7), "key", "0"),
+    ]  # fmt: skip
+    assert type(capture.inputs[2].x) is float
+    assert capture.disclosures == [
+        "3 ui_events rows of other types (hover, scroll_wheel) were left out.",
+        "1 timestamp had no UTC offset and was read as UTC.",
+        "1 timestamp carried a non-UTC offset; the times were converted, but rows were selected "
+        "for the window by their written time.",
+    ]  # an unreadable time is never selected for a window
+    everything = screenpipe.read(path)
+    assert "1 row with an unreadable timestamp was left out." in everything.disclosures
+    assert "3 ui_events rows of other types (hover, scroll_wheel) were left out." in (
+        everything.disclosures
+    )
+    assert "2 rows with an unreadable timestamp were left out." not in everything.disclosures
+
+
+def test_screenpipe_ui_events_without_time_or_type_are_not_read(tmp_path: Path) -> None:
+    path = make_db(
+        tmp_path / "bare.sqlite",
+        OLD_FRAMES + "CREATE TABLE ui_events (id INTEGER, timestamp TEXT, kind TEXT);",
+        {"frames": [(1, "2026-03-02T09:00:00Z", "Code", None, None)],
+         "ui_events": [(1, "2026-03-02T09:00:01Z", "key")]},
+    )  # fmt: skip
+    capture = screenpipe.read(path)
+    assert capture.inputs == []
+    assert (
+        "The ui_events table has no timestamp or event_type column; no input events were read."
+        in capture.disclosures
+    )
+    one_missing = make_db(
+        tmp_path / "one.sqlite",
+        OLD_FRAMES + "CREATE TABLE ui_events (timestamp TEXT, event_type TEXT, x, y, text_content,"
+        " app_name, window_title, browser_url, element_name);",
+        {"ui_events": [("2026-03-02T09:00:01Z", "key", 1, 2, None, None, None, None, None)]},
+    )  # fmt: skip
+    read = screenpipe.read(one_missing)
+    assert [(e.id, e.x, e.y) for e in read.inputs] == [(INPUT_ID_BASE + 1, 1.0, 2.0)]
+    assert (
+        "The ui_events table has no element_role column (an older schema); those fields are "
+        "empty on every input event." in read.disclosures
+    )
+    assert (
+        "The frames table has no device_name column (an older schema); every snapshot is on "
+        "monitor 0." in read.disclosures
+    )
+    assert not any("frame_id column" in d for d in read.disclosures)
+
+
+def test_screenpipe_frame_ids_must_stay_below_input_ids(tmp_path: Path) -> None:
+    path = make_db(tmp_path / "big.sqlite", OLD_FRAMES, {"frames": [
+        (INPUT_ID_BASE - 1, "2026-03-02T09:00:00Z", "Code", None, None),
+    ]})  # fmt: skip
+    assert [s.id for s in screenpipe.read(path).snapshots] == [INPUT_ID_BASE - 1]
+    make_db(path, "", {"frames": [(INPUT_ID_BASE, "2026-03-02T09:00:01Z", "Code", None, None)]})
+    with pytest.raises(SourceError) as caught:
+        screenpipe.read(path)
+    assert str(caught.value) == (
+        f"{path}: a frame id reaches 1,000,000,000,000, where input ids begin; this reader "
+        "cannot keep the two apart."
+    )
+
+
+def test_screenpipe_frames_with_naive_offset_and_unreadable_times_are_counted(
+    tmp_path: Path,
+) -> None:
+    path = make_db(tmp_path / "t.sqlite", OLD_FRAMES, {"frames": [
+        (1, "2026-03-02T09:00:00", "A", None, None),
+        (2, "2026-03-02T09:00:01", "A", None, None),
+        (3, "2026-03-02T09:30:02+00:30", "A", None, None),
+        (4, "2026-03-02T09:30:03+00:30", "A", None, None),
+        (5, "2026-03-02T09:00:04+00:00", "A", None, None),  # UTC written as an offset
+        (6, "later", "A", None, None),
+        (7, None, "A", None, None),
+        (8, "2026-03-02T09:00:05Z", None, None, None),
+        (9, "2026-03-02T09:00:06Z", "", None, None),
+        (10, "2026-03-02T08:00:00", "A", None, None),  # naive, outside the window
+        (11, "2026-03-02T11:00:00+01:00", "A", None, None),  # 10:00 UTC: at the end
+    ]})  # fmt: skip
+    capture = screenpipe.read(path, at(9), at(10))
+    assert [(s.id, s.t) for s in capture.snapshots] == [
+        (1, at(9)), (2, at(9, 0, 1)), (3, at(9, 0, 2)), (4, at(9, 0, 3)), (5, at(9, 0, 4)),
+    ]  # fmt: skip
+    assert [d for d in capture.disclosures if d[0].isdigit()] == [
+        "2 frames without an app name were left out.",
+        "2 timestamps had no UTC offset and were read as UTC.",
+        "2 timestamps carried a non-UTC offset; the times were converted, but rows were "
+        "selected for the window by their written time.",
+    ]
+    assert "2 rows with an unreadable timestamp were left out." in (
+        screenpipe.read(path).disclosures
+    )
+
+
+def test_screenpipe_element_trees_without_source_id_or_bounds(tmp_path: Path) -> None:
+    path = make_db(
+        tmp_path / "plain.sqlite",
+        OLD_FRAMES + "CREATE TABLE elements (frame_id INTEGER, role TEXT, text TEXT);",
+        {
+            "frames": [
+                (2, "2026-03-02T09:00:00Z", "Code", None, None),
+                (1, "2026-03-02T09:00:05Z", "Code", None, None),  # ids out of time order
+            ],
+            "elements": [(1, "AXWindow", "one"), (2, "AXWindow", "two"), (2, None, "two b")],
+        },
+    )
+    capture = screenpipe.read(path)
+    assert [s.id for s in capture.snapshots] == [2, 1]
+    loaded = capture.element_loader([1, 2])  # type: ignore[misc]
+    # Trees come by snapshot id, each in stored order (elements_for keys them by id).
+    assert [(e.snapshot_id, e.role, e.name, e.bounds) for e in loaded] == [
+        (1, "AXWindow", "one", None), (2, "AXWindow", "two", None), (2, "", "two b", None),
+    ]  # fmt: skip
+    sentence = (
+        "The elements table has no bounds columns; elements carry no bounds, so clicks cannot "
+        "be matched to them."
+    )
+    capture.elements_for([1])
+    assert capture.disclosures.count(sentence) == 1  # said once however often trees load
+    assert not any("OCR" in d for d in capture.disclosures)
+
+
+def test_screenpipe_elements_without_frame_ids_or_gone_since_the_read(tmp_path: Path) -> None:
+    path = make_db(
+        tmp_path / "noframe.sqlite",
+        OLD_FRAMES + "CREATE TABLE elements (id INTEGER, role TEXT);",
+        {"frames": [(1, "2026-03-02T09:00:00Z", "Code", None, None)]},
+    )
+    capture = screenpipe.read(path)
+    assert capture.element_loader is None
+    assert (
+        "The elements table has no frame_id column; no element trees were read."
+        in capture.disclosures
+    )
+    gone = make_db(
+        tmp_path / "gone.sqlite",
+        OLD_FRAMES + "CREATE TABLE elements (frame_id INTEGER, role TEXT, text TEXT);",
+        {"frames": [(1, "2026-03-02T09:00:00Z", "Code", None, None)],
+         "elements": [(1, "AXWindow", "a")]},
+    )  # fmt: skip
+    with screenpipe.CaptureDatabase(gone) as database:
+        open_read = database.read()
+        recorder = sqlite3.connect(gone)
+        recorder.execute("DROP TABLE elements")
+        recorder.commit()
+        recorder.close()
+        assert open_read.elements_for([1]) == {}
+    closed_read = screenpipe.read(gone)
+    assert closed_read.element_loader is None
+    assert (
+        "The elements table is gone or has no frame_id column now; no element trees were read."
+        in open_read.disclosures
+    )
