@@ -1334,11 +1334,11 @@ def test_element_trees_follow_their_snapshots_time_then_id_then_position() -> No
         {**_snap("2026-03-02T09:00:01Z", "a"), "id": 9},
         {**_snap("2026-03-02T09:00:01Z", "c"), "id": 8},  # same time as "a", smaller id
         tree("t3", "c", "C1"),
-        tree("t4", "a", "A3"),
+        tree("t4", "a", "A0"),  # a later tree of "a": after its first, whatever it holds
     ]
     capture = capture_from_records(records)
     assert [(e.snapshot_id, e.role) for e in capture.elements] == [
-        (8, "C1"), (9, "A1"), (9, "A2"), (9, "A3"), (1, "B1"),
+        (8, "C1"), (9, "A1"), (9, "A2"), (9, "A0"), (1, "B1"),
     ]  # fmt: skip
     assert [(s.id, s.t) for s in capture.snapshots] == [
         (8, at(9, 0, 1)), (9, at(9, 0, 1)), (1, at(9, 0, 5)),
@@ -1360,6 +1360,8 @@ def test_rows_emulated_from_activitywatch_are_disclosed_with_or_without_afk() ->
         "unknown, not inactivity.",
     ]
     assert without.inputs_recorded is False  # nothing but emulated rows
+    two = [*rows, _snap("2026-03-02T09:00:30Z", f"{EMULATED_PREFIX}{row + 1}")]
+    assert capture_from_records(two).inputs_recorded is False
     assert capture_from_records([*rows, away]).disclosures == [EMULATION]
     # An AFK absence outside the window does not count as a signal of the window.
     later = capture_from_records([*rows, away], None, at(9, 5))
@@ -1408,14 +1410,14 @@ def test_records_from_capture_writes_every_row_as_a_record() -> None:
                 "click",
                 "m1",
                 3.0,
-                math.inf,
+                4.0,
                 "Code",
                 "a.py",
                 None,
                 "Run",
                 "AXButton",
             ),
-            InputEvent(8, at(9, 0, 2), "text", "0", math.nan, None, text="hi"),
+            InputEvent(8, at(9, 0, 2), "text", "0", math.nan, math.inf, text="hi"),
         ],  # fmt: skip
         elements=[
             Element(1, "AXButton", "Run", (0.5, 0.25, 0.125, 0.0625)),
@@ -1441,7 +1443,7 @@ def test_records_from_capture_writes_every_row_as_a_record() -> None:
                                     "end": "2026-03-02T09:01:00.000000Z"}}),
         ("input 7", {"occurred_at": "2026-03-02T09:00:01.500000Z", "kind": "input",
                      "source_key": "px:i7", "monitor": "m1",
-                     "payload": {"type": "click", "x": 3.0, "y": None, "app": "Code",
+                     "payload": {"type": "click", "x": 3.0, "y": 4.0, "app": "Code",
                                  "window": "a.py", "url": None, "element_name": "Run",
                                  "element_role": "AXButton"}}),
         ("input 8", {"occurred_at": "2026-03-02T09:00:02.000000Z", "kind": "input",
@@ -2085,3 +2087,24 @@ def test_screenpipe_elements_without_frame_ids_or_gone_since_the_read(tmp_path: 
         "The elements table is gone or has no frame_id column now; no element trees were read."
         in open_read.disclosures
     )
+
+
+def test_open_reader_keeps_input_context_unless_told_and_paths_may_hold_colons(
+    sp_day: Path, tmp_path: Path
+) -> None:
+    from compiler.sources import open_reader
+
+    full = open_reader(f"screenpipe:{sp_day}")(at(9), at(10))
+    assert full.inputs and all(e.app for e in full.inputs if e.type == "click")
+    lean = open_reader(f"screenpipe:{sp_day}", input_context=False)(at(9), at(10))
+    assert {e.app for e in lean.inputs} == {None}
+    odd = tmp_path / "a:b.jsonl"
+    odd.write_text(json.dumps(_records()[0]) + "\n")
+    assert [s.app for s in open_reader(f"jsonl:{odd}")(None, None).snapshots] == ["Code"]
+
+
+def test_jsonl_a_line_that_is_not_utf8_names_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.jsonl"
+    path.write_bytes(json.dumps(_records()[0]).encode() + b'\n{"kind": "caf\xe9"}\n')
+    with pytest.raises(SourceError, match=rf"^{path}:2: not valid JSON \("):
+        jsonl.read(path)
