@@ -2108,3 +2108,70 @@ def test_jsonl_a_line_that_is_not_utf8_names_its_line(tmp_path: Path) -> None:
     path.write_bytes(json.dumps(_records()[0]).encode() + b'\n{"kind": "caf\xe9"}\n')
     with pytest.raises(SourceError, match=rf"^{path}:2: not valid JSON \("):
         jsonl.read(path)
+
+
+def test_screenpipe_window_edges_are_exact_for_every_spelling(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    path = make_db(tmp_path / "edges.sqlite", OLD_FRAMES, {"frames": [
+        (1, "2026-03-02T10:00:00.5Z", "A", None, None),  # in the end's second, after the end
+        (2, "2026-03-02T09:59:59.5Z", "A", None, None),  # the end's second before
+        (3, "2026-03-02T10:00:00", "A", None, None),  # naive, exactly the end
+        (4, "2026-03-02T09:30:00-00:30", "A", None, None),  # 10:00 UTC, exactly the end
+        (5, "0", "A", None, None),  # unreadable, sorts before any start
+        (6, "1970-01-01T00:00:00.5Z", "A", None, None),
+        (7, "2026-03-02T09:00:00", "A", None, None),  # naive, exactly the start
+    ]})  # fmt: skip
+    monkeypatch.setenv("TZ", "America/New_York")  # the local zone never enters
+    time.tzset()
+    try:
+        part = screenpipe.read(path, at(9), at(10))
+        opened = screenpipe.read(path, at(9))
+        early = screenpipe.read(path, 0.0, at(9))
+        far = screenpipe.read(path, at(9), 1e13)  # past what strftime can write
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+    assert [s.id for s in part.snapshots] == [7, 2]
+    assert not any("unreadable" in d for d in part.disclosures)
+    assert [s.id for s in opened.snapshots] == [7, 2, 3, 4, 1]
+    assert [s.id for s in early.snapshots] == [6]
+    assert [s.id for s in far.snapshots] == [7, 2, 3, 4, 1]
+    assert (
+        "The frames table has no device_name column (an older schema); every snapshot is on "
+        "monitor 0." in part.disclosures
+    )
+
+
+def test_screenpipe_frames_without_window_or_url_columns_say_so(tmp_path: Path) -> None:
+    path = make_db(
+        tmp_path / "lean.sqlite",
+        "CREATE TABLE frames (id INTEGER, timestamp TEXT, app_name TEXT, browser_url TEXT);",
+        {"frames": [(1, "2026-03-02T09:00:00Z", "Code", "https://x/")]},
+    )
+    capture = screenpipe.read(path)
+    assert capture.snapshots == [Snapshot(1, at(9), "0", "Code", None, "https://x/")]
+    assert capture.disclosures[0] == (
+        "The frames table has no window_name column (an older schema); those fields are empty "
+        "on every snapshot."
+    )
+    both = make_db(
+        tmp_path / "bare.sqlite",
+        "CREATE TABLE frames (id INTEGER, timestamp TEXT, app_name TEXT);",
+        {"frames": [(1, "2026-03-02T09:00:00Z", "Code")]},
+    )
+    assert screenpipe.read(both).disclosures[0] == (
+        "The frames table has no window_name or browser_url column (an older schema); those "
+        "fields are empty on every snapshot."
+    )
+
+
+def test_screenpipe_time_span_of_input_events_alone(tmp_path: Path) -> None:
+    path = make_db(
+        tmp_path / "inputs-only.sqlite",
+        "CREATE TABLE ui_events (id INTEGER, timestamp TEXT, event_type TEXT);",
+        {"ui_events": [(1, "2026-03-02T09:00:00Z", "key"), (2, "2026-03-02T09:05:00Z", "key")]},
+    )
+    assert screenpipe.time_span(path) == (at(9), at(9, 5))
