@@ -2175,3 +2175,44 @@ def test_screenpipe_time_span_of_input_events_alone(tmp_path: Path) -> None:
         {"ui_events": [(1, "2026-03-02T09:00:00Z", "key"), (2, "2026-03-02T09:05:00Z", "key")]},
     )
     assert screenpipe.time_span(path) == (at(9), at(9, 5))
+
+
+def test_screenpipe_a_fractional_end_and_the_last_writable_second(tmp_path: Path) -> None:
+    path = make_db(tmp_path / "late.sqlite", OLD_FRAMES, {"frames": [
+        (1, "2026-03-02T09:59:59.5Z", "A", None, None),
+        (2, "9999-12-31T23:59:58.5Z", "A", None, None),
+    ]})  # fmt: skip
+    assert [s.id for s in screenpipe.read(path, at(9), at(9, 59, 59.75)).snapshots] == [1]
+    assert [s.id for s in screenpipe.read(path, at(9), at(9, 59, 59.25)).snapshots] == []
+    assert [s.id for s in screenpipe.read(path, at(10), 1e13).snapshots] == [2]
+
+
+def test_screenpipe_ui_events_of_two_columns_and_names_shared_with_frames(tmp_path: Path) -> None:
+    path = make_db(
+        tmp_path / "two.sqlite",
+        "CREATE TABLE frames (id INTEGER, timestamp TEXT, app_name TEXT, device_name TEXT,"
+        " x REAL, element_role TEXT);"
+        "CREATE TABLE ui_events (timestamp TEXT, event_type TEXT);",
+        {"ui_events": [("2026-03-02T09:00:01Z", "key")]},
+    )
+    capture = screenpipe.read(path)
+    assert [(e.id, e.t, e.type) for e in capture.inputs] == [
+        (INPUT_ID_BASE + 1, at(9, 0, 1), "key")
+    ]
+    shared = make_db(
+        tmp_path / "shared.sqlite",
+        "CREATE TABLE frames (id INTEGER, timestamp TEXT, app_name TEXT, device_name TEXT,"
+        " x REAL, y REAL, element_name TEXT, element_role TEXT, text_content TEXT);"
+        "CREATE TABLE ui_events (id INTEGER, timestamp TEXT, event_type TEXT, x, y,"
+        " text_content, app_name, window_title, browser_url, frame_id);",
+        {
+            "frames": [(1, "2026-03-02T09:00:00Z", "Code", "m", 9, 9, "F", "F", "F")],
+            "ui_events": [(1, "2026-03-02T09:00:01Z", "click", 3, 4, None, None, None, None, 1)],
+        },
+    )
+    read = screenpipe.read(shared)
+    assert read.inputs == [InputEvent(INPUT_ID_BASE + 1, at(9, 0, 1), "click", "m", 3.0, 4.0)]
+    assert (
+        "The ui_events table has no element_name, element_role columns (an older schema); those "
+        "fields are empty on every input event." in read.disclosures
+    )
