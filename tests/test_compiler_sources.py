@@ -547,6 +547,7 @@ def test_screenpipe_frames_sharing_an_element_tree_each_get_it(tmp_path: Path) -
                 (1, "2026-03-02T09:00:00Z", "Code", None, None, None),
                 (2, "2026-03-02T09:00:05Z", "Code", None, None, 1),
                 (3, "2026-03-02T09:00:09Z", "Code", None, None, 3),
+                (4, "2026-03-02T09:00:10Z", "Code", None, None, None),  # no tree at all
             ],
             "elements": [
                 (1, 1, "accessibility", "AXWindow", "a.py", 0, 0, 1, 1, None),
@@ -560,7 +561,11 @@ def test_screenpipe_frames_sharing_an_element_tree_each_get_it(tmp_path: Path) -
     def names(trees: dict[int, list[Element]]) -> list[tuple[int, str | None]]:
         return [(e.snapshot_id, e.name) for k in sorted(trees) for e in trees[k]]
 
-    trees = capture.elements_for([1, 2, 3])
+    trees = capture.elements_for([1, 2, 3, 4])
+    assert trees[2] == [
+        Element(2, "AXWindow", "a.py", (0.0, 0.0, 1.0, 1.0)),
+        Element(2, "AXButton", "Run", (0.5, 0.5, 0.1, 0.1)),
+    ]
     assert names(trees) == [
         (1, "a.py"), (1, "Run"), (2, "a.py"), (2, "Run"), (3, "b.py"),
     ]  # fmt: skip
@@ -2216,3 +2221,50 @@ def test_screenpipe_ui_events_of_two_columns_and_names_shared_with_frames(tmp_pa
         "The ui_events table has no element_name, element_role columns (an older schema); those "
         "fields are empty on every input event." in read.disclosures
     )
+
+
+def test_screenpipe_element_rows_order_partial_bounds_and_ocr_counts(tmp_path: Path) -> None:
+    path = make_db(
+        tmp_path / "rows.sqlite",
+        OLD_FRAMES
+        + """CREATE TABLE elements (id INTEGER, frame_id INTEGER, source TEXT, role TEXT,
+                                    text TEXT, left_bound REAL, top_bound REAL,
+                                    width_bound REAL, height_bound REAL);""",
+        {
+            "frames": [(1, "2026-03-02T09:00:00Z", "Code", None, None)],
+            "elements": [  # stored out of id order: the tree follows the ids
+                (4, 1, "accessibility", "D", "d", 0.1, 0.2, None, 0.4),
+                (3, 1, "accessibility", "C", "c", 0.1, None, 0.3, 0.4),
+                (2, 1, "ocr", "B", "b", None, 0.2, 0.3, 0.4),
+                (1, 1, "ocr", "A", "a", 0.1, 0.2, 0.3, 0.4),
+            ],
+        },
+    )
+    capture = screenpipe.read(path)
+    assert capture.elements_for([1]) == {
+        1: [
+            Element(1, "A", "a", (0.1, 0.2, 0.3, 0.4)),
+            Element(1, "B", "b", None),  # a box missing any side is no box
+            Element(1, "C", "c", None),
+            Element(1, "D", "d", None),
+        ]
+    }
+    assert (
+        "2 elements came from OCR rather than the accessibility tree; element records do not "
+        "mark which." in capture.disclosures
+    )
+
+
+def test_screenpipe_a_range_scan_skips_the_frames_not_asked_for(tmp_path: Path) -> None:
+    frames = [(n, f"2026-03-02T09:{n // 60:02d}:{n % 60:02d}Z", "A", None, None) for n in
+              range(1, 601)]  # fmt: skip
+    path = make_db(
+        tmp_path / "many.sqlite",
+        OLD_FRAMES + "CREATE TABLE elements (frame_id INTEGER, role TEXT, text TEXT);",
+        {"frames": frames, "elements": [(n, "AXWindow", str(n)) for n in range(1, 601)]},
+    )
+    capture = screenpipe.read(path)
+    asked = [n for n in range(1, 601) if n != 300]  # more than 500: one range scan
+    trees = capture.elements_for(asked)
+    assert sorted(trees) == asked
+    assert trees[301] == [Element(301, "AXWindow", "301")]
