@@ -1752,6 +1752,8 @@ def test_activitywatch_bucket_kinds_come_from_type_then_id() -> None:
         ("aw-watcher-web-Vivaldi", "Vivaldi", True),
         ("aw-watcher-web-lynx_h", "Safari", True),  # an unknown browser: serves any
         ("aw-watcher-webfirefox_h", "Safari", True),  # not "web-NAME": serves any
+        ("aw-watcher-web-firefox_my_host", "Google Chrome", False),  # the name ends at "_"
+        ("aw-watcher-web-msedge_h", "Google Chrome", False),  # msedge is Edge, not Chrome
     ],
 )
 def test_activitywatch_a_web_bucket_serves_its_own_browser(
@@ -1786,8 +1788,20 @@ def test_activitywatch_a_row_takes_the_page_overlapping_it_most_then_the_one_ope
         _ev("2026-03-02T09:20:00+00:00", 30.0, app="Firefox"),
         _ev("2026-03-02T09:30:00+00:00", 30.0, app="Firefox"),
         _ev("2026-03-02T09:40:00+00:00", 30.0, app="Firefox"),
+        _ev("2026-03-02T09:45:00+00:00", 0.0, app="Firefox"),  # one instant
+        _ev("2026-03-02T09:50:00+00:00", 30.0, app="Firefox"),
+        _ev("2026-03-02T09:55:00+00:00", 30.0, app="Firefox"),
+        _ev("2026-03-02T10:00:00+00:00", 30.0, app="Firefox"),
     ]
     pages = [
+        _ev("2026-03-02T09:39:50+00:00", 16.0, url="https://valid/"),
+        _ev("2026-03-02T09:44:00+00:00", 120.0, url="https://long/at-the-instant"),
+        _ev("2026-03-02T09:44:30+00:00", 20.0, url="https://closed-before/"),
+        _ev("2026-03-02T09:50:00+00:00", 0.0, url="https://instant-at-start/"),
+        _ev("2026-03-02T09:54:00+00:00", 360.0, url="https://older-and-open/"),
+        _ev("2026-03-02T09:54:30+00:00", 0.0, url="https://instant-before/"),
+        _ev("2026-03-02T10:00:00+00:00", 10.0, url="https://at-the-start/"),
+        _ev("2026-03-02T10:00:10+00:00", 10.0, url="https://after-the-start/"),
         _ev("2026-03-02T08:59:50+00:00", 25.0, url="https://open-at-start/"),  # 15 s of the row
         _ev("2026-03-02T09:00:15+00:00", 15.0, url="https://later/"),  # 15 s too
         _ev("2026-03-02T09:00:10+00:00", 0.0, url="https://instant/"),
@@ -1804,7 +1818,11 @@ def test_activitywatch_a_row_takes_the_page_overlapping_it_most_then_the_one_ope
         "https://second/",
         "https://long/",
         "https://only-an-instant/",
-        None,
+        "https://valid/",  # the pages without a URL are passed over, not the search
+        "https://long/at-the-instant",
+        "https://instant-at-start/",
+        "https://older-and-open/",
+        "https://at-the-start/",  # a tie: the page open at the row's start
     ]
 
 
@@ -2268,3 +2286,101 @@ def test_screenpipe_a_range_scan_skips_the_frames_not_asked_for(tmp_path: Path) 
     trees = capture.elements_for(asked)
     assert sorted(trees) == asked
     assert trees[301] == [Element(301, "AXWindow", "301")]
+
+
+def test_activitywatch_equal_pages_of_two_buckets_go_to_the_later_bucket() -> None:
+    from compiler.sources.activitywatch import read_export
+
+    window = [_ev("2026-03-02T09:00:00+00:00", 30.0, app="Firefox")]
+    page = _ev("2026-03-02T09:00:00+00:00", 30.0)
+    export = {"buckets": {
+        "w": _bucket("aw-watcher-window_h", "currentwindow", window),
+        "a": _bucket("aw-watcher-web_a", "web.tab.current", [{**page, "data": {"url": "https://a/"}}]),
+        "b": _bucket("aw-watcher-web_b", "web.tab.current", [{**page, "data": {"url": "https://b/"}}]),
+    }}  # fmt: skip
+    assert [s.url for s in read_export(export).snapshots] == ["https://b/"]
+
+
+def test_activitywatch_rows_of_a_window_cut_inside_intervals() -> None:
+    from compiler.sources.activitywatch import read_export
+
+    export = _export([])
+    whole = read_export(export)
+    part = read_export(export, at(9, 0, 45), at(9, 1, 31))
+    assert [(s.app, s.t) for s in part.snapshots] == [("Code", at(9, 1)), ("Code", at(9, 1, 30))]
+    assert {astuple(s) for s in part.snapshots} <= {astuple(s) for s in whole.snapshots}
+
+
+def test_activitywatch_names_and_lengths_are_counted_only_for_intervals_in_the_window(
+    tmp_path: Path,
+) -> None:
+    from compiler.sources.activitywatch import Export, read_export
+
+    exactly = 100_000 * 30.0  # 10^5 heartbeats: the most an id can hold, not cut
+    export = {"buckets": {"w": _bucket("aw-watcher-window_h", "currentwindow", [
+        _ev("2026-03-02T09:00:00+00:00", 10.0, app="Code"),
+        _ev("2026-03-02T09:01:00+00:00", 10.0, title="no app"),
+        _ev("2026-03-02T09:02:00+00:00", 10.0, app=""),
+        _ev("2026-03-02T10:00:00+00:00", exactly, app="Long"),
+        _ev("2026-03-02T11:00:00+00:00", exactly + 30, app="Longer"),
+        _ev("2026-03-02T11:00:01+00:00", exactly + 30, app="Longest"),
+    ])}}  # fmt: skip
+    later = read_export(export, at(9, 1), at(9, 5))
+    assert later.snapshots == []
+    assert "2 window intervals without an app name were left out." in later.disclosures
+    earlier = read_export(export, at(8), at(8, 30))
+    assert earlier.snapshots == [] and not any("app name" in d for d in earlier.disclosures)
+    long = read_export(export, at(10), at(10, 30))
+    assert [s.app for s in long.snapshots][:1] == ["Long"]
+    assert not any("cut at that length" in d for d in long.disclosures)
+    longer = read_export(export, at(11), at(11, 1))
+    assert (
+        "2 window intervals longer than 100,000 heartbeats were cut at that length."
+        in longer.disclosures
+    )
+    bad = {"buckets": "all"}
+    for refused, name in ((lambda: read_export(bad), "export"), (lambda: Export(bad), "export")):
+        with pytest.raises(SourceError, match=rf"^{name}: 'buckets' must be"):
+            refused()
+    path = write(tmp_path / "bad.json", bad)
+    with pytest.raises(SourceError, match=rf"^{path}: 'buckets' must be"):
+        activitywatch.read(path)
+
+
+def test_activitywatch_exports_in_utf16_and_buckets_without_events_read(tmp_path: Path) -> None:
+    events = [_ev("2026-03-02T09:00:00+00:00", 10.0, app="Zoë")]
+    export = {"buckets": {
+        "aw-watcher-window_h": _bucket("aw-watcher-window_h", "currentwindow", events),
+        "aw-watcher-afk_h": {"type": "afkstatus"},  # no events at all
+    }}  # fmt: skip
+    path = tmp_path / "utf16.json"
+    path.write_bytes(json.dumps(export, ensure_ascii=False).encode("utf-16"))
+    capture = activitywatch.read(path)
+    assert [s.app for s in capture.snapshots] == ["Zoë"] and capture.absences == []
+    assert not any("no AFK bucket" in d for d in capture.disclosures)
+
+
+def test_activitywatch_twins_are_ordered_by_their_data_whatever_its_key_order() -> None:
+    from compiler.sources.activitywatch import read_export
+
+    when = {"timestamp": "2026-03-02T09:00:00+00:00", "duration": 10.0}
+    b_first = {**when, "data": {"app": "B", "title": "a"}}
+    a_last = {**when, "data": {"title": "b", "app": "A", "seen": datetime(2026, 3, 2, tzinfo=UTC)}}
+    for events in ([b_first, a_last], [a_last, b_first]):
+        capture = read_export({"id": "aw-watcher-window_h", "events": events})
+        assert [(s.id, s.app) for s in capture.snapshots] == [
+            (_row(at(9)), "A"),
+            (_row(at(9)) + EVENT_STRIDE, "B"),
+        ]
+
+
+def test_activitywatch_the_last_second_an_id_can_number() -> None:
+    from compiler.sources.activitywatch import ID_CEILING, read_export
+
+    last = (ID_CEILING - EVENT_STRIDE) // EVENT_STRIDE  # 90,071,992,546: in the year 4824
+    ok = datetime.fromtimestamp(last, UTC).isoformat()
+    too_far = datetime.fromtimestamp(last + 1, UTC).isoformat()
+    capture = read_export({"id": "aw-watcher-window_h", "events": [_ev(ok, 1.0, app="X")]})
+    assert [s.id for s in capture.snapshots] == [last * EVENT_STRIDE]
+    with pytest.raises(SourceError, match="too far ahead to number"):
+        read_export({"id": "aw-watcher-window_h", "events": [_ev(too_far, 1.0, app="X")]})
