@@ -2384,4 +2384,3 @@ def test_activitywatch_the_last_second_an_id_can_number() -> None:
     assert [s.id for s in capture.snapshots] == [last * EVENT_STRIDE]
     with pytest.raises(SourceError, match="too far ahead to number"):
         read_export({"id": "aw-watcher-window_h", "events": [_ev(too_far, 1.0, app="X")]})
-
