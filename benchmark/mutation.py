@@ -69,6 +69,11 @@ GROUPS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
         tuple(f"tests/test_compiler_{unit}.py" for unit in ROUTINE_UNITS),
     ),
     (
+        "cli",
+        ("compiler/__main__.py",),
+        ("tests/test_compiler_cli.py", "tests/test_compiler_cli_routines.py"),
+    ),
+    (
         "compiler",
         ("compiler/*",),
         (

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
+from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -13,7 +16,7 @@ import pytest
 
 from aframes_web.demo.desktop import generate_day, write_jsonl
 from benchmark.synthetic.native import write_screenpipe
-from compiler.__main__ import cl100k, raw_rows_json
+from compiler.__main__ import cl100k, main, raw_rows_json
 from compiler.document import canonical_sha256, compile_day, day_window
 from compiler.sources import screenpipe
 
@@ -28,14 +31,37 @@ def day_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "compiler", *args],
+@dataclass(frozen=True)
+class Done:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run(*args: str) -> Done:
+    """``python -m compiler ARGS`` in this process (what :func:`main` writes and returns)."""
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = main(list(args))
+    return Done(code, out.getvalue(), err.getvalue())
+
+
+def test_python_dash_m_compiler_runs_main(tmp_path: Path) -> None:
+    path = tmp_path / "urls.txt"
+    path.write_text("https://github.com/a/b/pull/1\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "compiler", "urls", str(path)],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=120,
     )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["total"] == 1
+    wrong = subprocess.run(
+        [sys.executable, "-m", "compiler", "urls"], cwd=ROOT, capture_output=True, text=True
+    )
+    assert wrong.returncode == 2 and wrong.stderr.startswith("error: ")
 
 
 def day_args(path: Path, *extra: str) -> list[str]:
@@ -185,28 +211,19 @@ def test_layout_map_file_is_checked(day_file: Path, tmp_path: Path) -> None:
     assert done.returncode == 2 and "single characters" in done.stderr
 
 
-def test_generated_at_is_pinned_by_flag_or_source_date_epoch(day_file: Path) -> None:
-    import os
-
-    env = {**os.environ, "SOURCE_DATE_EPOCH": "1772438400"}  # 2026-03-02T08:00:00Z
-    runs = [
-        subprocess.run(
-            [sys.executable, "-m", "compiler", "day", *day_args(day_file)],
-            cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=True,
-        ).stdout
-        for _ in range(2)
-    ]  # fmt: skip
+def test_generated_at_is_pinned_by_flag_or_source_date_epoch(
+    day_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1772438400")  # 2026-03-02T08:00:00Z
+    runs = [run("day", *day_args(day_file)).stdout for _ in range(2)]
     assert runs[0] == runs[1]
     assert json.loads(runs[0])["generated_at"] == "2026-03-02T08:00:00+00:00"
     pinned = run("day", *day_args(day_file), "--generated-at", "2026-03-02T09:00:00+01:00")
     assert json.loads(pinned.stdout)["generated_at"] == "2026-03-02T09:00:00+01:00"
     bad = run("day", *day_args(day_file), "--generated-at", "yesterday")
     assert bad.returncode == 2 and "--generated-at 'yesterday'" in bad.stderr
-    env["SOURCE_DATE_EPOCH"] = "soon"
-    odd = subprocess.run(
-        [sys.executable, "-m", "compiler", "day", *day_args(day_file)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "soon")
+    odd = run("day", *day_args(day_file))
     assert odd.returncode == 2 and "SOURCE_DATE_EPOCH='soon'" in odd.stderr
 
 
@@ -228,7 +245,6 @@ def _aw_week(tmp_path: Path) -> Path:
 def test_a_range_of_days_prints_each_days_own_document_and_parses_the_export_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from compiler.__main__ import main
     from compiler.sources import activitywatch
 
     export = _aw_week(tmp_path)
@@ -263,7 +279,6 @@ def test_a_range_of_days_prints_each_days_own_document_and_parses_the_export_onc
 def test_a_bad_range_is_one_line_and_exit_2(
     tmp_path: Path, last: str, message: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from compiler.__main__ import main
 
     export = _aw_week(tmp_path)
     argv = ["day", "--source", f"activitywatch:{export}", "--tz", "Europe/Berlin"]

@@ -31,3 +31,12 @@ def test_the_routine_modules_are_mutated_against_their_own_tests_not_the_compile
     tests = next(tests for name, _, tests in GROUPS if name == "routines")
     assert set(tests) == {f"tests/test_compiler_{unit}.py" for unit in units}
     assert group_of("compiler/document.py") == "compiler"
+
+
+def test_the_command_line_is_mutated_against_its_own_tests():
+    # compiler/__main__.py would match the compiler group's glob; its tests are the CLI's.
+    assert group_of("compiler/__main__.py") == "cli"
+    assert group_of("compiler/views.py") == "compiler"
+    assert group_of("compiler/sources/jsonl.py") == "sources"
+    tests = next(tests for name, _, tests in GROUPS if name == "cli")
+    assert set(tests) == {"tests/test_compiler_cli.py", "tests/test_compiler_cli_routines.py"}

@@ -547,7 +547,8 @@ def _elements(
     refs: dict[int, int],
     disclosures: list[str],
 ) -> list[Element]:
-    """Element trees of the snapshots kept, in snapshot order, each tree in stored order.
+    """Element trees of ``snapshots`` (the loader passes them in id order, the order the rows
+    are fetched in), each tree in stored order.
 
     A frame whose ``elements_ref_frame_id`` names another frame shows that frame's tree (the
     recorder stores an unchanged tree once); the tree is repeated under the snapshot's id.
@@ -614,10 +615,6 @@ def _elements(
             for s in snapshots
             for e in trees.get(shown[s.id], ())
         ]
-    elif any(a.id > b.id for a, b in zip(snapshots, snapshots[1:], strict=False)):
-        # Frame ids out of time order: regroup the trees by snapshot order (sort is stable).
-        position = {s.id: number for number, s in enumerate(snapshots)}
-        elements.sort(key=lambda e: position[e.snapshot_id])
     if ocr:
         disclosures.append(
             f"{plural(ocr, 'element')} came from OCR rather than the accessibility tree; "
