@@ -70,6 +70,11 @@ _IDENTIFIER = re.compile(
 )
 
 
+def one_line(text: str) -> str:
+    """A name as one line: a newline in a target would split a script step or a label in two."""
+    return " ".join(text.split())
+
+
 @dataclass(frozen=True, slots=True)
 class Action:
     """One step of the action stream, with the frame and events it was read from."""

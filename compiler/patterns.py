@@ -28,7 +28,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from compiler.actions import Action, actions
+from compiler.actions import Action, actions, one_line
 from compiler.document import Compiled, runs
 from compiler.routines import GAP_S
 from compiler.segment import UNKNOWN_APP
@@ -106,17 +106,13 @@ def _evidence(
 
 def _element(action: Action) -> str:
     role = f" ({action.role})" if action.role else ""
-    return f'click "{_one_line(action.target)}"{role} in {action.app}'
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
+    return f'click "{one_line(action.target)}"{role} in {action.app}'
 
 
 def _step_label(action: Action) -> str:
     """A click by its element's name; typing says so (clicking a field, then typing into it,
     is two steps that name one field)."""
-    name = _one_line(action.target)
+    name = one_line(action.target)
     return f"{name} (typing)" if action.op == "type" else name
 
 
@@ -243,7 +239,7 @@ def _repeated_text(stream: Sequence[Action], min_count: int) -> list[dict[str, A
     return [
         _item(
             "repeated_text",
-            f'typed "{_one_line(text)}" into {_one_line(field)} in {app}',
+            f'typed "{one_line(text)}" into {one_line(field)} in {app}',
             len(group),
             group,
         )

@@ -22,6 +22,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from compiler.actions import one_line
 from compiler.routines import Routine, Step
 
 DESTRUCTIVE_VERBS = (
@@ -59,16 +60,11 @@ _DESTRUCTIVE = re.compile(r"^\W*(?:" + "|".join(DESTRUCTIVE_VERBS) + r")\b", re.
 _SLOT_CHARS = re.compile(r"[^0-9a-z]+")
 
 
-def _one_line(text: str) -> str:
-    """A name as one line: a newline in a target would split one script step into two."""
-    return " ".join(text.split())
-
-
 def is_destructive(step: Mapping[str, Any]) -> bool:
     """Whether a plan step's target begins with a destructive verb (whole word, any case)."""
     if not isinstance(step, Mapping) or not isinstance(step.get("target"), str):
         raise ValueError("a plan step is a mapping with a string 'target'")
-    return bool(_DESTRUCTIVE.match(_one_line(step["target"])))
+    return bool(_DESTRUCTIVE.match(one_line(step["target"])))
 
 
 def _slot_names(steps: tuple[Step, ...]) -> list[str | None]:
@@ -94,7 +90,7 @@ def _guard(step: Step) -> dict[str, str | None]:
     page = step.target if step.op == "navigate" else step.url_template
     return {
         "expect_app": step.app,
-        "expect_element": _one_line(step.target) if element else None,
+        "expect_element": one_line(step.target) if element else None,
         "expect_role": step.role if element else None,
         "expect_url_template": page,
     }
@@ -111,7 +107,7 @@ def _check(routine: Routine) -> None:
                 f"routine {routine.id} step {index + 1}: op {step.op!r} is not click, type "
                 "or navigate"
             )
-        if not _one_line(step.target):
+        if not one_line(step.target):
             raise ValueError(f"routine {routine.id} step {index + 1} has an empty target")
 
 
@@ -127,13 +123,13 @@ def plan(routine: Routine) -> dict[str, Any]:
         guarded += guard["expect_element"] is not None or guard["expect_url_template"] is not None
         item: dict[str, Any] = {
             "op": step.op,
-            "target": _one_line(step.target),
+            "target": one_line(step.target),
             "role": step.role,
             "guard": guard,
         }
         if name is not None:
             item["slot"] = name
-            slots.append({"name": name, "field": _one_line(step.target)})
+            slots.append({"name": name, "field": one_line(step.target)})
         steps.append(item)
     return {
         "routine": routine.id,
@@ -149,7 +145,7 @@ def script(routine: Routine) -> str:
     _check(routine)
     lines = []
     for step, name in zip(routine.steps, _slot_names(routine.steps), strict=True):
-        target = _one_line(step.target)
+        target = one_line(step.target)
         if step.op == "type":
             lines.append(f"type {target} {{{name}}}")
         else:
