@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import time
 from datetime import UTC, datetime, timedelta
 from io import StringIO
 from pathlib import Path
@@ -294,6 +295,15 @@ def _other_connection() -> psycopg.Connection:
     )
 
 
+def _released(kind: int, within_s: float = 10.0) -> bool:
+    deadline = time.monotonic() + within_s
+    while liveness.holders(kind):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
 def test_work_whose_worker_holds_its_lock_is_left_alone(team, tmp_path) -> None:
     need_service("PostgreSQL", connection.vendor == "postgresql")
     job = _job(team, tmp_path, 10)
@@ -307,8 +317,9 @@ def test_work_whose_worker_holds_its_lock_is_left_alone(team, tmp_path) -> None:
         import_job_run(job_id=job.pk)  # a second delivery: the living worker keeps it
         job.refresh_from_db()
         assert (job.status, job.attempts, job.imported) == ("running", 1, 0)
-    # The worker's connection is gone, and its lock with it.
-    assert liveness.holders(liveness.IMPORT_JOB) == set()
+    # The worker's connection is gone, and its lock with it once the server has
+    # ended that backend, which it does a moment after the client hangs up.
+    assert _released(liveness.IMPORT_JOB)
     assert kinds(reconcile()) == {"import_lost"}
     job.refresh_from_db()
     assert job.status == "done" and job.imported == 10
@@ -469,6 +480,7 @@ def test_the_beat_task_repairs_and_a_second_pass_beside_a_running_one_does_nothi
         with _other_connection() as other:
             other.execute("SELECT pg_advisory_lock(%s, 0)", [liveness.RECONCILE])
             assert task.delay().get() == 0  # the pass running elsewhere covers it
+        assert _released(liveness.RECONCILE)
         assert reconcile(repair=False).drifts != []
     assert task.delay().get() == 1
     assert reconcile(repair=False).drifts == []
