@@ -71,7 +71,11 @@ GROUPS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     (
         "cli",
         ("compiler/__main__.py",),
-        ("tests/test_compiler_cli.py", "tests/test_compiler_cli_routines.py"),
+        (
+            "tests/test_compiler_cli.py",
+            "tests/test_compiler_cli_routines.py",
+            "tests/test_compiler_cli_output.py",
+        ),
     ),
     (
         "compiler",

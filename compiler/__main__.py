@@ -214,7 +214,7 @@ def raw_rows_json(compiled_source: Capture, start: float, end: float) -> str:
 
 def _tokens(args: argparse.Namespace) -> str:
     capture, day, tz, start, end = _read_day(args, input_context=True)
-    compiled = compile_day(capture, day, tz, Params(min_minutes=args.min_minutes))
+    compiled = compile_day(capture, day, tz, _params(args), generated_at=_generated_at(args))
     count = cl100k()
     raw = count(raw_rows_json(capture, start, end))
     doc = count(to_json(compiled.document))

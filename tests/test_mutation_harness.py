@@ -39,4 +39,8 @@ def test_the_command_line_is_mutated_against_its_own_tests():
     assert group_of("compiler/views.py") == "compiler"
     assert group_of("compiler/sources/jsonl.py") == "sources"
     tests = next(tests for name, _, tests in GROUPS if name == "cli")
-    assert set(tests) == {"tests/test_compiler_cli.py", "tests/test_compiler_cli_routines.py"}
+    assert set(tests) == {
+        "tests/test_compiler_cli.py",
+        "tests/test_compiler_cli_routines.py",
+        "tests/test_compiler_cli_output.py",
+    }
