@@ -281,6 +281,8 @@ BRANCHES: list[tuple[str, PageRef]] = [
     ("https://lu.ma/discover", P("page", "lu.ma")),
     ("https://lu.ma/user/alice", P("luma_user", "alice")),
     ("https://lu.ma/u/bob", P("luma_user", "bob")),
+    ("https://lu.ma/user", P("page", "lu.ma")),
+    ("https://lu.ma/u/", P("page", "lu.ma")),
     ("https://luma.com/launch-party", P("luma_event", "launch-party")),
     ("https://calendly.com/jane", P("calendly_user", "jane")),
     ("https://calendly.com/app/scheduled_events", P("page", "calendly.com")),

@@ -74,8 +74,9 @@ def _luma(url: Url) -> PageRef | None:
     seg = url.segments
     if not seg or seg[0] in _LUMA_RESERVED:
         return None
-    if seg[0] in ("user", "u") and len(seg) >= 2:
-        return PageRef("luma_user", seg[1])
+    if seg[0] in ("user", "u"):
+        # A profile's page; the bare path names nobody.
+        return PageRef("luma_user", seg[1]) if len(seg) >= 2 else None
     return PageRef("luma_event", seg[0])
 
 
