@@ -2191,6 +2191,18 @@ def test_screenpipe_frames_without_window_or_url_columns_say_so(tmp_path: Path) 
     )
 
 
+def test_screenpipe_time_span_compares_times_not_spellings(tmp_path: Path) -> None:
+    # As text, the space-separated row sorts first and the +01:00 row last; as time, neither.
+    mixed = make_db(tmp_path / "mixed.sqlite", OLD_FRAMES, {"frames": [
+        (1, "2026-03-02 09:30:00", "Code", None, None),
+        (2, "2026-03-02T08:00:00Z", "Code", None, None),
+        (3, "2026-03-02T11:00:00+01:00", "Code", None, None),
+        (4, "2026-03-02T10:30:00Z", "Code", None, None),
+        (5, "2026-03-02T07:45:00-00:30", "Code", None, None),
+    ]})  # fmt: skip
+    assert screenpipe.time_span(mixed) == (at(8), at(10, 30))
+
+
 def test_screenpipe_time_span_of_input_events_alone(tmp_path: Path) -> None:
     path = make_db(
         tmp_path / "inputs-only.sqlite",

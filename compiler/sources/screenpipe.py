@@ -182,17 +182,25 @@ class CaptureDatabase:
             connection.execute("SELECT count(*) FROM sqlite_master").fetchone()  # is it SQLite?
             for table in ("frames", "ui_events"):
                 try:
-                    low, high = connection.execute(
-                        f'SELECT min("timestamp"), max("timestamp") FROM {table}'
-                    ).fetchone()
+                    # Text sorts as time only among one spelling: "2026-03-02 09:00" sorts
+                    # before "2026-03-02T08:00", and "11:00+01:00" after "10:30Z". So the
+                    # extremes are taken per separator and offset suffix, then compared as time.
+                    bounds = connection.execute(
+                        f'SELECT min("timestamp"), max("timestamp") FROM {table} '
+                        'GROUP BY substr("timestamp", 11, 1), CASE '
+                        """WHEN "timestamp" LIKE '%Z' THEN 'Z' """
+                        """WHEN substr("timestamp", -6, 1) IN ('+', '-') """
+                        """THEN substr("timestamp", -6) ELSE '' END"""
+                    ).fetchall()
                 except sqlite3.OperationalError:  # a missing table; read() discloses it
                     continue
-                for value, into in ((low, lows), (high, highs)):
-                    if isinstance(value, str):
-                        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-                        if moment.tzinfo is None:
-                            moment = moment.replace(tzinfo=UTC)
-                        into.append(moment.timestamp())
+                for low, high in bounds:
+                    for value, into in ((low, lows), (high, highs)):
+                        if isinstance(value, str):
+                            moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+                            if moment.tzinfo is None:
+                                moment = moment.replace(tzinfo=UTC)
+                            into.append(moment.timestamp())
         except (sqlite3.Error, ValueError) as err:
             raise SourceError(f"{self.path}: not a readable capture database ({err}).") from None
         return (min(lows), max(highs)) if lows and highs else None
