@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+from collections.abc import Iterable
 from contextlib import redirect_stderr, redirect_stdout
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -33,17 +34,30 @@ PINNED = "2026-03-02T08:00:00+00:00"
 FIRST, LAST, DAYS = "2026-03-02", "2026-03-06", 5
 
 
+def accented(records: Iterable[dict]) -> list[dict]:
+    """The demo's records with every window title and element name ending in "·é", so that
+    each view and routine the commands print holds text that JSON would escape."""
+    out = []
+    for record in records:
+        payload = dict(record["payload"])
+        for field in ("window", "element_name"):
+            if payload.get(field):
+                payload[field] += " ·é"
+        out.append({**record, "payload": payload})
+    return out
+
+
 @pytest.fixture(scope="module")
 def day_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("cli-out") / "day.jsonl"
-    write_jsonl(path, generate_day(date.fromisoformat(DAY), seed=11))
+    write_jsonl(path, accented(generate_day(date.fromisoformat(DAY), seed=11)))
     return path
 
 
 @pytest.fixture(scope="module")
 def week_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("cli-week") / "days.jsonl"
-    write_jsonl(path, generate_days(date.fromisoformat(FIRST), DAYS, seed=11))
+    write_jsonl(path, accented(generate_days(date.fromisoformat(FIRST), DAYS, seed=11)))
     return path
 
 
@@ -174,6 +188,17 @@ def test_a_range_of_one_day_and_of_the_longest_allowed_span(tmp_path: Path) -> N
     )
 
 
+def test_a_range_pins_generated_at_on_every_day(week_file: Path) -> None:
+    argv = ["day", "--source", f"jsonl:{week_file}", "--tz", TZ, "--date", FIRST, "--to", LAST]
+    stamped = json.loads(ok(*argv, "--generated-at", "2026-03-09T10:00:00+01:00"))
+    assert {d["generated_at"] for d in stamped} == {"2026-03-09T10:00:00+01:00"}
+
+
+def test_a_window_with_a_bad_last_day_names_to() -> None:
+    window = ["--source", "jsonl:x", "--from", FIRST, "--to", "soon", "--tz", TZ]
+    assert error("routines", *window) == "error: --to 'soon' is not a date like 2026-03-02"
+
+
 def test_a_range_whose_source_cannot_be_read_is_one_line() -> None:
     message = error("day", *day_args(Path("/nope/days.jsonl")), "--to", "2026-03-04")
     assert message.startswith("error: ") and "/nope/days.jsonl" in message
@@ -188,14 +213,14 @@ def test_raw_rows_are_the_windows_snapshots_then_inputs_half_open() -> None:
         ],
         inputs=[
             InputEvent(4, 99.5, "click"),
-            InputEvent(5, 150.0, "click", "1", 0.25, 0.5, "Café", "Über", None, "Save", "AXButton"),
+            InputEvent(5, 100.0, "click", "1", 0.25, 0.5, "Café", "Über", None, "Save", "AXButton"),
             InputEvent(6, 200.0, "key"),
         ],
     )
     assert cli.raw_rows_json(capture, 100.0, 200.0) == (
         '[{"type": "frame", "id": 2, "timestamp": 100.0, "monitor": "1", "app_name": "Café", '
         '"window_name": "Über uns", "browser_url": "https://x.test/ü"}, '
-        '{"type": "ui_event", "id": 5, "timestamp": 150.0, "event_type": "click", "x": 0.25, '
+        '{"type": "ui_event", "id": 5, "timestamp": 100.0, "event_type": "click", "x": 0.25, '
         '"y": 0.5, "app_name": "Café", "window_title": "Über", "element_name": "Save", '
         '"element_role": "AXButton"}]'
     )
@@ -243,7 +268,8 @@ def test_apps_comms_and_steps_print_the_views_as_indented_unicode_json(day_file:
 
     apps = ok("apps", *day_args(day_file))
     assert apps == dumped(ledger(compiled)) and not apps.isascii()
-    assert ok("comms", *day_args(day_file)) == dumped(communications(compiled))
+    every = ok("comms", *day_args(day_file))
+    assert every == dumped(communications(compiled)) and "·é" in every
     for kind in ("email", "messaging", "meeting"):
         printed = ok("comms", *day_args(day_file), "--kind", kind)
         assert printed == dumped(communications(compiled, kind))
@@ -323,6 +349,7 @@ def test_routines_json_is_sorted_indented_and_holds_each_occurrence(week_file: P
         ],
     }
     assert out == json.dumps(expected, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+    assert "·é" in out
 
 
 def test_routines_markdown_lists_each_routine_its_script_and_occurrences(
@@ -723,3 +750,76 @@ def test_urls_of_a_missing_file_is_named_exactly() -> None:
     assert error("urls", "/does/not/exist.txt") == (
         "error: cannot read /does/not/exist.txt: No such file or directory"
     )
+
+
+def test_a_day_is_the_local_day_cut_at_local_midnight(tmp_path: Path) -> None:
+    """Rows at 00:10-00:20 Berlin time are the day's (23:10Z the UTC day before); a row at
+    00:10 Berlin the next day is not, on its own or in a range."""
+
+    def row(moment: str, n: int) -> dict:
+        return {
+            "occurred_at": moment,
+            "kind": "snapshot",
+            "source_key": f"t:0:snapshot:{n}",
+            "monitor": "0",
+            "payload": {"app": "Code", "window": "main.py", "url": None, "focused": True},
+        }
+
+    path = tmp_path / "midnight.jsonl"
+    moments = ["2026-03-02T23:10:00Z", "2026-03-02T23:15:00Z", "2026-03-02T23:20:00Z"]
+    write_jsonl(path, [*(row(m, n) for n, m in enumerate(moments)), row("2026-03-03T23:10:00Z", 9)])
+    alone = json.loads(ok("day", *day_args(path)))
+    assert alone["coverage"]["rows_analyzed"] == 3
+    ranged = json.loads(ok("day", *day_args(path), "--to", "2026-03-04"))
+    assert [d["coverage"]["rows_analyzed"] for d in ranged] == [3, 1]
+
+
+def test_only_tokens_reads_each_input_events_own_context(
+    day_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Compiling never uses an input event's own app, window and URL, so the day commands skip
+    reading them; ``tokens`` measures the raw rows as stored, so it reads them."""
+    import compiler.sources
+
+    asked: list[bool] = []
+    real = compiler.sources.open_source
+
+    def spy(spec: str, start: float, end: float, *, input_context: bool = True) -> Capture:
+        asked.append(input_context)
+        return real(spec, start, end, input_context=input_context)
+
+    monkeypatch.setattr(compiler.sources, "open_source", spy)
+    for command in ("day", "apps", "comms"):
+        ok(command, *day_args(day_file))
+    frame = json.loads(ok("day", *day_args(day_file)))["frames"][0]["id"]
+    ok("steps", *day_args(day_file), "--frame", frame)
+    assert asked == [False] * 5
+    ok("tokens", *day_args(day_file))
+    assert asked[-1] is True
+
+    ranged: list[object] = []
+    real_reader = compiler.sources.open_reader
+
+    def reader_spy(spec: str, *, input_context: bool = True):
+        ranged.append(input_context)
+        return real_reader(spec, input_context=input_context)
+
+    monkeypatch.setattr(compiler.sources, "open_reader", reader_spy)
+    ok("day", *day_args(day_file), "--to", DAY)
+    ok("patterns", *window_args(day_file, first=DAY, last=DAY))
+    assert ranged == [False, False]
+
+
+def test_tokens_measures_the_document_as_pinned(
+    day_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stamps: list[str | None] = []
+    real = cli.compile_day
+
+    def spy(*args: object, generated_at: str | None = None, **kwargs: object):
+        stamps.append(generated_at)
+        return real(*args, generated_at=generated_at, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(cli, "compile_day", spy)
+    ok("tokens", *day_args(day_file))
+    assert stamps == [PINNED]
