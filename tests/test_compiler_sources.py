@@ -2203,6 +2203,24 @@ def test_screenpipe_time_span_compares_times_not_spellings(tmp_path: Path) -> No
     assert screenpipe.time_span(mixed) == (at(8), at(10, 30))
 
 
+def test_screenpipe_time_span_reads_naive_times_as_utc_in_any_local_zone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    naive = make_db(tmp_path / "naive.sqlite", OLD_FRAMES, {"frames": [
+        (1, "2026-03-02T09:00:00", "Code", None, None),
+        (2, "2026-03-02T10:00:00", "Code", None, None),
+    ]})  # fmt: skip
+    monkeypatch.setenv("TZ", "America/New_York")
+    time.tzset()
+    try:
+        assert screenpipe.time_span(naive) == (at(9), at(10))
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
 def test_screenpipe_time_span_of_input_events_alone(tmp_path: Path) -> None:
     path = make_db(
         tmp_path / "inputs-only.sqlite",
