@@ -7,7 +7,7 @@ import argparse
 import io
 import json
 from collections.abc import Iterable
-from contextlib import redirect_stderr, redirect_stdout
+from contextlib import redirect_stdout
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -27,8 +27,9 @@ from compiler.replay import plan, script
 from compiler.routines import mine
 from compiler.sources import open_source
 from compiler.views import communications, ledger, steps
+from tests.test_compiler_cli import DAY, day_args, run
 
-DAY, TZ = "2026-03-03", "Europe/Berlin"
+TZ = "Europe/Berlin"  # the zone of day_args
 EPOCH = "1772438400"  # 2026-03-02T08:00:00Z
 PINNED = "2026-03-02T08:00:00+00:00"
 FIRST, LAST, DAYS = "2026-03-02", "2026-03-06", 5
@@ -67,29 +68,18 @@ def _pinned(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COLUMNS", "2000")  # help text on one line per option
 
 
-def run(*args: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = cli.main(list(args))
-    return code, out.getvalue(), err.getvalue()
-
-
 def ok(*args: str) -> str:
-    code, out, err = run(*args)
-    assert (code, err) == (0, ""), err
-    return out
+    done = run(*args)
+    assert (done.returncode, done.stderr) == (0, ""), done.stderr
+    return done.stdout
 
 
 def error(*args: str) -> str:
     """The one line a failing command writes to stderr, having written nothing to stdout."""
-    code, out, err = run(*args)
-    assert (code, out) == (2, "")
-    assert err.endswith("\n") and err.count("\n") == 1
-    return err.rstrip("\n")
-
-
-def day_args(path: Path, *extra: str) -> list[str]:
-    return ["--source", f"jsonl:{path}", "--date", DAY, "--tz", TZ, *extra]
+    done = run(*args)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.endswith("\n") and done.stderr.count("\n") == 1
+    return done.stderr.rstrip("\n")
 
 
 def compiled_day(path: Path, params: Params | None = None, day: str = DAY):
