@@ -40,6 +40,7 @@ test-browser: install-dev
 lint: install-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 	$(BIN)/python manage.py makemigrations --check --dry-run
 
 typecheck: install-dev
@@ -49,55 +50,55 @@ typecheck: install-dev
 bench: bench-ingest bench-import bench-sync bench-compiler bench-pipeline bench-memory bench-proactivestream bench-annotation bench-api bench-cost bench-routines bench-qa
 
 bench-ingest: install-dev
-	$(BIN)/python -m benchmark.ingest
+	$(BIN)/python -m perf.ingest
 
 bench-import: install-dev
-	$(BIN)/python -m benchmark.imports
+	$(BIN)/python -m perf.imports
 
 bench-sync: install-dev
-	$(BIN)/python -m benchmark.sync
+	$(BIN)/python -m perf.sync
 
 bench-pipeline: install-dev
-	$(BIN)/python -m benchmark.pipeline
+	$(BIN)/python -m perf.pipeline
 
 bench-memory: install-dev
-	$(BIN)/python -m benchmark.memory
+	$(BIN)/python -m perf.memory
 
 bench-proactivestream: install-dev
-	$(BIN)/python -m benchmark.proactivestream
+	$(BIN)/python -m perf.proactivestream
 
 bench-annotation: install-dev
-	$(BIN)/python -m benchmark.annotation
+	$(BIN)/python -m perf.annotation
 
 bench-api: install-dev
-	$(BIN)/python -m benchmark.api_bench
+	$(BIN)/python -m perf.api_bench
 
 ## Routines, replay plans, R and h on 60 SYNTHETIC days (pure path, no database; < 2 min).
 .PHONY: bench-cost
 bench-cost: install-dev
-	$(BIN)/python -m benchmark.cost
+	$(BIN)/python -m perf.cost
 
 ## The routine miner alone on long SYNTHETIC action streams (no capture, no compile).
 .PHONY: bench-routines
 bench-routines: install-dev
-	$(BIN)/python -m benchmark.routines_scale --days 60
+	$(BIN)/python -m perf.routines_scale --days 60
 
 ## make bench-qa: the QA harness without an LLM on the demo days (oracle, agreement, tokens).
 bench-qa: install-dev
-	$(BIN)/python -m benchmark.qa
+	$(BIN)/python -m perf.qa
 
 ## Not in `bench`: it kills workers and restarts its own PostgreSQL and Redis (~10-15 min).
 bench-chaos: install-dev
-	$(BIN)/python -m benchmark.chaos
+	$(BIN)/python -m perf.chaos
 
 bench-compiler: install-dev
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
-	$(BIN)/python -m benchmark.compiler_bench
+	$(BIN)/python -m perf.compiler_bench
 
 ## make mutation: mutmut over compiler/ and memory/engine/, each unit against its own tests
-## (benchmark/mutation.py); a table per module, then one JSON line. Not part of make test.
+## (perf/mutation.py); a table per module, then one JSON line. Not part of make test.
 mutation: install-dev
-	$(BIN)/python -m benchmark.mutation
+	$(BIN)/python -m perf.mutation
 
 clean:
 	rm -rf $(VENV) var

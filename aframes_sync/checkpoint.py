@@ -106,10 +106,12 @@ def _fsync_folder(folder: Path) -> None:
 def _lock(handle: IO[str]) -> None:
     """Take the exclusive lock on an open file, waiting for another agent's update to end."""
     if sys.platform == "win32":
+        # stays: Windows only
         import msvcrt
 
         msvcrt.locking(handle.fileno(), msvcrt.LK_LOCK, 1)  # retries for 10 s, then OSError
         return
+    # stays: POSIX only
     import fcntl
 
     fcntl.flock(handle.fileno(), fcntl.LOCK_EX)

@@ -18,6 +18,7 @@ django_application = get_asgi_application()
 
 def build_application() -> Any:
     """A fresh ASGI application (the MCP session manager runs once per instance)."""
+    # stays: Django's app loading: the MCP tools import models
     from aframes_web.mcp.server import MCP_PATH, http_app
 
     mcp_application = http_app()

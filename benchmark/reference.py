@@ -16,10 +16,9 @@ and the run says which streams scored against which source.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from benchmark.labelers.base import Label
 from benchmark.streams.catalogue import CATALOGUE
@@ -87,22 +86,6 @@ def parse_labels(lines: Iterable[str], name: str, source: str) -> dict[LabelKey,
             valid_until if action == "intervene" else None,
         )
     return found
-
-
-def label_lines(entity: str, labels: Iterable[tuple[str, str, Label]]) -> Iterator[str]:
-    """JSONL lines for ``(point key, time, label)`` triples of one entity."""
-    for point, at, label in labels:
-        row: dict[str, Any] = {
-            "entity": entity,
-            "point": point,
-            "at": at,
-            "label": label.action,
-            "service": label.service,
-            "episode": label.episode,
-            "valid_until": label.valid_until.isoformat() if label.valid_until else None,
-            "provenance": {"source": label.source, "reason": label.reason},
-        }
-        yield json.dumps(row, ensure_ascii=False, sort_keys=True)
 
 
 def for_entity(labels: Mapping[LabelKey, Label], entity: str) -> dict[str, Label]:

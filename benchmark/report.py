@@ -167,11 +167,21 @@ def plot_files(evaluation: Evaluation, out: Path) -> list[Path]:
     return written
 
 
-def plots(evaluation: Evaluation) -> dict[str, bytes]:
-    """``metrics_<scope>.png`` and ``timeline_<scope>.png`` of every scope, as PNG bytes."""
+def pyplot() -> Any:
+    """matplotlib's pyplot on the Agg backend (files, no display). Imported on first use:
+    matplotlib takes about half a second to import, and most users of this module never plot."""
+    # stays: see the docstring
     import matplotlib
 
     matplotlib.use("Agg")
+    # stays: pyplot only once the backend is chosen
+    from matplotlib import pyplot as plt
+
+    return plt
+
+
+def plots(evaluation: Evaluation) -> dict[str, bytes]:
+    """``metrics_<scope>.png`` and ``timeline_<scope>.png`` of every scope, as PNG bytes."""
     found: dict[str, bytes] = {}
     for scope, by_method in evaluation.results.get("scopes", {}).items():
         found[f"metrics_{scope}.png"] = metrics_png(scope, by_method)
@@ -182,7 +192,7 @@ def plots(evaluation: Evaluation) -> dict[str, bytes]:
 
 
 def _png(figure: Any) -> bytes:
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
@@ -192,7 +202,7 @@ def _png(figure: Any) -> bytes:
 
 def metrics_png(scope: str, by_method: Mapping[str, Mapping[str, Any]]) -> bytes:
     """The five rate metrics per method with 95% intervals, and frequency beside them."""
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     methods = list(by_method)
     figure, (rates, freq) = plt.subplots(
@@ -241,7 +251,7 @@ def _errors(figures: Mapping[str, Any], names: Sequence[str]) -> list[list[float
 
 def timeline_png(evaluation: Evaluation, scope: str) -> bytes | None:
     """One stream's decisions of ``TIMELINE_METHODS`` against its labels, TP/FP/FN marked."""
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     rows = [r for r in evaluation.results.get("streams", []) if r["scope"] == scope]
     if not rows:

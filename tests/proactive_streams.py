@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from benchmark import real
 from benchmark.streams.build import build_stream
 from benchmark.streams.records import Stream, StreamEvent
+from perf import real
 
 # The real files and their readers live with the benchmarks; the tests read them the same way.
 DATA, ORDONEZ, FITBIT, K8S, ANTS = real.DATA, real.ORDONEZ, real.FITBIT, real.K8S, real.ANTS
@@ -51,8 +51,8 @@ def github(path: Path) -> list[Stream]:
 
 
 def desktop(days: int = 6, seed: int = 7) -> Stream:
-    """SYNTHETIC desktop days (aframes_web/demo/desktop.py), compiled as the service does."""
-    from aframes_web.demo.desktop import generate_days
+    """SYNTHETIC desktop days (benchmark/synthetic/desktop.py), compiled as the service does."""
+    from benchmark.synthetic.desktop import generate_days
     from compiler.document import compile_day
     from compiler.sources.events import capture_from_records
 

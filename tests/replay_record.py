@@ -1,6 +1,6 @@
 """A capture recorder for a Playwright page: what a person does there, as our event records.
 
-It records the way a desktop recorder on macOS does (the records ``aframes_web/demo/desktop.py``
+It records the way a desktop recorder on macOS does (the records ``benchmark/synthetic/desktop.py``
 writes and ``compiler.sources.jsonl`` reads): a snapshot row (app, window title, URL) when a page
 loads and when a click happens (capture on input, as screenpipe does), and an input event for
 each click, key and finished text entry, naming the element's accessibility role (as an AX role:

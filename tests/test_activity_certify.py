@@ -15,10 +15,10 @@ from django.utils import timezone
 import aframes_web.activity.services as services
 from aframes_web.activity.models import DayDocument, Frame
 from aframes_web.activity.services import day_compile
-from aframes_web.demo.desktop import generate_days
 from aframes_web.streams.importers import SourceItem
 from aframes_web.streams.importing import import_items
 from aframes_web.streams.models import Event
+from benchmark.synthetic.desktop import generate_days
 from compiler.document import compile_window
 from tests.conftest import store_snapshot_by_hand
 

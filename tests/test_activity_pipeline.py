@@ -25,9 +25,9 @@ from aframes_web.activity.services import (
     frame_verify,
     window_compile_read,
 )
-from aframes_web.demo.desktop import generate_day
 from aframes_web.streams.models import Event
 from aframes_web.streams.services import entity_create
+from benchmark.synthetic.desktop import generate_day
 from compiler.document import canonical_sha256, expand_runs
 from tests.conftest import snapshot, store_snapshot_by_hand
 
@@ -319,8 +319,8 @@ def test_an_absence_stored_after_the_next_day_recompiles_that_day(load, desktop)
 def test_a_refused_message_leaves_the_day_pending_for_the_sweep(desktop, monkeypatch) -> None:
     from kombu.exceptions import OperationalError as BrokerDown
 
-    from aframes_web.activity import tasks
-    from aframes_web.streams.dispatch import dispatch_compiles
+    from aframes_web.pipeline import tasks
+    from aframes_web.pipeline.tasks import dispatch_compiles
 
     def refuse(*args: Any, **kwargs: Any) -> None:
         raise BrokerDown("connection refused")

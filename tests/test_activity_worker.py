@@ -19,7 +19,7 @@ from django.db import connection
 
 from aframes_web.activity.models import CompileRequest, DayDocument, Frame
 from aframes_web.activity.services import day_compile_read
-from aframes_web.demo.desktop import generate_day
+from benchmark.synthetic.desktop import generate_day
 from tests.conftest import need_service
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.services]

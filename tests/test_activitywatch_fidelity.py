@@ -188,8 +188,8 @@ def test_a_stored_activitywatch_day_keeps_the_sources_disclosures(
 
 
 def test_a_busy_days_block_costs_no_more_than_its_forty_longest_frames() -> None:
-    from compiler.__main__ import cl100k
     from compiler.emit import _frame_line, context_block
+    from compiler.tokens import cl100k
 
     day = generate(DAY, TZ, seed=7)
     start, end = local_day_bounds(DAY, TZ)
@@ -216,7 +216,7 @@ def test_memory_reads_an_activitywatch_days_frames_and_cites_stored_events(
     team, tmp_path, django_capture_on_commit_callbacks
 ) -> None:
     from memory.models import Segment
-    from memory.services import memory_close_day
+    from memory.services.closing import memory_close_day
 
     export = tmp_path / "aw.json"
     export.write_text(json.dumps(generate(DAY, TZ, seed=6).export))
@@ -260,8 +260,7 @@ def test_memory_close_after_a_command_line_import_does_what_no_worker_did(
     """The import queues its compiles and summaries for a worker, and none runs (the broker
     keeps the messages): the command builds the summaries and runs the pending compiles
     itself, then closes the complete day with its frames."""
-    from aframes_web.activity.tasks import compile_day
-    from aframes_web.streams.tasks import refresh_entity_days
+    from aframes_web.pipeline.tasks import compile_day, refresh_entity_days
     from memory.models import Segment, Trajectory
 
     monkeypatch.setattr(compile_day, "apply_async", lambda *args, **kwargs: None)

@@ -11,9 +11,9 @@ import pytest
 
 from aframes_web.activity.models import CompileRequest, DayDocument, Frame
 from aframes_web.activity.services import compile_requests_add
-from aframes_web.demo.desktop import generate_day
 from aframes_web.streams.models import Event
 from aframes_web.streams.services import entity_create
+from benchmark.synthetic.desktop import generate_day
 from compiler.document import canonical_sha256, expand_runs
 from compiler.emit import to_json, to_markdown, to_yaml
 from tests.conftest import snapshot
@@ -441,7 +441,9 @@ def test_frames_reject_bad_parameters_by_name(query, name, owner_api, small_day)
 def test_context_is_a_rolling_window_that_crosses_days(owner_api, load, desktop) -> None:
     load(desktop, _small_day() + _rows(range(0, 5), "Mail", "t", day="2026-03-03"))
     # 24 h back from Tuesday 09:15 Berlin covers Monday 09:15 onwards: Firefox's tail and Mail.
-    answer = owner_api.get(BASE + "/context", data={"at": "2026-03-03T09:15:00+01:00"})
+    answer = owner_api.get(
+        BASE + "/context", data={"at": "2026-03-03T09:15:00+01:00", "hours": "24"}
+    )
     assert answer.status_code == 200
     assert answer["Content-Type"] == "text/plain; charset=utf-8"
     text = answer.content.decode()
@@ -481,9 +483,10 @@ def test_context_without_at_ends_now(owner_api, small_day) -> None:
 @pytest.mark.parametrize(
     ("query", "name", "says"),
     [
-        ({"hours": "0"}, "hours", "from 1 to 168"),
-        ({"hours": "169"}, "hours", "from 1 to 168"),
-        ({"hours": "a day"}, "hours", "whole number"),
+        ({"hours": "0"}, "hours", "from 0.25 to 168"),
+        ({"hours": "169"}, "hours", "from 0.25 to 168"),
+        ({"hours": "a day"}, "hours", "number of hours"),
+        ({"hours": "nan"}, "hours", "number of hours"),
         ({"at": "2026-03-02T12:00:00"}, "at", "no UTC offset"),
         ({"at": "noon"}, "at", "not an ISO 8601 timestamp"),
         ({"budget_tokens": "-5"}, "budget_tokens", "at least 1"),

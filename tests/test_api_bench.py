@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from benchmark.api_bench import cpu_used, figures, mcp_text, summarise, verdicts
+from perf.api_bench import cpu_used, figures, mcp_text, summarise, verdicts
 
 
 def _run(latencies: list[float], errors: dict[str, int] | None = None) -> dict:

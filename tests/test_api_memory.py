@@ -10,7 +10,7 @@ import pytest
 from aframes_web.streams.models import Entity, Event
 from aframes_web.streams.services import entity_create
 from memory.models import Decision, Regularity
-from memory.services import decide_batch
+from memory.services.deciding import decide_batch
 from tests.home_streams import START, motion, routine_day, stream
 
 pytestmark = pytest.mark.django_db(transaction=True)

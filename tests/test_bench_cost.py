@@ -6,12 +6,12 @@ import json
 
 import pytest
 
-from benchmark import cost
-from benchmark.cost import LAST_LINE_KEYS, main
+from perf import cost
+from perf.cost import LAST_LINE_KEYS, main
 
 
 def test_five_days_end_with_one_json_line_of_the_judged_figures(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr("benchmark.harness.RESULTS", tmp_path)
+    monkeypatch.setattr("perf.harness.RESULTS", tmp_path)
     assert main(["--days", "5"]) == 0
     out = capsys.readouterr().out.strip().splitlines()
     assert out[0].startswith("SYNTHETIC history: 5 days")

@@ -11,9 +11,9 @@ from celery import Celery
 from celery.contrib.testing.worker import start_worker
 from django.conf import settings
 
-import aframes_web.streams.tasks  # noqa: F401  (registers the shared task)
+import aframes_web.pipeline.tasks  # noqa: F401  (registers the shared task)
 from aframes_web.celery import app as main_app
-from aframes_web.streams.dispatch import group_days
+from aframes_web.pipeline.tasks import group_days
 from aframes_web.streams.models import EntityDay
 from aframes_web.streams.services import events_store, validate_events
 from tests.conftest import need_service, snapshot

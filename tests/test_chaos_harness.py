@@ -1,4 +1,4 @@
-"""The pure parts of the chaos benchmark (benchmark/chaos.py): its own divergence check, the
+"""The pure parts of the chaos benchmark (perf/chaos.py): its own divergence check, the
 fault scopes, the memory comparison, the figures and the arguments. No process is started."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from benchmark import chaos
-from benchmark.chaos import ALL, Fault, Snapshot
+from perf import chaos
+from perf.chaos import ALL, Fault, Snapshot
 
 T1 = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)
 T2 = datetime(2026, 3, 2, 17, 0, tzinfo=UTC)

@@ -15,7 +15,11 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from benchmark.compiler_bench import (
+from benchmark.synthetic.aw_day import local_day_bounds
+from benchmark.synthetic.native import write_screenpipe
+from compiler.document import day_window
+from compiler.sources import open_source
+from perf.compiler_bench import (
     AW_FIRST_DAY,
     EDGE_S,
     BenchDay,
@@ -29,10 +33,6 @@ from benchmark.compiler_bench import (
     reference_records,
     wall_medians,
 )
-from benchmark.synthetic.aw_day import local_day_bounds
-from benchmark.synthetic.native import write_screenpipe
-from compiler.document import day_window
-from compiler.sources import open_source
 
 MONDAY = date(2026, 1, 5)
 TZ = "Europe/Berlin"

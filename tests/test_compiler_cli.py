@@ -14,11 +14,12 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from aframes_web.demo.desktop import generate_day, write_jsonl
+from benchmark.synthetic.desktop import generate_day, write_jsonl
 from benchmark.synthetic.native import write_screenpipe
-from compiler.__main__ import cl100k, main, raw_rows_json
+from compiler.__main__ import main, raw_rows_json
 from compiler.document import canonical_sha256, compile_day, day_window
 from compiler.sources import screenpipe
+from compiler.tokens import cl100k
 
 ROOT = Path(__file__).resolve().parent.parent
 DAY = "2026-03-03"
@@ -279,7 +280,6 @@ def test_a_range_of_days_prints_each_days_own_document_and_parses_the_export_onc
 def test_a_bad_range_is_one_line_and_exit_2(
     tmp_path: Path, last: str, message: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-
     export = _aw_week(tmp_path)
     argv = ["day", "--source", f"activitywatch:{export}", "--tz", "Europe/Berlin"]
     assert main([*argv, "--date", "2026-03-02", "--to", last]) == 2

@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from aframes_web.demo.desktop import generate_day, generate_days, write_jsonl
+from benchmark.synthetic.desktop import generate_day, generate_days, write_jsonl
 from compiler import __main__ as cli
 from compiler.actions import history
 from compiler.capture import Capture, InputEvent, Snapshot
@@ -778,7 +778,7 @@ def test_only_tokens_reads_each_input_events_own_context(
         asked.append(input_context)
         return real(spec, start, end, input_context=input_context)
 
-    monkeypatch.setattr(compiler.sources, "open_source", spy)
+    monkeypatch.setattr(cli, "open_source", spy)
     for command in ("day", "apps", "comms"):
         ok(command, *day_args(day_file))
     frame = json.loads(ok("day", *day_args(day_file)))["frames"][0]["id"]
@@ -794,7 +794,7 @@ def test_only_tokens_reads_each_input_events_own_context(
         ranged.append(input_context)
         return real_reader(spec, input_context=input_context)
 
-    monkeypatch.setattr(compiler.sources, "open_reader", reader_spy)
+    monkeypatch.setattr(cli, "open_reader", reader_spy)
     ok("day", *day_args(day_file), "--to", DAY)
     ok("patterns", *window_args(day_file, first=DAY, last=DAY))
     assert ranged == [False, False]

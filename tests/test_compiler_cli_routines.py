@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from aframes_web.demo.desktop import generate_days, write_jsonl
+from benchmark.synthetic.desktop import generate_days, write_jsonl
 from compiler.__main__ import main
 from compiler.actions import history
 from compiler.document import compile_day, day_window

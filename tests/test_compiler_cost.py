@@ -9,10 +9,10 @@ import statistics
 
 import pytest
 
-from compiler.__main__ import cl100k
 from compiler.cost import SCREENS, c_agent, ceiling, distribution, report
 from compiler.replay import plan, script
 from compiler.routines import holdout, mine, recurrence
+from compiler.tokens import cl100k
 from tests.test_compiler_routines import Stream
 
 

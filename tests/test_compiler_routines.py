@@ -436,7 +436,7 @@ def test_the_random_streams_hold_routines_to_compare():
 
 
 def test_the_miner_scale_benchmark_finds_the_planted_routines_and_ends_with_json(capsys):
-    from benchmark import routines_scale
+    from perf import routines_scale
 
     assert routines_scale.main(["--days", "3", "--routines", "4", "--max-len", "5"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()

@@ -24,8 +24,8 @@ from typing import Any
 import pytest
 
 import compiler.sources
-from aframes_web.demo.desktop import generate_day, write_jsonl
 from benchmark.synthetic.aw_day import generate as generate_aw
+from benchmark.synthetic.desktop import generate_day, write_jsonl
 from benchmark.synthetic.native import (
     activitywatch_export,
     write_activitywatch,

@@ -9,7 +9,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from aframes_web.api.selectors import window_rendering
+from aframes_web.activity.queries import ContextQuery
+from aframes_web.activity.renderings import context_rendering
 from aframes_web.streams.services import events_ingest
 from tests.conftest import snapshot
 
@@ -28,7 +29,7 @@ def _rows(minutes: range, app: str, prefix: str) -> list[dict[str, Any]]:
 
 
 def _block(entity: Any) -> tuple[str, str]:
-    rendering = window_rendering(entity=entity, start=START, end=END)
+    rendering = context_rendering(ContextQuery(entity=entity, end=END, hours=2))
     return rendering.etag, rendering.render()
 
 

@@ -19,7 +19,7 @@ from django.utils import timezone
 from aframes_web.activity.models import CompileRequest, DayDocument, Frame
 from aframes_web.activity.services import day_compile_read
 from aframes_web.dashboard import present
-from aframes_web.demo.desktop import generate_day
+from benchmark.synthetic.desktop import generate_day
 from compiler.document import expand_runs
 from compiler.emit import to_json
 from compiler.views import ledger as compiler_ledger

@@ -703,7 +703,7 @@ def test_allowed_decision_is_the_newest_earlier_intervention_with_the_identity(m
 
 @pytest.mark.django_db(transaction=True)  # decide runs durable transactions
 def test_every_page_renders_memory_made_by_the_services(team, owner):
-    from memory.services import decide_batch
+    from memory.services.deciding import decide_batch
     from tests.home_streams import START, motion, routine_day, stream
 
     home = entity_create(team=team, key="flat-1", scope="home", timezone_name="Europe/Paris")

@@ -1,4 +1,4 @@
-"""SYNTHETIC desktop days with recurring routines (aframes_web.demo.desktop, ``routines=True``)."""
+"""SYNTHETIC desktop days with recurring routines (``benchmark.synthetic.desktop``, routines)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from datetime import date, timedelta
 
 import pytest
 
-from aframes_web.demo.desktop import generate_day, generate_days, main
+from benchmark.synthetic.desktop import generate_day, generate_days, main
 
 MONDAY = date(2026, 3, 2)
 ROUTINE_TARGETS = {

@@ -11,8 +11,8 @@ from zoneinfo import ZoneInfo
 import pytest
 from django.core.management import call_command
 
-from aframes_web.demo.desktop import generate_day
 from aframes_web.streams.models import Event
+from benchmark.synthetic.desktop import generate_day
 from benchmark.synthetic.native import write_activitywatch, write_screenpipe
 from compiler.document import compile_day, day_window
 from compiler.sources import open_source

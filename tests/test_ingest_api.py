@@ -160,7 +160,7 @@ def test_typed_text_is_dropped_and_counted_unless_team_opted_in(owner_api, deskt
 
 def test_dispatch_receives_exactly_the_affected_local_days(owner_api, desktop, monkeypatch):
     seen: list[set] = []
-    monkeypatch.setattr(services, "dispatch_days", lambda pairs: seen.append(set(pairs)))
+    monkeypatch.setattr(services, "days_stored", lambda pairs: seen.append(set(pairs)))
     # Berlin is UTC+1 in March: 23:30Z is already the next local day.
     batch = [
         snapshot("2026-03-02T08:00:00Z", "a"),

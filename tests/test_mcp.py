@@ -7,6 +7,7 @@ application that ``manage.py serve`` and gunicorn serve, started here on a free 
 from __future__ import annotations
 
 import asyncio
+import html
 import json
 import os
 import subprocess
@@ -14,9 +15,10 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import httpx2
 import pytest
@@ -32,9 +34,10 @@ from aframes_web.proactivestream.models import BenchmarkRun
 from aframes_web.streams.models import Entity, Event
 from aframes_web.streams.services import entity_create
 from aframes_web.teams.services import token_create, token_revoke
-from benchmark.harness import free_port
 from memory.models import Decision
-from memory.services import decide_batch
+from memory.services.deciding import decide_batch
+from perf.harness import free_port
+from tests.conftest import page_text
 from tests.home_streams import START, motion, routine_day, stream
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -206,6 +209,61 @@ def test_desktop_tools_answer_from_the_compiled_day(server_url, team, desktop_da
     assert isinstance(found["patterns"], list)
     for item in found["patterns"]:
         assert {"kind", "label", "count", "evidence"} <= set(item)
+
+
+def _recent(entity: Entity, load: Any) -> datetime:
+    """Code 30 minutes ago and Slack 5 hours ago (whole minutes): inside and outside the
+    default window."""
+    from tests.conftest import snapshot
+
+    now = timezone.now().replace(second=0, microsecond=0)
+    rows = [
+        snapshot((now - ago).isoformat(), f"{app}{ago}", app=app)
+        for app, start in (("Code", timedelta(minutes=30)), ("Slack", timedelta(hours=5)))
+        for ago in (start - timedelta(seconds=30 * i) for i in range(10))
+    ]
+    load(entity, rows)
+    return now
+
+
+def test_rest_mcp_and_the_page_ask_one_context_question_with_one_default(
+    server_url, team, owner, desktop, load
+) -> None:
+    from tests.conftest import ApiClient, signed_in
+
+    _recent(desktop, load)
+    token = key(team, ["read"])
+    rest = ApiClient(token)
+    page = signed_in(owner)
+    base = "/api/v1/entities/alice-laptop/context"
+    at = (timezone.now() + timedelta(minutes=1)).replace(second=0, microsecond=0)
+    local_at = at.astimezone(ZoneInfo("Europe/Berlin")).strftime("%Y-%m-%dT%H:%M")
+
+    # No hours anywhere: each door applies the one default (2 hours) to the same moment.
+    by_rest = rest.get(base, data={"at": at.isoformat()}).content.decode()
+    by_mcp = call(server_url, token, "get_context", {"at": at.isoformat()}).text
+    by_page = page.get("/t/acme/e/alice-laptop/context/", data={"at": local_at})
+    assert by_rest == by_mcp
+    assert html.unescape(page_text(by_page)).count(by_rest.strip()) == 1
+    assert "Code" in by_rest and "Slack" not in by_rest
+
+    # No at either: a window ending now, with the same default length.
+    for text in (
+        rest.get(base).content.decode(),
+        call(server_url, token, "get_context").text,
+        page_text(page.get("/t/acme/e/alice-laptop/context/")),
+    ):
+        assert "Code" in text and "Slack" not in text
+
+    # One limit and one message for a bad value, whichever door it came through.
+    problem = rest.get(base, data={"hours": "200"}).json()
+    refused = call(server_url, token, "get_context", {"hours": 200})
+    shown = page_text(page.get("/t/acme/e/alice-laptop/context/", data={"hours": "200"}))
+    message = "must be a number of hours from 0.25 to 168"
+    assert message in json.dumps(problem) and refused.error and message in refused.text
+    assert message in shown
+    longer = rest.get(base, data={"hours": "6", "at": at.isoformat()}).content.decode()
+    assert "Slack" in longer
 
 
 def test_get_steps_finds_a_frame_from_any_window_by_its_stable_id(

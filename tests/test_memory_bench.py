@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from aframes_web.demo.memory_streams import SCOPES, generate
 from aframes_web.streams.records import validate_batch
-from benchmark import real
-from benchmark.memory import build, real_sources, replay, synthetic_sources
+from benchmark.synthetic.memory_streams import SCOPES, generate
+from perf import real
+from perf.memory import build, real_sources, replay, synthetic_sources
 from tests.conftest import need_service
 
 # Short streams keep the test fast; the engine needs three fulfilled days and two days without

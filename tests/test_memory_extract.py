@@ -19,8 +19,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aframes_web.demo.desktop import generate_day
 from aframes_web.streams.importers import fitbit, github, ordonez
+from benchmark.synthetic.desktop import generate_day
 from compiler.document import compile_day, day_window
 from compiler.entities import parse_url
 from compiler.sources.events import capture_from_records

@@ -1,4 +1,4 @@
-"""The optional LLM client (aframes_web/llm.py) and the llm policy through the service.
+"""The optional LLM client (memory/llm.py) and the llm policy through the service.
 
 The model is the outside world: a small OpenAI-compatible HTTP server in this process answers,
 over a real socket, the way a model server would (STYLE.md allows a fake only for it).
@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from aframes_web import llm
 from aframes_web.streams.services import entity_create
+from memory import llm
 from memory.models import Decision, LlmCall, Trajectory
-from memory.services import decide_batch, memory_decide
+from memory.services.deciding import decide_batch, memory_decide
 from tests.home_streams import START, motion, routine_day
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -13,13 +13,8 @@ import pytest
 from aframes_web.streams.models import Entity, Event
 from aframes_web.streams.services import entity_create, events_ingest
 from memory.models import Decision, Fact, Regularity, Segment, Trajectory
-from memory.services import (
-    DecideRejected,
-    decide_batch,
-    memory_close_due,
-    memory_decide,
-    memory_rebuild,
-)
+from memory.services.closing import memory_close_due, memory_rebuild
+from memory.services.deciding import DecideRejected, decide_batch, memory_decide
 from tests.home_streams import START, motion, routine_day, stream
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -322,7 +317,7 @@ def test_typed_text_never_enters_memory(team, settings) -> None:
 def test_a_desktop_day_closes_only_on_its_compiled_frames(load, desktop) -> None:
     from datetime import date
 
-    from aframes_web.demo.desktop import generate_day
+    from benchmark.synthetic.desktop import generate_day
 
     day = date(2026, 3, 3)
     load(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fnmatch import fnmatch
 
-from benchmark.mutation import GROUPS, group_of, mutant_glob
+from perf.mutation import GROUPS, group_of, mutant_glob
 
 
 def test_a_module_asks_for_its_own_mutants():

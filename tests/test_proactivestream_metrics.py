@@ -169,7 +169,7 @@ def test_summary_reports_every_metric_its_interval_and_the_counts() -> None:
 
 
 def test_the_bench_compares_proactmem_with_event_only_and_names_the_ablations_that_earn() -> None:
-    from benchmark.proactivestream import memory_against_baseline
+    from perf.proactivestream import memory_against_baseline
 
     def m(eff: float | None, intr: float | None) -> dict[str, float | None]:
         return {"effectiveness": eff, "intrusion": intr}

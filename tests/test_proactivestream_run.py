@@ -168,12 +168,12 @@ def test_a_bad_label_file_names_the_line(team: Any, home: Any, tmp_path: Path) -
 def test_a_failing_run_is_stored_failed_with_its_reason(
     team: Any, home: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import benchmark.run
+    from aframes_web.proactivestream import services
 
     def boom(*args: object, **kwargs: object) -> None:
         raise RuntimeError("the disk is full")
 
-    monkeypatch.setattr(benchmark.run, "evaluate", boom)
+    monkeypatch.setattr(services, "evaluate", boom)
     run = run_create(team=team, scope="home", methods=["event_only"], enqueue=False)
     with pytest.raises(RuntimeError):
         run_execute(run_id=run.pk)

@@ -11,7 +11,7 @@ import pytest
 
 from aframes_web.proactivestream.models import DecisionPoint
 from aframes_web.proactivestream.selectors import stream_of
-from aframes_web.proactivestream.services import BUILDER, points_build
+from aframes_web.proactivestream.services import BUILDER, point_decide, points_build
 from aframes_web.streams.models import Event
 from aframes_web.streams.services import entity_create
 from benchmark.replay import engine_event, point_event
@@ -20,7 +20,7 @@ from benchmark.streams.records import StreamEvent
 from memory.engine.decide import RulesPolicy
 from memory.engine.stream import MemoryStream
 from memory.models import Decision
-from memory.services import DecideRejected, memory_decide, memory_decide_point
+from memory.services.deciding import DecideRejected, memory_decide
 from tests import proactive_streams as data
 from tests.conftest import need_service
 
@@ -53,7 +53,7 @@ def _service_path(
     zone: ZoneInfo,
 ) -> Any:
     """Feed the stream to the service in causal order: events by ingestion, each point stored
-    (as ``points_build`` would store it) and decided by ``memory_decide_point``."""
+    (as ``points_build`` would store it) and decided by ``point_decide``."""
     entity = entity_create(team=team, key=f"{scope}-1", scope=scope, timezone_name=zone.key)
     stream = build_stream("s", scope, data.events_of(items), zone)
     by_source = {e.id: e.source_key for e in stream.events}
@@ -76,7 +76,7 @@ def _service_path(
             cites=[stored[by_source[i]] for i in step.cites],
             builder=BUILDER,
         )
-        memory_decide_point(entity=entity, point=row)
+        point_decide(entity=entity, point=row)
     if pending:
         load(entity, pending)
     return entity
@@ -185,8 +185,8 @@ def test_deciding_at_a_point_twice_returns_the_stored_decision(team, load) -> No
     load(entity, _first_days(data.ordonez_items("A"), data.MADRID, 2))
     points_build(entity=entity)
     point = DecisionPoint.objects.filter(entity=entity).order_by("-at").first()
-    first = memory_decide_point(entity=entity, point=point)
-    second = memory_decide_point(entity=entity, point=point)
+    first = point_decide(entity=entity, point=point)
+    second = point_decide(entity=entity, point=point)
     assert first.created and not second.created and first.decision.pk == second.decision.pk
     assert first.decision.event_id is None and first.decision.point_id == point.pk
     assert Decision.objects.filter(point=point).count() == 1
@@ -198,7 +198,7 @@ def test_a_point_of_a_closed_day_or_a_code_point_is_refused(team, load) -> None:
     points_build(entity=entity)
     early = DecisionPoint.objects.filter(entity=entity).order_by("at").first()
     with pytest.raises(DecideRejected) as caught:
-        memory_decide_point(entity=entity, point=early)
+        point_decide(entity=entity, point=early)
     assert "is closed in memory" in caught.value.errors[0]["message"]
     repo = entity_create(team=team, key="repo", scope="code", timezone_name="UTC")
     item = data.github_items(data.ANTS)[max(data.github_items(data.ANTS), key=len)][0]
@@ -206,5 +206,5 @@ def test_a_point_of_a_closed_day_or_a_code_point_is_refused(team, load) -> None:
     points_build(entity=repo)
     code_point = DecisionPoint.objects.get(entity=repo)
     with pytest.raises(DecideRejected) as caught:
-        memory_decide_point(entity=repo, point=code_point)
+        point_decide(entity=repo, point=code_point)
     assert "decide on it as it is ingested" in caught.value.errors[0]["message"]

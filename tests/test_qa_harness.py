@@ -18,12 +18,13 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 from statsmodels.stats.proportion import proportion_confint
 
-from aframes_web.demo.desktop import generate_day
+from aframes_web.qa import oracle
+from aframes_web.qa.answerers import answerer_named
+from aframes_web.qa.run import QaConfigError, qa_run, wilson
 from aframes_web.streams.models import Entity, Event
 from aframes_web.streams.services import entity_create
-from benchmark.qa import oracle, report
-from benchmark.qa.answerers import answerer_named
-from benchmark.qa.run import QaConfigError, qa_run, wilson
+from benchmark.qa import report
+from benchmark.synthetic.desktop import generate_day
 
 DAY = date(2026, 3, 2)
 NINE = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)  # 09:00 in Berlin
@@ -352,7 +353,7 @@ def test_only_the_representations_asked_for_are_given_and_no_summary_is_made_una
 def test_a_call_slower_than_llm_timeout_s_fails_closed(small: Entity, settings: Any) -> None:
     import time
 
-    from aframes_web import llm
+    from memory import llm
 
     class Slow(BaseHTTPRequestHandler):
         def do_POST(self) -> None:  # noqa: N802 (http.server's name)
@@ -379,7 +380,7 @@ def test_make_bench_qa_prints_the_report_and_ends_with_one_json_line(
 ) -> None:
     from unittest import mock
 
-    import benchmark.qa.__main__ as bench
+    import perf.qa as bench
 
     monkeypatch.setattr(bench, "RESULTS", tmp_path)
     with mock.patch.dict("os.environ"):

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
+from aframes_web.qa import oracle
 from aframes_web.streams.models import Entity, Event
 from aframes_web.streams.services import entity_create
-from benchmark.qa import oracle
 
 DAY = date(2026, 3, 2)
 # 09:00 local in Berlin (UTC+01:00 in March before the DST change).

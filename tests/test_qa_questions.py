@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from benchmark.qa.oracle import DayFigures
+from aframes_web.qa.oracle import DayFigures
 from benchmark.qa.questions import (
     ABSENT_APPS,
     ABSENT_DOMAINS,

@@ -20,14 +20,15 @@ from django.utils import timezone
 from aframes_web import liveness
 from aframes_web.activity.models import CompileRequest, DayDocument
 from aframes_web.activity.services import compile_claim, day_compile_read
-from aframes_web.demo.desktop import generate_day
 from aframes_web.reconcile import services as reconcile_services
 from aframes_web.reconcile.services import reconcile
 from aframes_web.streams.models import Entity, EntityDay, Event, ImportJob
 from aframes_web.streams.services import entity_create, events_ingest
 from aframes_web.streams.uploads import import_job_run
+from benchmark.synthetic.desktop import generate_day
 from memory.models import Trajectory
-from memory.services import decide_batch, late_days, memory_rebuild
+from memory.services.closing import late_days, memory_rebuild
+from memory.services.deciding import decide_batch
 from tests.conftest import need_service, snapshot
 from tests.home_streams import START, motion, stream
 from tests.test_memory_service import memory_rows
@@ -74,7 +75,7 @@ def kinds(report: Any) -> set[str]:
 
 
 def test_a_lost_day_summary_and_the_late_events_it_hid_are_found_and_healed(home, lose) -> None:
-    from aframes_web.streams import tasks
+    from aframes_web.pipeline import tasks
 
     decide_batch(entity=home, items=stream(7))
     closed = Trajectory.objects.get(entity=home, day=DAY)
@@ -101,7 +102,7 @@ def test_a_lost_day_summary_and_the_late_events_it_hid_are_found_and_healed(home
 
 
 def test_memory_counts_late_events_from_the_events_not_from_a_stale_summary(home, lose) -> None:
-    from aframes_web.streams import tasks
+    from aframes_web.pipeline import tasks
 
     decide_batch(entity=home, items=stream(7))
     lose(tasks.refresh_entity_days)
@@ -110,7 +111,7 @@ def test_memory_counts_late_events_from_the_events_not_from_a_stale_summary(home
 
 
 def test_a_compile_lost_before_its_claim_is_queued_again(load, desktop, lose) -> None:
-    from aframes_web.activity import tasks
+    from aframes_web.pipeline import tasks
 
     lose(tasks.compile_day, "apply_async")
     load(desktop, generate_day(DAY, seed=3))
@@ -122,7 +123,7 @@ def test_a_compile_lost_before_its_claim_is_queued_again(load, desktop, lose) ->
 
 
 def test_a_compile_lost_after_its_claim_converges_to_a_fresh_compile(load, desktop, lose) -> None:
-    from aframes_web.activity import tasks
+    from aframes_web.pipeline import tasks
 
     restart = lose(tasks.compile_day, "apply_async")
     load(desktop, generate_day(DAY, seed=3))
@@ -137,7 +138,7 @@ def test_a_compile_lost_after_its_claim_converges_to_a_fresh_compile(load, deskt
 
 
 def test_events_a_compile_never_read_make_it_stale(load, desktop, lose) -> None:
-    from aframes_web.activity import tasks
+    from aframes_web.pipeline import tasks
 
     load(desktop, generate_day(DAY, seed=3))
     assert reconcile(repair=False).drifts == []
@@ -149,7 +150,7 @@ def test_events_a_compile_never_read_make_it_stale(load, desktop, lose) -> None:
 
 
 def test_a_summary_without_events_and_a_day_without_a_summary_are_both_fixed(home, lose) -> None:
-    from aframes_web.streams import tasks
+    from aframes_web.pipeline import tasks
 
     lose(tasks.refresh_entity_days)
     events_ingest(entity=home, items=[motion(START, 8, 0, "hall")])
@@ -169,7 +170,7 @@ def test_a_summary_without_events_and_a_day_without_a_summary_are_both_fixed(hom
 
 
 def test_due_days_whose_close_was_lost_are_closed(home, lose) -> None:
-    from memory import tasks
+    from aframes_web.pipeline import tasks
 
     restart = lose(tasks.close_due)
     events_ingest(entity=home, items=stream(4))
@@ -491,7 +492,7 @@ def test_a_broker_that_refuses_the_summary_task_answers_stored_and_reconciliatio
 ) -> None:
     from kombu.exceptions import OperationalError as BrokerDown
 
-    from aframes_web.streams import tasks
+    from aframes_web.pipeline import tasks
 
     def refuse(*args: Any, **kwargs: Any) -> None:
         raise BrokerDown("connection refused")

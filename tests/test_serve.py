@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmark.harness import free_port
+from perf.harness import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -24,10 +24,10 @@ import pytest
 from aframes_sync.__main__ import main
 from aframes_sync.checkpoint import Checkpoint
 from aframes_sync.source import ActivityWatchServerSource, ScreenpipeSource
-from aframes_web.demo.desktop import generate_day
 from aframes_web.streams.models import Entity, Event
 from aframes_web.streams.services import entity_create
 from aframes_web.teams.services import token_create
+from benchmark.synthetic.desktop import generate_day
 from benchmark.synthetic.native import activitywatch_export, write_screenpipe
 from compiler.entities import site_of
 from compiler.sources import activitywatch

@@ -11,9 +11,9 @@ from functools import cache
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from aframes_web.demo import desktop
-from aframes_web.demo.desktop import generate_day, generate_days, write_jsonl
 from aframes_web.streams.records import validate_item
+from benchmark.synthetic import desktop
+from benchmark.synthetic.desktop import generate_day, generate_days, write_jsonl
 
 ROOT = Path(__file__).resolve().parent.parent
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -287,7 +287,7 @@ def test_cli_events_writes_exactly_that_many_lines(tmp_path: Path) -> None:
     command = [
         sys.executable,
         "-m",
-        "aframes_web.demo.desktop",
+        "benchmark.synthetic.desktop",
         "--start",
         "2026-03-06",
         "--events",
@@ -308,7 +308,7 @@ def test_cli_days_matches_the_library(tmp_path: Path) -> None:
     command = [
         sys.executable,
         "-m",
-        "aframes_web.demo.desktop",
+        "benchmark.synthetic.desktop",
         "--start",
         "2026-03-02",
         "--days",
@@ -324,15 +324,15 @@ def test_cli_days_matches_the_library(tmp_path: Path) -> None:
     assert out.read_bytes() == expected.read_bytes()
 
 
-def test_the_demo_generators_need_neither_django_nor_the_benchmark() -> None:
-    """The product's demo data (make run) depends on no benchmark module; the benchmark may
-    build on the demo's generators, never the other way round."""
-    folder = ROOT / "aframes_web" / "demo"
+def test_the_synthetic_generators_need_no_django_and_nothing_of_the_product() -> None:
+    """The demo data (make run) and the benchmark's synthetic streams come from one pure
+    package: stdlib and its siblings only, so the product may build on it, never the reverse."""
+    folder = ROOT / "benchmark" / "synthetic"
     for path in folder.glob("*.py"):
         tree = ast.parse(path.read_text())
         modules = {n.names[0].name for n in ast.walk(tree) if isinstance(n, ast.Import)}
         modules |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
         roots = {m.split(".")[0] for m in modules}
-        assert not roots & {"benchmark", "django", "rest_framework"}, (path.name, roots)
-    load_demo = (ROOT / "aframes_web/dashboard/management/commands/load_demo.py").read_text()
-    assert "benchmark" not in load_demo
+        assert roots <= set(sys.stdlib_module_names) | {"__future__", "benchmark"}, path.name
+        inner = {m for m in modules if m.startswith("benchmark")}
+        assert all(m.startswith("benchmark.synthetic") for m in inner), (path.name, inner)

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from aframes_web.demo.desktop import generate_day
 from benchmark.synthetic import native
+from benchmark.synthetic.desktop import generate_day
 from benchmark.synthetic.native import (
     AFK_TIMEOUT_S,
     write_activitywatch,
@@ -50,12 +50,10 @@ def test_module_uses_only_the_standard_library() -> None:
     imported |= {
         n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module
     }
-    assert imported <= set(sys.stdlib_module_names) | {"__future__", "benchmark", "aframes_web"}
-    # Of the product, only the demo's generators (plain Python, no Django).
-    product = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module} - {
-        None
-    }
-    assert all(m.startswith("aframes_web.demo") for m in product if m.startswith("aframes_web"))
+    # Of the project, only the other synthetic generators beside it (plain Python, no Django).
+    assert imported <= set(sys.stdlib_module_names) | {"__future__", "benchmark"}
+    project = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+    assert all(m.startswith("benchmark.synthetic") for m in project if m.startswith("benchmark"))
     assert "SYNTHETIC" in (native.__doc__ or "")
     assert "SYNTHETIC" in (native.write_screenpipe.__doc__ or "")
     assert "SYNTHETIC" in (native.write_activitywatch.__doc__ or "")

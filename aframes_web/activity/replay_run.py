@@ -50,6 +50,19 @@ from aframes_web.activity.replay_checks import (
 )
 from compiler.actions import url_template
 
+try:  # the optional `replay` extra: without it, replay() says how to install it
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    from playwright.sync_api import sync_playwright
+except ImportError:  # pragma: no cover - the dev and replay extras both install Playwright
+    sync_playwright = None
+
+    class PlaywrightError(Exception):  # type: ignore[no-redef]  # never raised without Playwright
+        pass
+
+    class PlaywrightTimeout(PlaywrightError):  # type: ignore[no-redef]
+        pass
+
+
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
 
@@ -128,8 +141,6 @@ def find_chromium(
 
 def _on_page(page: Page) -> list[tuple[str, str | None]]:
     """(ARIA role, accessible name) of everything Chromium's accessibility tree shows."""
-    from playwright.sync_api import Error as PlaywrightError
-
     try:
         text = page.locator("body").aria_snapshot(timeout=1000)
     except PlaywrightError:  # a page mid-navigation has no tree: nothing was seen
@@ -179,8 +190,6 @@ def _element(
 ) -> tuple[Locator | None, GuardFailure | None]:
     """The one element named ``name`` with ``role`` (any interactive role when None), waiting
     until ``deadline`` for it to appear."""
-    from playwright.sync_api import Error as PlaywrightError
-
     roles = (role,) if role is not None else INTERACTIVE_ROLES
     while True:
         hits = [page.get_by_role(r, name=name, exact=True) for r in roles]  # type: ignore[arg-type]
@@ -247,8 +256,6 @@ def check_guard(
 
 
 def _wait_for_template(page: Page, template: str, deadline: float) -> GuardFailure | None:
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
     remaining_ms = max(0.0, deadline - time.monotonic()) * 1000
     try:
         page.wait_for_url(lambda url: url_matches(template, url), timeout=max(remaining_ms, 1))
@@ -385,8 +392,6 @@ class _Run:
             self.steps.append(_entry(step, "would_do", f"would open {destination}"))
             self.changed_by = step.index
             return
-        from playwright.sync_api import Error as PlaywrightError
-
         try:
             self.page.goto(destination, timeout=ms)
         except PlaywrightError as exc:
@@ -402,8 +407,6 @@ class _Run:
         self.steps.append(_entry(step, "done", f"opened {destination}", guard="held"))
 
     def _act(self, step: PlanStep, locator: Locator | None) -> None:
-        from playwright.sync_api import Error as PlaywrightError
-
         assert locator is not None
         ms = self.timeout_s * 1000
         try:
@@ -479,14 +482,11 @@ def replay(
     if urlsplit(url).scheme not in ("http", "https", "file"):
         raise ReplayError(f"the start URL must be an http(s) or file URL, got {url!r}.")
     executable = find_chromium(chromium)
-    try:
-        from playwright.sync_api import Error as PlaywrightError
-        from playwright.sync_api import sync_playwright
-    except ImportError:
+    if sync_playwright is None:
         raise BrowserUnavailable(
             "Playwright is not installed; pip install 'aframes[replay]' (it drives the system "
             "Chromium and downloads no browser)."
-        ) from None
+        )
     with sync_playwright() as playwright:
         try:
             browser = playwright.chromium.launch(

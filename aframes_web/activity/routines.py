@@ -27,7 +27,6 @@ from aframes_web.activity.services import (
     day_bounds,
     day_compile_read,
     entity_event_days,
-    token_counter,
     window_watermark,
 )
 from aframes_web.streams.models import Entity
@@ -38,6 +37,7 @@ from compiler.params import COMPILER_VERSION, Params
 from compiler.patterns import detect
 from compiler.replay import is_destructive, plan, script
 from compiler.routines import Routine, mine
+from compiler.tokens import cl100k
 
 WINDOW_DAYS_DEFAULT = 30  # the last 30 days with desktop activity
 WINDOW_DAYS_MAX = 90  # each day is compiled on request: ~0.2-1 s a day
@@ -146,7 +146,7 @@ def _cached(
     what: str, entity: Entity, days: int | None, compute: Callable[[History], dict[str, Any]]
 ) -> dict[str, Any]:
     """``compute`` over the window's history, kept in the cache under the window's watermark
-    (as the context window is, aframes_web.api.selectors): the same window is asked for again
+    (as the context window is, aframes_web.activity.renderings): the same window is asked for again
     and again (the dashboard, agents), and an event that would change a compile changes the
     key, so a stale answer is never served."""
     _desktop(entity)
@@ -268,7 +268,7 @@ def entity_routines(
 
     def compute(found: History) -> dict[str, Any]:
         stream = found.actions[granularity]
-        cost = report({granularity: stream}, count_tokens=token_counter(), screen=screen)
+        cost = report({granularity: stream}, count_tokens=cl100k(), screen=screen)
         figures = cost["granularities"][granularity]
         rows = {row["id"]: row for row in figures["routines"]}
         zone = ZoneInfo(entity.timezone)
@@ -311,7 +311,7 @@ def entity_cost(
             f"fit_days {fit_days} leaves nothing to hold out: the window has "
             f"{len(found.days)} day{'s' if len(found.days) != 1 else ''} with activity."
         )
-    cost = report(found.actions, count_tokens=token_counter(), screen=screen, fit_days=fit_days)
+    cost = report(found.actions, count_tokens=cl100k(), screen=screen, fit_days=fit_days)
     zone = ZoneInfo(entity.timezone)
     out: dict[str, Any] = {
         "entity": entity.key,

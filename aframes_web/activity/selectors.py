@@ -6,6 +6,7 @@ Every function takes an entity that the caller already resolved through
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -16,6 +17,7 @@ from django.db.models import F, Q, QuerySet
 from aframes_web.activity.models import CompileRequest, DayDocument, Frame
 from aframes_web.streams.models import Entity, Event, rows_named
 from aframes_web.teams.models import Team
+from compiler.document import expand_runs
 
 
 def documents_current(*, entity: Entity) -> QuerySet[DayDocument]:
@@ -133,3 +135,27 @@ def compile_queue_state(*, team: Team) -> QueueState:
         last_error_entity=failure.entity.key if failure else "",
         last_error_day=failure.day if failure else None,
     )
+
+
+EVIDENCE_IDS_MAX = 5000
+
+
+_ID_RUN = re.compile(r"([0-9]{1,18})(?:-([0-9]{1,18}))?")  # 18 digits stay inside a bigint
+
+
+def id_runs(parts: list[str]) -> list[int]:
+    """Event ids from ``12``/``12-15`` parts, counted before expanding and capped; ValueError
+    says what is wrong with the first bad part. REST's ``ids`` and MCP's get_evidence read
+    them so."""
+    total = 0
+    for part in parts:
+        match = _ID_RUN.fullmatch(part)
+        if match is None:
+            raise ValueError(f"{part!r} is not an event id or a run like 12-15.")
+        low, high = int(match[1]), int(match[2] or match[1])
+        if high < low:
+            raise ValueError(f"the run {part!r} runs backwards; write {high}-{low}.")
+        total += high - low + 1
+        if total > EVIDENCE_IDS_MAX:
+            raise ValueError(f"names more than {EVIDENCE_IDS_MAX:,} ids; ask in smaller pieces.")
+    return sorted(set(expand_runs(",".join(parts)))) if parts else []

@@ -16,7 +16,6 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
-from functools import cache
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -28,6 +27,7 @@ from django.utils import timezone
 
 from aframes_web.activity.models import CompileRequest, DayDocument, Frame
 from aframes_web.activity.selectors import chunked_in, chunked_rows
+from aframes_web.hooks import Hook
 from aframes_web.streams.models import Entity, Event, row_id
 from compiler.capture import Capture
 from compiler.document import (
@@ -41,12 +41,15 @@ from compiler.emit import context_block, to_json
 from compiler.params import COMPILER_VERSION, Params
 from compiler.sources import SourceError
 from compiler.sources.events import KINDS, RecordConverter, RecordInvalid, capture_from_records
+from compiler.tokens import cl100k
 
 # Postgres advisory lock namespace for "one compile per entity at a time" ('AF').
 COMPILE_LOCK_CLASS = 0x4146
 # A queued compile whose message has not started within this long is queued again on the next
 # request, in case the message was lost with a broker (a redelivered duplicate is harmless).
 REQUEUE_AFTER = timedelta(minutes=10)
+# Queues compiles of (entity id, local day) pairs: the pipeline provides it.
+compiles_wanted: Hook[[list[tuple[int, date]]], None] = Hook("compiles wanted")
 READER = "aframes-events"
 # Absence records start before the frame they cover; a day back is the longest we look.
 ABSENCE_LOOKBACK = timedelta(days=1)
@@ -269,29 +272,20 @@ def window_watermark(*, entity: Entity, start: datetime, end: datetime) -> tuple
     return inside["n"], inside["top"] or 0, before["top"] or 0
 
 
-@cache
-def token_counter() -> Callable[[str], int]:
-    """cl100k_base token counts (tiktoken's offline encoding): every token figure the service
-    reports, documents and routine plans alike, is counted with this one."""
-    from compiler.__main__ import cl100k
-
-    return cl100k()
-
-
 def document_tokens(document: DayDocument) -> int:
     """cl100k tokens of a stored document as JSON; counted once, then kept on the row.
 
     Versions are immutable, so the count never goes stale.
     """
     if document.document_tokens is None:
-        document.document_tokens = token_counter()(to_json(document.body))
+        document.document_tokens = cl100k()(to_json(document.body))
         DayDocument.objects.filter(pk=document.pk).update(document_tokens=document.document_tokens)
     return document.document_tokens
 
 
 def warm_up() -> None:
     """Load what every compile needs once per process (the token tables)."""
-    token_counter()
+    cl100k()
 
 
 def _lock_entity(entity_id: int) -> None:
@@ -357,7 +351,7 @@ def day_compile(
             return current
         document = result.compiled.document
         context = context_block(result.compiled)
-        count = token_counter()
+        count = cl100k()
         version = 1
         if current is not None:
             version = current.version + 1
@@ -382,7 +376,7 @@ def day_compile(
         _frames_replace(current, stored, document["frames"])
         later = _days_reached(entity, day, result.absence_spans)
         if later:
-            transaction.on_commit(lambda: _dispatch_compiles([(entity.pk, d) for d in later]))
+            transaction.on_commit(lambda: compiles_wanted([(entity.pk, d) for d in later]))
         # Last: the claim row stays locked only for the commit (ingestion updates it too).
         _coverage_record(entity, day, result.read)
         return stored
@@ -426,12 +420,6 @@ def _days_reached(entity: Entity, day: date, spans: tuple[tuple[float, float], .
         ).exists():
             with_events.append(later)
     return with_events
-
-
-def _dispatch_compiles(pairs: list[tuple[int, date]]) -> None:
-    from aframes_web.streams.dispatch import dispatch_compiles
-
-    dispatch_compiles(pairs)
 
 
 def _frames_replace(

@@ -22,6 +22,9 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
+import krippendorff
+import numpy as np
+
 Triple = tuple[Hashable, str, str]  # (item, rater, category)
 
 
@@ -64,8 +67,6 @@ def fleiss_kappa(items: Iterable[Sequence[str]]) -> float | None:
 
 def krippendorff_alpha(triples: Iterable[Triple]) -> float | None:
     """Krippendorff's α (nominal) with missing labels allowed; None if undefined."""
-    import krippendorff
-    import numpy as np
 
     rows = list(triples)
     items = sorted({i for i, _, _ in rows}, key=repr)

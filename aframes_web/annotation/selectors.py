@@ -10,11 +10,15 @@ agreement.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
+from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
 from django.http import HttpRequest, StreamingHttpResponse
 
@@ -28,10 +32,10 @@ from aframes_web.annotation.models import (
     Task,
     Verdict,
 )
-from aframes_web.annotation.services import role_in, valid_until
+from aframes_web.proactivestream.services import RunConfigError
 from aframes_web.streaming import streamed
 from aframes_web.streams.models import Event
-from aframes_web.teams.models import Role, Team
+from aframes_web.teams.models import Membership, Role, Team
 from benchmark.labelers.base import Label as ReferenceLabel
 from benchmark.reference import LabelKey
 
@@ -346,9 +350,6 @@ CSV_COLUMNS = (
 
 
 def export_csv(project: LabelProject) -> Iterator[str]:
-    import csv
-    import io
-
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     writer.writerow(CSV_COLUMNS)
@@ -391,8 +392,6 @@ def reference_labels(project: LabelProject) -> dict[LabelKey, ReferenceLabel]:
     """The project's final labels as the benchmark scores against them
     (``proactivestream run --labels project:ID``); points without one are not scored."""
     source = f"project:{project.pk}"
-    from datetime import datetime
-
     found = {}
     for row in final_rows(project):
         until = row["valid_until"]
@@ -407,3 +406,32 @@ def reference_labels(project: LabelProject) -> dict[LabelKey, ReferenceLabel]:
             datetime.fromisoformat(until) if until else None,
         )
     return found
+
+
+def run_labels(team: Team, labels: str) -> dict[LabelKey, ReferenceLabel]:
+    """The final labels of the labelling project ``project:ID`` names, as a benchmark run scores
+    against them; RunConfigError says what is missing."""
+    raw = labels.removeprefix("project:")
+    found = project_get(team=team, pk=int(raw)) if raw.isdigit() else None
+    if found is None:
+        raise RunConfigError(f"labels {labels!r}: team {team.slug} has no labelling project {raw}")
+    if not Task.objects.filter(project=found, final__isnull=False).exists():
+        raise RunConfigError(
+            f"labelling project {found.pk} ({found.name}) has no final labels yet: adjudicate "
+            "or wait for agreeing labels first"
+        )
+    return reference_labels(found)
+
+
+def role_in(team: Team, user: AbstractBaseUser) -> str | None:
+    found = Membership.objects.filter(team=team, user=user).values_list("role", flat=True).first()
+    return found
+
+
+def annotators_of(team: Team) -> list[AbstractBaseUser]:
+    members = Membership.objects.filter(team=team, role=Role.ANNOTATOR).select_related("user")
+    return sorted((m.user for m in members), key=lambda u: u.get_username())
+
+
+def valid_until(project: LabelProject, at: datetime) -> datetime:
+    return at + timedelta(minutes=project.timely_minutes)

@@ -13,7 +13,7 @@ import hashlib
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -22,6 +22,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from aframes_web.annotation.agreement import category
+from aframes_web.annotation.errors import WorkbenchError
 from aframes_web.annotation.models import (
     Assignment,
     Episode,
@@ -32,13 +33,23 @@ from aframes_web.annotation.models import (
     Task,
     Verdict,
 )
+from aframes_web.annotation.selectors import (
+    annotators_of,
+    assignment_for,
+    may_review,
+    next_task,
+    role_in,
+)
+from aframes_web.annotation.triage import screen_stream
 from aframes_web.proactivestream.models import DecisionPoint
+from aframes_web.proactivestream.services import points_build
 from aframes_web.streams.models import Entity
-from aframes_web.teams.models import Membership, Role, Team
+from aframes_web.teams.models import Role, Team
 from benchmark.labelers import code, desktop, home, sports
 from benchmark.reference import LabelFileError, parse_labels
 from benchmark.streams.catalogue import CATALOGUE, service_ids
 from benchmark.streams.records import SCOPES
+from memory import llm
 
 MAX_LABELS_PER_POINT = 10
 EPISODE_NAME_MAX = 120
@@ -77,10 +88,6 @@ You see the stream up to this point and never after it: judge with what was know
 """
 
 
-class WorkbenchError(ValueError):
-    """A refused write; the message says why and what to do instead."""
-
-
 def default_guidelines(scope: str) -> str:
     """The guidelines a new project starts with: the rule and the scope's services."""
     services = "\n".join(f"- `{s.id}`: {s.opportunity}" for s in CATALOGUE[scope])
@@ -93,16 +100,6 @@ def default_guidelines(scope: str) -> str:
 
 
 # --- roles -------------------------------------------------------------------------------
-
-
-def role_in(team: Team, user: AbstractBaseUser) -> str | None:
-    found = Membership.objects.filter(team=team, user=user).values_list("role", flat=True).first()
-    return found
-
-
-def annotators_of(team: Team) -> list[AbstractBaseUser]:
-    members = Membership.objects.filter(team=team, role=Role.ANNOTATOR).select_related("user")
-    return sorted((m.user for m in members), key=lambda u: u.get_username())
 
 
 # --- projects and assignment ---------------------------------------------------------------
@@ -154,14 +151,9 @@ def project_create(
             f"annotators; team {team.slug} has {len(pool)}. Add members with the annotator role "
             "or ask for fewer labels per point."
         )
-    if spec.triage == LabelProject.Triage.LLM:
-        from aframes_web import llm
-
-        if not llm.configured():
-            raise WorkbenchError("LLM triage needs LLM_BASE_URL and LLM_MODEL; choose rule or none")
+    if spec.triage == LabelProject.Triage.LLM and not llm.configured():
+        raise WorkbenchError("LLM triage needs LLM_BASE_URL and LLM_MODEL; choose rule or none")
     if build:
-        from aframes_web.proactivestream.services import points_build
-
         for entity in entities:
             points_build(entity=entity)
     timely = spec.timely_minutes
@@ -229,8 +221,6 @@ def _add_stream(project: LabelProject, entity: Entity) -> None:
 def _screen(project: LabelProject) -> None:
     """Mark each point the screener finds a likely opportunity (stored on the task, shown to
     owners and adjudicators as counts, never to annotators and never as a label)."""
-    from aframes_web.annotation.triage import screen_stream
-
     for stream in project.streams.select_related("entity"):
         marks = screen_stream(project, stream)
         tasks = list(Task.objects.filter(stream=stream).select_related("point"))
@@ -316,8 +306,6 @@ class LabelInput:
 
 def draft_save(*, task: Task, user: Any, form: dict[str, Any]) -> Label:
     """Autosave what the annotator has entered so far (kept until the label is submitted)."""
-    from aframes_web.annotation.selectors import assignment_for
-
     place = assignment_for(task, user)
     if place is None:
         raise WorkbenchError("this point is not in your queue")
@@ -339,8 +327,6 @@ def label_submit(*, task: Task, user: Any, given: LabelInput) -> Label:
     another scope, another annotator's or stream's episode, and a second intervene on an
     episode an earlier point already served unless it ``reopens``.
     """
-    from aframes_web.annotation.selectors import assignment_for, next_task
-
     project = task.project
     place = assignment_for(task, user)
     if place is None:
@@ -466,8 +452,6 @@ def _settle(task: Task, now: datetime) -> None:
 def review_submit(*, label: Label, user: Any, verdict: str, comment: str = "") -> Review:
     """Agree with or flag a submitted label of someone else. A flag sends the point to
     adjudication (reopening it if its labels had agreed)."""
-    from aframes_web.annotation.selectors import may_review
-
     if verdict not in Review.Verdict.values:
         raise WorkbenchError("a review agrees or flags")
     if verdict == Review.Verdict.FLAG and not comment.strip():
@@ -581,7 +565,3 @@ def labels_import(*, project: LabelProject, lines: Iterable[str], name: str, use
             )
             Task.objects.filter(pk=tasks[key]).update(final=verdict)
     return len(given)
-
-
-def valid_until(project: LabelProject, at: datetime) -> datetime:
-    return at + timedelta(minutes=project.timely_minutes)

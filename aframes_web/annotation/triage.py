@@ -7,10 +7,13 @@ to an annotator and never become a label (every point is still labelled by peopl
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from aframes_web.annotation.models import LabelProject, ProjectStream
+from aframes_web.annotation.errors import WorkbenchError
+from aframes_web.annotation.models import LabelProject, ProjectStream
+from aframes_web.proactivestream.selectors import stream_of
+from benchmark.labelers.registry import reference_labels
+from benchmark.streams.catalogue import CATALOGUE
+from benchmark.streams.words import describe
+from memory import llm
 
 PROMPT = """You screen decision points of a {scope} event stream for a labelling team.
 A point is a likely opportunity when a service below could help now.
@@ -24,23 +27,15 @@ Answer with one word: yes (a likely opportunity) or no."""
 
 def screen_stream(project: LabelProject, stream: ProjectStream) -> dict[str, bool]:
     """Point key → likely opportunity, by the project's screener (rule or LLM)."""
-    from aframes_web.proactivestream.selectors import stream_of
 
     keys = set(stream.tasks.values_list("point__key", flat=True))
     if project.triage == "rule":
-        from benchmark.labelers.registry import reference_labels
-
         labels = reference_labels(stream_of(stream.entity))
         return {key: label.positive for key, label in labels.items() if key in keys}
     return _llm_marks(project, stream, keys)
 
 
 def _llm_marks(project: LabelProject, stream: ProjectStream, keys: set[str]) -> dict[str, bool]:
-    from aframes_web import llm
-    from aframes_web.annotation.services import WorkbenchError
-    from benchmark.streams.catalogue import CATALOGUE
-    from benchmark.streams.words import describe
-
     services = "\n".join(f"- {s.id}: {s.opportunity}" for s in CATALOGUE[project.scope])
     marks = {}
     for key, public in stream.tasks.values_list("point__key", "point__public"):

@@ -9,9 +9,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from aframes_web.api import schema as doc
+from aframes_web.api.base import TeamAPIView
 from aframes_web.api.paging import Keyset, keyset_page
 from aframes_web.api.params import choice_param, time_param
-from aframes_web.api.views import TeamAPIView
 from aframes_web.proactivestream import present
 from aframes_web.proactivestream.models import BenchmarkRun
 from aframes_web.proactivestream.selectors import run_file_names, run_get, runs_for_team

@@ -10,26 +10,21 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Collection, Mapping
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime
 from typing import Any
 
 from rest_framework.request import Request
 
+from aframes_web.activity.selectors import id_runs
 from aframes_web.api.errors import parameter_problem
-from aframes_web.streams.records import FieldInvalid, check_storable_text, parse_timestamp
-from compiler.document import expand_runs
+from aframes_web.streams.records import FieldInvalid, check_storable_text, query_moment
+from memory.services.deciding import policy_named
 
 BIGINT_MAX = 2**63 - 1  # the largest id a bigint column holds
-EVIDENCE_IDS_MAX = 5000
 MIN_MINUTES_MAX = 1440.0  # a day; a larger floor would only ever omit everything
-# The moments a parameter may name: a week inside datetime's range, so a window (at most a
-# week) and its local days never leave it.
-_EARLIEST = datetime.min.replace(tzinfo=UTC) + timedelta(days=8)
-_LATEST = datetime.max.replace(tzinfo=UTC) - timedelta(days=8)
 _DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 # What ``ids`` looks like, for the schema: ids and runs, comma-separated.
 IDS_PATTERN = r"^\s*[0-9]{1,18}(-[0-9]{1,18})?\s*(,\s*[0-9]{1,18}(-[0-9]{1,18})?\s*)*$"
-_ID_RUN = re.compile(r"([0-9]{1,18})(?:-([0-9]{1,18}))?")  # 18 digits stay inside a bigint
 
 
 def check_text_params(request: Request, kwargs: Mapping[str, Any]) -> None:
@@ -63,24 +58,12 @@ def _given(request: Request, name: str) -> str | None:
 
 
 def time_param(request: Request, name: str) -> datetime | None:
-    """A moment with an offset; one beyond what a datetime holds in UTC (year 1 east of UTC,
-    year 9999 west of it) is taken at the edge of the range, a week in, so a window around it
-    and its local dates stay representable: no row lies out there."""
+    """A moment with an offset (:func:`~aframes_web.streams.records.query_moment`)."""
     raw = _given(request, name)
     if raw is None:
         return None
     try:
-        parsed = datetime.fromisoformat(raw)
-    except ValueError:
-        parsed = None
-    if parsed is not None and parsed.utcoffset() is not None:
-        try:
-            moment = parsed.astimezone(UTC)
-        except OverflowError:
-            moment = _EARLIEST if parsed.year == 1 else _LATEST
-        return min(max(moment, _EARLIEST), _LATEST)
-    try:
-        return parse_timestamp(raw, name)  # the message for what is not a moment
+        return query_moment(raw, name)
     except FieldInvalid as problem:
         raise parameter_problem(name, problem.message) from None
 
@@ -160,24 +143,6 @@ def min_minutes_param(request: Request) -> float | None:
     return value
 
 
-def id_runs(parts: list[str]) -> list[int]:
-    """Event ids from ``12``/``12-15`` parts, counted before expanding and capped; ValueError
-    says what is wrong with the first bad part. REST's ``ids`` and MCP's get_evidence read
-    them so."""
-    total = 0
-    for part in parts:
-        match = _ID_RUN.fullmatch(part)
-        if match is None:
-            raise ValueError(f"{part!r} is not an event id or a run like 12-15.")
-        low, high = int(match[1]), int(match[2] or match[1])
-        if high < low:
-            raise ValueError(f"the run {part!r} runs backwards; write {high}-{low}.")
-        total += high - low + 1
-        if total > EVIDENCE_IDS_MAX:
-            raise ValueError(f"names more than {EVIDENCE_IDS_MAX:,} ids; ask in smaller pieces.")
-    return sorted(set(expand_runs(",".join(parts)))) if parts else []
-
-
 def ids_param(request: Request) -> list[int]:
     """Event ids as ``12,15`` or runs ``12-15,19`` (:func:`id_runs`)."""
     raw = request.query_params.get("ids", "")
@@ -191,8 +156,7 @@ def ids_param(request: Request) -> list[int]:
 
 
 def policy_param(request: Request, *, default: str) -> str:
-    """``policy``: a decision policy's name (memory.services.policy_named)."""
-    from memory.services import policy_named
+    """``policy``: a decision policy's name (memory.services.deciding.policy_named)."""
 
     name = request.query_params.get("policy", default)
     try:

@@ -14,8 +14,8 @@ from aframes_web.activity.routines import (
     entity_routines,
 )
 from aframes_web.api import schema as doc
+from aframes_web.api.base import ActivityAPIView
 from aframes_web.api.params import choice_param, int_param
-from aframes_web.api.views import ActivityAPIView
 from compiler.actions import GRANULARITIES
 from compiler.cost import DEFAULT_SCREEN, SCREENS
 

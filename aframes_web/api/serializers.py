@@ -9,11 +9,9 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from aframes_web.activity.models import DayDocument, Frame
-from aframes_web.streams.models import Entity, Event
+from aframes_web.streams.models import Entity
 from aframes_web.streams.records import (
-    PRIVATE_FIELD,
     SCOPES,
-    TEXT_FIELDS,
     FieldInvalid,
     check_storable_text,
     format_timestamp,
@@ -78,25 +76,6 @@ class EntitySerializer(serializers.ModelSerializer):
         ]
 
 
-def event_record(event: Event, *, include_text: bool) -> dict[str, Any]:
-    """An event as GET returns it; this is also the JSONL format ``import_events jsonl`` reads."""
-    payload = event.payload
-    if event.kind == "input" and not include_text and any(k in payload for k in TEXT_FIELDS):
-        payload = {k: v for k, v in payload.items() if k not in TEXT_FIELDS}
-    if PRIVATE_FIELD in payload:
-        # Ground truth a source carries (activity labels) never leaves through the API.
-        payload = {k: v for k, v in payload.items() if k != PRIVATE_FIELD}
-    return {
-        "id": event.id,
-        "occurred_at": format_timestamp(event.occurred_at),
-        "kind": event.kind,
-        "source_key": event.source_key,
-        "monitor": event.monitor,
-        "payload": payload,
-        "received_at": format_timestamp(event.received_at),
-    }
-
-
 def day_summary(document: DayDocument, *, pending: bool) -> dict[str, Any]:
     """A current day document as GET .../days lists it."""
     return {
@@ -130,6 +109,6 @@ def frame_record(frame: Frame, *, zone: ZoneInfo) -> dict[str, Any]:
         "transit": frame.transit,
         "interruptions": frame.interruptions,
         "evidence": {"rows": frame.evidence_rows, "inputs": frame.evidence_inputs},
-        # Annotated by aframes_web.api.selectors.frames_listed (no document body is loaded).
+        # Annotated by aframes_web.activity.renderings.frames_listed (no document body is loaded).
         "document": {"version": frame.document_version, "sha256": frame.document_sha256},
     }

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from collections.abc import Iterator
-from datetime import timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -18,8 +18,22 @@ from rest_framework import exceptions, renderers, serializers, status
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
+from aframes_web.activity.queries import (
+    CONTEXT_HOURS_DEFAULT,
+    CONTEXT_HOURS_MAX,
+    CONTEXT_HOURS_MIN,
+    ContextQuery,
+)
+from aframes_web.activity.renderings import (
+    FORMATS,
+    Rendering,
+    context_rendering,
+    day_rendering,
+    days_listed,
+    frames_listed,
+    pending_days,
+)
 from aframes_web.activity.selectors import (
     compile_request,
     document_current,
@@ -27,12 +41,13 @@ from aframes_web.activity.selectors import (
     frames_for_entity,
 )
 from aframes_web.api import schema as doc
+from aframes_web.api.base import ActivityAPIView, TeamAPIView
 from aframes_web.api.body import BodyError, decode_events, read_body
 from aframes_web.api.errors import Problem, parameter_problem
+from aframes_web.api.memory_views import decide_events
 from aframes_web.api.paging import Keyset, cursor_values, keyset_page
 from aframes_web.api.params import (
     MIN_MINUTES_MAX,
-    check_text_params,
     choice_param,
     day_param,
     day_value,
@@ -43,27 +58,19 @@ from aframes_web.api.params import (
     policy_param,
     time_param,
 )
-from aframes_web.api.permissions import HasScope
-from aframes_web.api.selectors import (
-    FORMATS,
-    Rendering,
-    day_rendering,
-    days_listed,
-    frames_listed,
-    pending_days,
-    window_rendering,
-)
 from aframes_web.api.serializers import (
     EntityCreateSerializer,
     EntitySerializer,
     day_summary,
-    event_record,
     frame_record,
 )
 from aframes_web.streaming import streamed
-from aframes_web.streams.models import Entity
-from aframes_web.streams.records import KINDS, SCOPES
-from aframes_web.streams.selectors import entity_get, entity_overview, events_for_entity
+from aframes_web.streams.records import KINDS, SCOPES, FieldInvalid
+from aframes_web.streams.selectors import (
+    entity_overview,
+    event_record,
+    events_for_entity,
+)
 from aframes_web.streams.services import (
     BatchRejected,
     EntityError,
@@ -91,27 +98,6 @@ class NDJSONRenderer(renderers.BaseRenderer):
         self, data: Any, accepted_media_type: str | None = None, renderer_context: Any = None
     ) -> bytes:
         return (json.dumps(data) + "\n").encode()
-
-
-class TeamAPIView(APIView):
-    permission_classes = [HasScope]
-    required_scopes: dict[str, str] = {"GET": Scope.READ, "HEAD": Scope.READ}
-
-    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
-        # Before authentication: a NUL in a parameter is refused whoever sends it.
-        check_text_params(request, kwargs)
-        super().initial(request, *args, **kwargs)
-
-    def entity(self, request: Request, key: str, *, overview: bool = False) -> Entity:
-        team = principal_for(request).team
-        if overview:
-            entity = entity_overview(team=team).filter(key=key).first()
-        else:
-            entity = entity_get(team=team, key=key)
-        if entity is None:
-            # Another team's entity is indistinguishable from a missing one (principle 7).
-            raise exceptions.NotFound(f"Team {team.slug!r} has no entity {key!r}.")
-        return entity
 
 
 def _include_text(request: Request) -> bool:
@@ -285,8 +271,6 @@ class EntityEventsView(TeamAPIView):
         except BodyError as err:
             raise err.problem() from None
         if flag_param(request, "decide"):
-            from aframes_web.api.memory_views import decide_events
-
             return decide_events(entity, items, request)
         try:
             result = events_ingest(entity=entity, items=items)
@@ -362,9 +346,6 @@ class EntityEventsView(TeamAPIView):
 
 # --- Compiled activity (desktop entities) -------------------------------------------------------
 
-CONTEXT_HOURS_DEFAULT = 24
-CONTEXT_HOURS_MAX = 168  # a week: a window is compiled on request, so its cost is bounded
-
 
 class FormatIsAParameter(DefaultContentNegotiation):
     """``?format=`` picks the document format here, not a DRF renderer; errors stay JSON."""
@@ -376,11 +357,7 @@ class FormatIsAParameter(DefaultContentNegotiation):
 
 
 def _yaml_available() -> bool:
-    try:
-        import yaml  # noqa: F401  # optional dependency of the compiler
-    except ImportError:
-        return False
-    return True
+    return importlib.util.find_spec("yaml") is not None  # optional dependency of the compiler
 
 
 def _conditional(request: Request, rendering: Rendering) -> HttpResponse:
@@ -394,17 +371,6 @@ def _conditional(request: Request, rendering: Rendering) -> HttpResponse:
     if "*" in held or rendering.etag in held:
         return HttpResponseNotModified(headers=headers)
     return HttpResponse(rendering.render(), content_type=rendering.content_type, headers=headers)
-
-
-class ActivityAPIView(TeamAPIView):
-    def desktop(self, request: Request, key: str) -> Entity:
-        entity = self.entity(request, key)
-        if entity.scope != Entity.Scope.DESKTOP:
-            raise exceptions.NotFound(
-                f"Entity {key!r} is a {entity.scope} entity; only desktop entities have "
-                "compiled days, frames, context, evidence, patterns and routines."
-            )
-        return entity
 
 
 DAY_EXAMPLE = {
@@ -662,9 +628,9 @@ class EntityContextView(ActivityAPIView):
             doc.KEY,
             OpenApiParameter(
                 "hours",
-                doc.integer(1, CONTEXT_HOURS_MAX),
-                description=f"Window length, 1 to {CONTEXT_HOURS_MAX} "
-                f"(default {CONTEXT_HOURS_DEFAULT}).",
+                doc.number(CONTEXT_HOURS_MIN, CONTEXT_HOURS_MAX),
+                description=f"Window length in hours, {CONTEXT_HOURS_MIN:g} to "
+                f"{CONTEXT_HOURS_MAX:g} (default {CONTEXT_HOURS_DEFAULT:g}).",
             ),
             OpenApiParameter(
                 "at",
@@ -683,7 +649,7 @@ class EntityContextView(ActivityAPIView):
         },
         examples=[
             doc.example(
-                "The last 24 hours",
+                "The last 2 hours (the default)",
                 CONTEXT_EXAMPLE,
                 media_type="text/plain",
                 status_codes=["200"],
@@ -693,22 +659,18 @@ class EntityContextView(ActivityAPIView):
     )
     def get(self, request: Request, key: str) -> HttpResponse:
         entity = self.desktop(request, key)
-        hours = int_param(
-            request, "hours", low=1, high=CONTEXT_HOURS_MAX, default=CONTEXT_HOURS_DEFAULT
-        )
-        assert hours is not None  # it has a default
-        # Whole seconds: the document states its window to the second.
-        end = (time_param(request, "at") or timezone.now()).replace(microsecond=0)
-        start = end - timedelta(hours=hours)
-        budget = int_param(request, "budget_tokens", low=1)
-        rendering = window_rendering(
-            entity=entity,
-            start=start,
-            end=end,
-            include_text=_include_text(request),
-            budget_tokens=budget,
-        )
-        return _conditional(request, rendering)
+        try:
+            query = ContextQuery.build(
+                entity=entity,
+                now=timezone.now(),
+                hours=request.query_params.get("hours"),
+                at=time_param(request, "at"),
+                include_text=_include_text(request),
+                budget_tokens=int_param(request, "budget_tokens", low=1),
+            )
+        except FieldInvalid as problem:
+            raise parameter_problem(problem.path, problem.message) from None
+        return _conditional(request, context_rendering(query))
 
 
 class EntityEvidenceView(ActivityAPIView):

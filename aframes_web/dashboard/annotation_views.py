@@ -21,11 +21,12 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
+from markdown_it import MarkdownIt
 
-from aframes_web import llm
 from aframes_web.annotation import selectors as sel
 from aframes_web.annotation import services
 from aframes_web.annotation.models import Label, LabelProject, ProjectStream, Task
+from aframes_web.dashboard.base import membership_or_404
 from aframes_web.dashboard.forms import (
     AdjudicateForm,
     LabelForm,
@@ -36,10 +37,10 @@ from aframes_web.dashboard.forms import (
     TaskFilterForm,
 )
 from aframes_web.dashboard.memory_views import event_row
-from aframes_web.dashboard.views import _membership
 from aframes_web.teams.models import Membership, Role
 from benchmark.streams.catalogue import service_ids
 from benchmark.streams.words import describe
+from memory import llm
 
 TASKS_PER_PAGE = 50
 MANAGE = (Role.OWNER,)
@@ -50,7 +51,6 @@ READ_RESULTS = (Role.OWNER, Role.ADJUDICATOR, Role.VIEWER)
 def markdown(text: str) -> str:
     """Guidelines as HTML: CommonMark with raw HTML off (so nothing a member wrote runs), its
     headings two levels down so that they sit under the page's own."""
-    from markdown_it import MarkdownIt
 
     parser = MarkdownIt("commonmark", {"html": False})
     tokens = parser.parse(text)
@@ -61,7 +61,7 @@ def markdown(text: str) -> str:
 
 
 def _project(request: HttpRequest, slug: str, pk: int) -> tuple[Membership, LabelProject]:
-    membership = _membership(request, slug)
+    membership = membership_or_404(request, slug)
     project = sel.project_get(team=membership.team, pk=pk)
     if project is None:
         raise Http404("No such labelling project in this team.")
@@ -80,7 +80,7 @@ def _base(membership: Membership, project: LabelProject | None = None) -> dict[s
 
 @login_required
 def projects(request: HttpRequest, slug: str) -> HttpResponse:
-    membership = _membership(request, slug)
+    membership = membership_or_404(request, slug)
     team = membership.team
     form = LabelProjectForm(llm_configured=llm.configured())
     problem = ""

@@ -12,11 +12,10 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
-from aframes_web import llm
 from aframes_web.activity.selectors import evidence_events
+from aframes_web.dashboard.base import membership_or_404
 from aframes_web.dashboard.forms import BenchmarkRunForm, OutcomeFilterForm
 from aframes_web.dashboard.memory_views import event_row
-from aframes_web.dashboard.views import _membership
 from aframes_web.proactivestream.models import BenchmarkRun, RunArtefact, RunOutcome
 from aframes_web.proactivestream.selectors import (
     outcomes_for_run,
@@ -30,6 +29,7 @@ from benchmark.labelers.registry import rule_text
 from benchmark.metrics import METRICS
 from benchmark.report import cell
 from benchmark.streams.words import describe
+from memory import llm
 from memory.models import Regularity
 
 RUNS_SHOWN = 20
@@ -43,7 +43,7 @@ def _can_start(membership: Membership) -> bool:
 
 @login_required
 def benchmark_runs(request: HttpRequest, slug: str) -> HttpResponse:
-    membership = _membership(request, slug)
+    membership = membership_or_404(request, slug)
     team = membership.team
     can_start = _can_start(membership)
     form = BenchmarkRunForm(llm_configured=llm.configured())
@@ -77,7 +77,7 @@ def benchmark_runs(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def _run(request: HttpRequest, slug: str, pk: int) -> tuple[Membership, BenchmarkRun]:
-    membership = _membership(request, slug)
+    membership = membership_or_404(request, slug)
     run = run_get(team=membership.team, pk=pk)
     if run is None:
         raise Http404("No such benchmark run in this team.")

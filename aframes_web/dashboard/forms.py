@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import re
+from datetime import UTC
 from typing import Any
 
 from django import forms
 from django.conf import settings
 
+from aframes_web.annotation.models import LabelProject
 from aframes_web.streams.importers import formats
 from aframes_web.streams.records import SCOPES
 from aframes_web.streams.services import ENTITY_KEY_RE, EntityError, check_timezone
+from benchmark.methods.registry import DEFAULT_METHODS, METHODS
 from memory.models import Decision
 
 
@@ -173,8 +177,6 @@ class BenchmarkRunForm(forms.Form):
     )
 
     def __init__(self, *args: Any, llm_configured: bool = False, **kwargs: Any) -> None:
-        from benchmark.methods.registry import DEFAULT_METHODS, METHODS
-
         super().__init__(*args, **kwargs)
         field = self.fields["methods"]
         assert isinstance(field, forms.MultipleChoiceField)
@@ -286,7 +288,6 @@ class LabelProjectForm(forms.Form):
 
     def __init__(self, *args: Any, llm_configured: bool = False, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        from aframes_web.annotation.models import LabelProject
 
         self.fields["triage"].choices = [
             (value, label)
@@ -295,13 +296,9 @@ class LabelProjectForm(forms.Form):
         ]
 
     def clean_entities(self) -> list[str]:
-        import re
-
         return [k for k in re.split(r"[\s,]+", self.cleaned_data["entities"]) if k]
 
     def _utc(self, name: str) -> Any:
-        from datetime import UTC
-
         value = self.cleaned_data.get(name)
         return value.astimezone(UTC) if value is not None else None
 

@@ -17,9 +17,9 @@ from django.urls import reverse
 from django.utils import dateformat
 
 from aframes_web.activity.selectors import evidence_events
+from aframes_web.dashboard.base import entity_or_404, render_local
 from aframes_web.dashboard.forms import DecisionFilterForm, RegularityFilterForm
 from aframes_web.dashboard.selectors import captured_neighbours, segment_detail, stored_event_ids
-from aframes_web.dashboard.views import _entity, _render_local
 from aframes_web.dashboard.words import not_closed_words
 from aframes_web.proactivestream.models import DecisionPoint
 from aframes_web.streams.models import Entity, Event
@@ -235,7 +235,7 @@ def _pager(
 
 @login_required
 def entity_memory(request: HttpRequest, slug: str, key: str) -> HttpResponse:
-    membership, entity = _entity(request, slug, key)
+    membership, entity = entity_or_404(request, slug, key)
     states = list(STATE_RANK)
     form = RegularityFilterForm(request.GET, states=states)
     form.is_valid()  # what is invalid is reported; the valid filters still apply
@@ -261,12 +261,12 @@ def entity_memory(request: HttpRequest, slug: str, key: str) -> HttpResponse:
         "decisions_shown": DECISIONS_SHOWN,
         "partial": "regularities",
     }
-    return _render_local(request, "dashboard/memory.html", context, entity)
+    return render_local(request, "dashboard/memory.html", context, entity)
 
 
 @login_required
 def memory_decisions(request: HttpRequest, slug: str, key: str) -> HttpResponse:
-    membership, entity = _entity(request, slug, key)
+    membership, entity = entity_or_404(request, slug, key)
     form = DecisionFilterForm(request.GET)
     form.is_valid()
     data = form.cleaned_data
@@ -284,12 +284,12 @@ def memory_decisions(request: HttpRequest, slug: str, key: str) -> HttpResponse:
         **_pager(request, rows, DECISIONS_PER_PAGE, data.get("page")),
         "partial": "decisions",
     }
-    return _render_local(request, "dashboard/memory_decisions.html", context, entity)
+    return render_local(request, "dashboard/memory_decisions.html", context, entity)
 
 
 @login_required
 def memory_day(request: HttpRequest, slug: str, key: str, day: date) -> HttpResponse:
-    membership, entity = _entity(request, slug, key)
+    membership, entity = entity_or_404(request, slug, key)
     trajectory = trajectory_detail(entity, day)
     if trajectory is None:
         start, end = day_bounds(ZoneInfo(entity.timezone), day)
@@ -371,7 +371,7 @@ def memory_day(request: HttpRequest, slug: str, key: str, day: date) -> HttpResp
         # tens of thousands of pixels tall. Rejected ones, what an auditor looks for, stay open.
         "fold_segments": len(segments) > SEGMENTS_OPEN,
     }
-    return _render_local(request, "dashboard/memory_day.html", context, entity)
+    return render_local(request, "dashboard/memory_day.html", context, entity)
 
 
 def observed_day(
@@ -418,7 +418,7 @@ def observed_day(
         "after": after,
         "partial": "events",
     }
-    return _render_local(request, "dashboard/day_observed.html", context, entity)
+    return render_local(request, "dashboard/day_observed.html", context, entity)
 
 
 def _grounded_href(events_url: str, ids: list[int], event_id: int | None, anchor: str) -> str:
@@ -445,7 +445,7 @@ def memory_segment(
 ) -> HttpResponse:
     """The events one segment of a closed day cites, a page at a time; htmx asks for the
     list alone, to open it in place on the day's page."""
-    membership, entity = _entity(request, slug, key)
+    membership, entity = entity_or_404(request, slug, key)
     segment = segment_detail(entity=entity, day=day, index=index)
     if segment is None:
         raise Http404(
@@ -468,12 +468,12 @@ def memory_segment(
         "url": url,
         "partial": "events",
     }
-    return _render_local(request, "dashboard/memory_segment.html", context, entity)
+    return render_local(request, "dashboard/memory_segment.html", context, entity)
 
 
 @login_required
 def memory_regularity(request: HttpRequest, slug: str, key: str, rid: str) -> HttpResponse:
-    membership, entity = _entity(request, slug, key)
+    membership, entity = entity_or_404(request, slug, key)
     regularity = regularity_detail(entity, rid)
     if regularity is None:
         raise Http404("No such regularity for this entity.")
@@ -529,12 +529,12 @@ def memory_regularity(request: HttpRequest, slug: str, key: str, rid: str) -> Ht
             _fact_link(slug, key, r, facts, closed) for r in regularity.violation_facts
         ],
     }
-    return _render_local(request, "dashboard/memory_regularity.html", context, entity)
+    return render_local(request, "dashboard/memory_regularity.html", context, entity)
 
 
 @login_required
 def memory_decision(request: HttpRequest, slug: str, key: str, pk: int) -> HttpResponse:
-    membership, entity = _entity(request, slug, key)
+    membership, entity = entity_or_404(request, slug, key)
     decision = decision_detail(entity, pk)
     if decision is None:
         raise Http404("No such decision for this entity.")
@@ -609,4 +609,4 @@ def memory_decision(request: HttpRequest, slug: str, key: str, pk: int) -> HttpR
         ],
         "day_href": (_day_url(slug, key, decision.day) if decision.day in closed else None),
     }
-    return _render_local(request, "dashboard/memory_decision.html", context, entity)
+    return render_local(request, "dashboard/memory_decision.html", context, entity)

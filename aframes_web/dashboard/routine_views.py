@@ -12,8 +12,8 @@ from django.urls import reverse
 
 from aframes_web.activity.routines import WINDOW_DAYS_DEFAULT, entity_routines, step_words
 from aframes_web.activity.selectors import frame_ids_stored
+from aframes_web.dashboard.base import entity_or_404, render_local
 from aframes_web.dashboard.forms import RoutinesForm
-from aframes_web.dashboard.views import _entity, _render_local
 from aframes_web.streams.models import Entity
 from compiler.cost import percent
 
@@ -44,7 +44,7 @@ def _figures(summary: dict[str, Any]) -> list[tuple[str, str]]:
 
 @login_required
 def entity_routines_page(request: HttpRequest, slug: str, key: str) -> HttpResponse:
-    membership, entity = _entity(request, slug, key)
+    membership, entity = entity_or_404(request, slug, key)
     if entity.scope != Entity.Scope.DESKTOP:
         raise Http404(
             f"{entity.key} is a {entity.get_scope_display().lower()} entity: routines are "
@@ -94,4 +94,4 @@ def entity_routines_page(request: HttpRequest, slug: str, key: str) -> HttpRespo
         "page_url": reverse("dashboard:routines", args=[slug, key]),
         "partial": "routines",
     }
-    return _render_local(request, "dashboard/routines.html", context, entity)
+    return render_local(request, "dashboard/routines.html", context, entity)

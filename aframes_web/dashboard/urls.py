@@ -29,6 +29,7 @@ urlpatterns = [
     path("t/<slug:slug>/import/", views.import_upload, name="import"),
     path("t/<slug:slug>/import/<int:job_id>/", views.import_job, name="import_job"),
     path("t/<slug:slug>/e/<str:key>/", views.entity_calendar, name="entity"),
+    path("t/<slug:slug>/e/<str:key>/context/", views.entity_context, name="context"),
     path("t/<slug:slug>/e/<str:key>/d/<day:day>/", views.entity_day, name="day"),
     path("t/<slug:slug>/e/<str:key>/d/<day:day>/history/", views.day_history, name="history"),
     path("t/<slug:slug>/e/<str:key>/f/<str:frame_id>/", views.frame_detail, name="frame"),

@@ -3,7 +3,7 @@ frame_verify) only."""
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -18,6 +18,13 @@ from django.utils import dateformat, timezone
 from django.views.decorators.http import require_POST
 
 from aframes_web.activity.models import DayDocument, Frame
+from aframes_web.activity.queries import (
+    CONTEXT_HOURS_DEFAULT,
+    CONTEXT_HOURS_MAX,
+    CONTEXT_HOURS_MIN,
+    ContextQuery,
+)
+from aframes_web.activity.renderings import context_rendering
 from aframes_web.activity.selectors import (
     compile_queue_state,
     compile_request,
@@ -30,6 +37,7 @@ from aframes_web.activity.selectors import (
 )
 from aframes_web.activity.services import Verification, document_tokens, frame_verify
 from aframes_web.dashboard import present
+from aframes_web.dashboard.base import entity_or_404, membership_or_404, render_local
 from aframes_web.dashboard.forms import (
     EntityFilterForm,
     FrameFilterForm,
@@ -38,6 +46,7 @@ from aframes_web.dashboard.forms import (
     VersionsForm,
 )
 from aframes_web.dashboard.held_uploads import held_release, held_upload, upload_hold
+from aframes_web.dashboard.memory_views import observed_day
 from aframes_web.dashboard.selectors import (
     captured_months,
     closed_in_memory,
@@ -52,19 +61,14 @@ from aframes_web.dashboard.selectors import (
 )
 from aframes_web.dashboard.words import not_closed_words
 from aframes_web.streams.models import Entity
-from aframes_web.streams.selectors import entities_for_team, entity_get, import_jobs_for_team
+from aframes_web.streams.records import FieldInvalid
+from aframes_web.streams.selectors import entities_for_team, import_jobs_for_team
 from aframes_web.streams.uploads import import_job_create
-from aframes_web.teams.models import ROLE_SCOPES, Membership, Scope
-from aframes_web.teams.selectors import membership_get, teams_for_user
+from aframes_web.teams.models import ROLE_SCOPES, Scope
+from aframes_web.teams.selectors import teams_for_user
 from compiler.document import expand_runs, runs
 from compiler.emit import to_json
-
-
-def _membership(request: HttpRequest, slug: str) -> Membership:
-    membership = membership_get(user=request.user, team_slug=slug)
-    if membership is None:
-        raise Http404("No such team among yours.")
-    return membership
+from compiler.tokens import cl100k
 
 
 @login_required
@@ -80,7 +84,7 @@ ENTITIES_PER_PAGE = 50  # a team with many homes or repositories reads a page at
 
 @login_required
 def team(request: HttpRequest, slug: str) -> HttpResponse:
-    membership = _membership(request, slug)
+    membership = membership_or_404(request, slug)
     form = EntityFilterForm(request.GET)
     form.is_valid()  # what is invalid is reported; the valid filters still apply
     wanted = form.cleaned_data
@@ -110,7 +114,7 @@ def team(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 def import_upload(request: HttpRequest, slug: str) -> HttpResponse:
-    membership = _membership(request, slug)
+    membership = membership_or_404(request, slug)
     can_write = Scope.WRITE in ROLE_SCOPES[membership.role]
     form = ImportUploadForm()
     held_token = ""
@@ -176,7 +180,7 @@ IMPORTED_ENTITIES_PER_PAGE = 50  # a multi-entity import (a home dataset) makes 
 
 @login_required
 def import_job(request: HttpRequest, slug: str, job_id: int) -> HttpResponse:
-    membership = _membership(request, slug)
+    membership = membership_or_404(request, slug)
     job = import_jobs_for_team(team=membership.team).filter(pk=job_id).first()
     if job is None:
         raise Http404("No such import in this team.")
@@ -205,26 +209,6 @@ def import_job(request: HttpRequest, slug: str, job_id: int) -> HttpResponse:
 # --- Compiled activity: calendar, day, frame, history ------------------------------------------
 
 
-def _entity(request: HttpRequest, slug: str, key: str) -> tuple[Membership, Entity]:
-    """The entity of one of the user's teams; another team's entity is the same 404 as none."""
-    membership = _membership(request, slug)
-    entity = entity_get(team=membership.team, key=key)
-    if entity is None:
-        raise Http404("No such entity in this team.")
-    return membership, entity
-
-
-def _render_local(
-    request: HttpRequest, template: str, context: dict[str, Any], entity: Entity
-) -> HttpResponse:
-    """Render with datetimes in the entity's time zone, the zone its days are cut in."""
-    partial = context.pop("partial", None)
-    if request.htmx and partial:
-        template = f"{template}#{partial}"
-    with timezone.override(ZoneInfo(entity.timezone)):
-        return render(request, template, context)
-
-
 def _month(form: MonthForm, newest: date | None, entity: Entity) -> date:
     """The month asked for, else the one of ``newest``, else the entity's current month."""
     if form.is_valid() and form.cleaned_data["month"]:
@@ -242,7 +226,7 @@ def entity_calendar(request: HttpRequest, slug: str, key: str) -> HttpResponse:
     are closed into memory and decided on (events, facts, decisions), ARCHITECTURE.md "Data
     model".
     """
-    membership, entity = _entity(request, slug, key)
+    membership, entity = entity_or_404(request, slug, key)
     desktop = entity.scope == Entity.Scope.DESKTOP
     form = MonthForm(request.GET)
     month = _month(form, latest_day(entity=entity), entity)
@@ -270,7 +254,7 @@ def entity_calendar(request: HttpRequest, slug: str, key: str) -> HttpResponse:
         "shades": range(1, present.SHADES + 1),
         "partial": "calendar",
     }
-    return _render_local(request, "dashboard/entity.html", context, entity)
+    return render_local(request, "dashboard/entity.html", context, entity)
 
 
 def _document(entity: Entity, day: date) -> DayDocument:
@@ -292,11 +276,8 @@ def _document(entity: Entity, day: date) -> DayDocument:
 
 @login_required
 def entity_day(request: HttpRequest, slug: str, key: str, day: date) -> HttpResponse:
-    membership, entity = _entity(request, slug, key)
+    membership, entity = entity_or_404(request, slug, key)
     if entity.scope != Entity.Scope.DESKTOP:
-        # Imported here: memory_views builds on this module's helpers.
-        from aframes_web.dashboard.memory_views import observed_day
-
         return observed_day(request, membership, entity, day)
     document = _document(entity, day)
     body = document.body
@@ -345,7 +326,7 @@ def entity_day(request: HttpRequest, slug: str, key: str, day: date) -> HttpResp
         "not_closed": not_closed_words(entity, day),
         "partial": "frames",
     }
-    return _render_local(request, "dashboard/day.html", context, entity)
+    return render_local(request, "dashboard/day.html", context, entity)
 
 
 def _frame(entity: Entity, frame_id: str) -> Frame:
@@ -358,7 +339,7 @@ def _frame(entity: Entity, frame_id: str) -> Frame:
 def _frame_page(
     request: HttpRequest, slug: str, key: str, frame_id: str, check: Verification | None
 ) -> HttpResponse:
-    membership, entity = _entity(request, slug, key)
+    membership, entity = entity_or_404(request, slug, key)
     frame = _frame(entity, frame_id)
     stored = next(f for f in frame.document.body["frames"] if f["id"] == frame.frame_id)
     snapshots = expand_runs(stored["evidence"]["rows"])
@@ -397,7 +378,7 @@ def _frame_page(
         ],
         "partial": "verify" if check is not None else None,
     }
-    return _render_local(request, "dashboard/frame.html", context, entity)
+    return render_local(request, "dashboard/frame.html", context, entity)
 
 
 @login_required
@@ -412,14 +393,14 @@ def frame_verify_view(request: HttpRequest, slug: str, key: str, frame_id: str) 
 
     htmx swaps the result in; without JavaScript the whole frame page comes back with it.
     """
-    _, entity = _entity(request, slug, key)
+    _, entity = entity_or_404(request, slug, key)
     check = frame_verify(entity=entity, frame=_frame(entity, frame_id))
     return _frame_page(request, slug, key, frame_id, check)
 
 
 @login_required
 def day_history(request: HttpRequest, slug: str, key: str, day: date) -> HttpResponse:
-    membership, entity = _entity(request, slug, key)
+    membership, entity = entity_or_404(request, slug, key)
     versions = list(document_versions(entity=entity, day=day).defer("body", "context", "params"))
     if not versions:
         raise Http404("No compiled document for this day.")
@@ -445,4 +426,50 @@ def day_history(request: HttpRequest, slug: str, key: str, day: date) -> HttpRes
         "diff": diff,
         "partial": "diff",
     }
-    return _render_local(request, "dashboard/history.html", context, entity)
+    return render_local(request, "dashboard/history.html", context, entity)
+
+
+def _local_at(raw: str | None, zone: ZoneInfo) -> datetime | str | None:
+    """The form's ``at``: a browser's datetime-local value is the entity's local time; a value
+    with an offset is taken as written; anything else goes on for the query to refuse."""
+    if not raw:
+        return None
+    try:
+        parsed = datetime.fromisoformat(raw)
+    except ValueError:
+        return raw
+    return parsed.replace(tzinfo=zone) if parsed.tzinfo is None else parsed
+
+
+@login_required
+def entity_context(request: HttpRequest, slug: str, key: str) -> HttpResponse:
+    """The context block an agent gets for a rolling window: the same query, defaults and
+    answer as REST ``context`` and MCP ``get_context``."""
+    membership, entity = entity_or_404(request, slug, key)
+    if entity.scope != Entity.Scope.DESKTOP:
+        raise Http404("Context blocks are compiled from desktop activity; this entity has none.")
+    zone = ZoneInfo(entity.timezone)
+    query, block, error = None, None, None
+    try:
+        query = ContextQuery.build(
+            entity=entity,
+            now=timezone.now(),
+            hours=request.GET.get("hours") or None,
+            at=_local_at(request.GET.get("at"), zone),
+        )
+        block = context_rendering(query).render()
+    except FieldInvalid as problem:
+        error = f"{problem.path} {problem.message}"
+    context = {
+        "team": membership.team,
+        "entity": entity,
+        "query": query,
+        "context_text": block,
+        "tokens": cl100k()(block) if block is not None else None,
+        "error": error,
+        "hours": request.GET.get("hours") or f"{CONTEXT_HOURS_DEFAULT:g}",
+        "at": request.GET.get("at") or "",
+        "hours_min": CONTEXT_HOURS_MIN,
+        "hours_max": CONTEXT_HOURS_MAX,
+    }
+    return render_local(request, "dashboard/context.html", context, entity)

@@ -14,7 +14,7 @@ from aframes_web.streams.models import Entity
 def not_closed_words(entity: Entity, day: date, now: datetime | None = None) -> str:
     """Why ``day`` has no trajectory yet and when it will have one, in the entity's zone.
 
-    memory.services closes a day once events of a later day arrive, or by the clock once the
+    memory.services.closing closes a day once events of a later day arrive, or by the clock once the
     entity has been quiet for AFRAMES_MEMORY_CLOSE_GRACE_MIN minutes after the day is over.
     """
     zone = ZoneInfo(entity.timezone)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Awaitable, Callable
+from importlib.metadata import PackageNotFoundError, version
 from typing import Annotated, Any
 
 from asgiref.sync import sync_to_async
@@ -31,6 +32,11 @@ from starlette.datastructures import Headers
 from starlette.responses import PlainTextResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from aframes_web.activity.queries import (
+    CONTEXT_HOURS_DEFAULT,
+    CONTEXT_HOURS_MAX,
+    CONTEXT_HOURS_MIN,
+)
 from aframes_web.mcp import tools
 from aframes_web.teams.auth import Principal
 from aframes_web.teams.selectors import token_for_key
@@ -170,7 +176,12 @@ def build_server(key_source: KeySource = _http_key, *, http: bool = True) -> MCP
     )
     async def get_context(
         entity: Entity = None,
-        hours: Annotated[float, Field(description="Window length in hours (0.25-168).")] = 2,
+        hours: Annotated[
+            float,
+            Field(
+                description=f"Window length in hours ({CONTEXT_HOURS_MIN:g}-{CONTEXT_HOURS_MAX:g})."
+            ),
+        ] = CONTEXT_HOURS_DEFAULT,
         at: Annotated[
             str | None,
             Field(description="End of the window, ISO 8601 with offset; default now."),
@@ -407,8 +418,6 @@ def build_server(key_source: KeySource = _http_key, *, http: bool = True) -> MCP
 
 
 def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
     try:
         return version("aframes")
     except PackageNotFoundError:  # pragma: no cover - running from a checkout without install

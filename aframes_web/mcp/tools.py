@@ -18,23 +18,34 @@ from django.db.models import Prefetch, TextField
 from django.db.models.functions import Cast
 from django.utils import timezone
 
+from aframes_web.activity.queries import ContextQuery, window_hours
+from aframes_web.activity.renderings import context_rendering, day_rendering
 from aframes_web.activity.routines import WINDOW_DAYS_MAX, entity_patterns
-from aframes_web.activity.selectors import document_current, evidence_events, frame_get
+from aframes_web.activity.selectors import document_current, evidence_events, frame_get, id_runs
 from aframes_web.activity.services import day_compile_read, window_compile_read
-from aframes_web.api.params import id_runs
-from aframes_web.api.selectors import day_rendering, window_rendering
-from aframes_web.api.serializers import event_record
+from aframes_web.annotation import present as annotation_present
+from aframes_web.annotation import selectors as sel
+from aframes_web.proactivestream import present as run_present
+from aframes_web.proactivestream.selectors import run_file_names, run_get
 from aframes_web.streams.models import Entity
 from aframes_web.streams.records import KINDS, FieldInvalid, parse_timestamp
-from aframes_web.streams.selectors import entity_get, entity_overview, events_for_entity
+from aframes_web.streams.selectors import (
+    entity_get,
+    entity_overview,
+    event_record,
+    events_for_entity,
+)
 from aframes_web.teams.auth import Principal
 from aframes_web.teams.models import Scope
 from compiler.document import Compiled, expand_runs, runs
 from compiler.params import Params
 from compiler.views import communications, ledger, steps
+from memory import present, selectors
+from memory.models import Assessment, Decision
+from memory.selectors import facts_by_ref
+from memory.services.deciding import DecideRejected, memory_decide, policy_named
 
 # Bounds that keep one call's cost and answer size predictable for an agent's context window.
-HOURS_MAX = 168  # a week, as GET …/context allows
 MAX_STEPS_MAX = 5000
 LIST_DEFAULT = 50
 LIST_MAX = 500
@@ -105,10 +116,11 @@ def _instant(raw: str | None, name: str) -> datetime | None:
         raise ToolFailure(f"{name}: {problem.message}") from None
 
 
-def _hours(hours: float, low: float = 0.25) -> timedelta:
-    if not low <= hours <= HOURS_MAX:
-        raise ToolFailure(f"hours must be from {low} to {HOURS_MAX}, got {hours}.")
-    return timedelta(hours=hours)
+def _hours(hours: float) -> timedelta:
+    try:
+        return timedelta(hours=window_hours(hours))
+    except FieldInvalid as problem:
+        raise ToolFailure(f"{problem.path} {problem.message}") from None
 
 
 def _min_minutes(value: float) -> float:
@@ -156,11 +168,16 @@ def _compiled(
 # -- the six tools of the reference implementation --------------------------------------------
 
 
-def get_context(principal: Principal, *, entity: str | None, hours: float, at: str | None) -> str:
+def get_context(
+    principal: Principal, *, entity: str | None, hours: float | None, at: str | None
+) -> str:
     require(principal, Scope.READ)
     found = entity_named(principal, entity, desktop=True)
-    end = (_instant(at, "at") or timezone.now()).replace(microsecond=0)
-    return window_rendering(entity=found, start=end - _hours(hours), end=end).render()
+    try:
+        query = ContextQuery.build(entity=found, now=timezone.now(), hours=hours, at=at)
+    except FieldInvalid as problem:
+        raise ToolFailure(f"{problem.path} {problem.message}") from None
+    return context_rendering(query).render()
 
 
 def get_activity(
@@ -345,9 +362,6 @@ def list_entities(principal: Principal, *, scope: str | None) -> str:
 
 
 def get_memory(principal: Principal, *, entity: str | None, day: str | None) -> str:
-    from memory import present, selectors
-    from memory.models import Assessment
-
     require(principal, Scope.READ)
     found = entity_named(principal, entity)
     when = _day(day)
@@ -383,9 +397,6 @@ def get_memory(principal: Principal, *, entity: str | None, day: str | None) -> 
 
 
 def decide(principal: Principal, *, entity: str | None, event: dict[str, Any], policy: str) -> str:
-    from memory import present
-    from memory.services import DecideRejected, memory_decide, policy_named
-
     require(principal, Scope.WRITE)
     found = entity_named(principal, entity)
     try:
@@ -411,9 +422,6 @@ def get_decisions(
     action: str | None,
     limit: int,
 ) -> str:
-    from memory import present, selectors
-    from memory.models import Decision
-
     require(principal, Scope.READ)
     found = entity_named(principal, entity)
     if action is not None and action not in Decision.Action.values:
@@ -446,7 +454,6 @@ def _evidence_refs(entity: Entity, raw: str) -> tuple[list[int], list[str], list
     """Event ids from ``12,19``, runs ``12-15``, a decision's ``event:N`` and ``fact:…`` refs
     (a fact's events: the one it is grounded in); the fact refs that name nothing here; and
     the ``reg:…`` refs, which name regularities rather than events."""
-    from memory.selectors import facts_by_ref
 
     parts = [p.strip() for p in raw.replace(" ", ",").split(",") if p.strip()]
     if not parts:
@@ -534,20 +541,14 @@ def search_events(
 
 
 def get_benchmark_run(principal: Principal, *, run: int) -> str:
-    from aframes_web.proactivestream import present
-    from aframes_web.proactivestream.selectors import run_file_names, run_get
-
     require(principal, Scope.READ)
     found = run_get(team=principal.team, pk=run)
     if found is None:
         raise ToolFailure(f"Team {principal.team.slug!r} has no benchmark run {run}.")
-    return _json(present.run_record(found, run_file_names(found)))
+    return _json(run_present.run_record(found, run_file_names(found)))
 
 
 def next_label_task(principal: Principal, *, project: int | None, page: int) -> str:
-    from aframes_web.annotation import present
-    from aframes_web.annotation import selectors as sel
-
     require(principal, Scope.LABEL)
     try:
         user = sel.acting_annotator(principal)
@@ -563,6 +564,8 @@ def next_label_task(principal: Principal, *, project: int | None, page: int) -> 
     for candidate in projects:
         task = sel.current_task(candidate, user)
         if task is not None:
-            return _json({"project": candidate.pk, **present.task_record(task, user, page)})
+            return _json(
+                {"project": candidate.pk, **annotation_present.task_record(task, user, page)}
+            )
     where = f"project {project}" if project is not None else "any project of the team"
     return f"Nothing to label: {user}'s queue in {where} is done."

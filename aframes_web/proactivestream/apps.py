@@ -7,3 +7,9 @@ class ProactiveStreamConfig(AppConfig):
     name = "aframes_web.proactivestream"
     label = "proactivestream"
     verbose_name = "ProactiveStream"
+
+    def ready(self) -> None:
+        # The task module imports the services, which queue runs through this hook.
+        from aframes_web.proactivestream import services, tasks  # noqa: PLC0415  (app loading)
+
+        services.run_queued.provide(tasks.run_queue)

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from django.db.models import QuerySet
 
+from aframes_web.activity.models import DayDocument
 from aframes_web.proactivestream.models import BenchmarkRun, DecisionPoint, RunArtefact, RunOutcome
 from aframes_web.streams.models import Entity, Event
 from aframes_web.teams.models import Team
 from benchmark.streams.records import DecisionPoint as PointRecord
 from benchmark.streams.records import Stream, StreamEvent
+from memory.engine.recent import RECENT_MAX_PRIOR, RECENT_WINDOW
+from memory.engine.records import POINT_KIND, EngineEvent
 
 
 def stream_events(entity: Entity) -> list[StreamEvent]:
@@ -27,7 +30,6 @@ def stream_events(entity: Entity) -> list[StreamEvent]:
 
 def desktop_frames(entity: Entity) -> dict[date, list[dict[str, Any]]]:
     """The frames of each current day document (desktop decision points are frame ends)."""
-    from aframes_web.activity.models import DayDocument
 
     found: dict[date, list[dict[str, Any]]] = {}
     for day, body in DayDocument.objects.filter(entity=entity, current=True).values_list(
@@ -104,3 +106,17 @@ def outcomes_for_run(
 
 def points_count(*, entity: Entity) -> int:
     return DecisionPoint.objects.filter(entity=entity).count()
+
+
+def prior_points(entity: Entity, at: datetime, point_id: int) -> list[EngineEvent]:
+    """The entity's decision points before (``at``, ``point_id``) within the recent window, at
+    most RECENT_MAX_PRIOR of the newest, oldest first, as engine events (a point's recent
+    events are the stream's earlier points)."""
+
+    rows = (
+        DecisionPoint.objects.filter(entity=entity, at__gte=at - RECENT_WINDOW, at__lte=at)
+        .exclude(at=at, pk__gte=point_id)
+        .order_by("-at", "-id")
+        .values_list("pk", "at", "public")[:RECENT_MAX_PRIOR]
+    )
+    return [EngineEvent(pk, moment, POINT_KIND, public) for pk, moment, public in reversed(rows)]

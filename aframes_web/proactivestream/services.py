@@ -6,24 +6,34 @@ report, store what they return (ARCHITECTURE: pure cores, thin shells).
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from django.db import transaction
 from django.utils import timezone
 
+from aframes_web import liveness
+from aframes_web.hooks import Hook
 from aframes_web.proactivestream import selectors
 from aframes_web.proactivestream.models import BenchmarkRun, DecisionPoint, RunArtefact, RunOutcome
 from aframes_web.streams.models import Entity
 from aframes_web.teams.models import Team
+from benchmark import report
+from benchmark.labelers.base import Label
 from benchmark.labelers.registry import reference_labeler
 from benchmark.methods.registry import methods_named
-from benchmark.reference import read_labels
+from benchmark.reference import LabelKey, read_labels
+from benchmark.run import evaluate
 from benchmark.streams.build import build_points
 from benchmark.streams.records import SCOPES
+from memory import llm
+from memory.services.deciding import DecideResult, memory_decide_point
 
 BUILDER = "streams/1"  # bump when a builder changes what a point holds
 LABELS_LABELER = "labeler"
@@ -32,6 +42,14 @@ PROGRESS_EVERY_S = 1.0  # a run writes its progress at most this often
 
 class RunConfigError(ValueError):
     """A run asked for something that cannot be done; the message says what and how to fix it."""
+
+
+# The final labels of the labelling project ``project:ID`` names, to score a run against: the
+# annotation app, the layer above, provides it and raises RunConfigError when the team has no
+# such project or the project has no final label yet.
+project_labels: Hook[[Team, str], dict[LabelKey, Label]] = Hook("labels of a labelling project")
+# Executes a queued run on a worker: this app's tasks module provides it (it imports this one).
+run_queued: Hook[[int], None] = Hook("benchmark run queued")
 
 
 @dataclass(frozen=True)
@@ -53,7 +71,6 @@ def points_build(*, entity: Entity) -> BuildResult:
     changed (late events update the points they fall into). Desktop points come from the
     current compiled day documents, so a day must be compiled first.
     """
-    from zoneinfo import ZoneInfo
 
     events = selectors.stream_events(entity)
     frames = selectors.desktop_frames(entity) if entity.scope == "desktop" else None
@@ -98,8 +115,6 @@ def _plain(value: Any) -> Any:
 
 
 def code_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
     try:
         found = version("aframes")
     except PackageNotFoundError:
@@ -109,8 +124,6 @@ def code_version() -> str:
 
 
 def _utc() -> Any:
-    from zoneinfo import ZoneInfo
-
     return ZoneInfo("UTC")
 
 
@@ -153,7 +166,6 @@ def run_create(
 ) -> BenchmarkRun:
     """Check a run's configuration and store it queued; with ``enqueue`` a worker runs it after
     commit (the dashboard), otherwise the caller executes it (the command)."""
-    from aframes_web import llm
 
     chosen = run_entities(team=team, scope=scope, keys=entities)
     try:
@@ -168,7 +180,7 @@ def run_create(
             "project:ID (a labelling project's final labels)"
         )
     if labels.startswith("project:"):
-        _label_project(team, labels)
+        project_labels(team, labels)
     if labels.startswith("jsonl:"):
         try:
             read_labels(Path(labels.removeprefix("jsonl:")))
@@ -188,27 +200,8 @@ def run_create(
         code_version=code_version(),
     )
     if enqueue:
-        from aframes_web.proactivestream.tasks import execute_run
-
-        transaction.on_commit(lambda: execute_run.delay(run.pk))
+        transaction.on_commit(lambda: run_queued(run.pk))
     return run
-
-
-def _label_project(team: Team, labels: str) -> Any:
-    """The labelling project ``project:ID`` names, with final labels to score against."""
-    from aframes_web.annotation.models import Task
-    from aframes_web.annotation.selectors import project_get
-
-    raw = labels.removeprefix("project:")
-    found = project_get(team=team, pk=int(raw)) if raw.isdigit() else None
-    if found is None:
-        raise RunConfigError(f"labels {labels!r}: team {team.slug} has no labelling project {raw}")
-    if not Task.objects.filter(project=found, final__isnull=False).exists():
-        raise RunConfigError(
-            f"labelling project {found.pk} ({found.name}) has no final labels yet: adjudicate "
-            "or wait for agreeing labels first"
-        )
-    return found
 
 
 Progress = Callable[[str, int, int], None]
@@ -224,7 +217,6 @@ def run_execute(
     replay has no partial state worth keeping), unless reconciliation has failed it first. Any
     failure marks the run failed with its reason and re-raises.
     """
-    from aframes_web import liveness
 
     # Held while it runs: a second delivery of the task (the broker hands a message back
     # after its visibility timeout, shorter than a run may take) leaves the run alone, and
@@ -258,10 +250,6 @@ def _run_execute_held(
 
 
 def _execute(run: BenchmarkRun, out: Path | None, progress: Progress | None) -> None:
-    from aframes_web import llm
-    from benchmark import report
-    from benchmark.run import evaluate
-
     config = run.config
     entities = run_entities(team=run.team, scope=config["scope"], keys=config["entities"])
     specs = methods_named(config["methods"], llm_configured=llm.configured())
@@ -276,9 +264,7 @@ def _execute(run: BenchmarkRun, out: Path | None, progress: Progress | None) -> 
     if config["labels"].startswith("jsonl:"):
         labels_file = read_labels(Path(config["labels"].removeprefix("jsonl:")))
     elif config["labels"].startswith("project:"):
-        from aframes_web.annotation.selectors import reference_labels
-
-        labels_file = reference_labels(_label_project(run.team, config["labels"]))
+        labels_file = project_labels(run.team, config["labels"])
     done_before: dict[str, int] = {}
     last_write = [0.0]
 
@@ -335,10 +321,6 @@ def _note(run: BenchmarkRun, text: str) -> None:
 
 
 def _artefacts(evaluation: Any) -> dict[str, tuple[str, bytes]]:
-    import json
-
-    from benchmark import report
-
     files: dict[str, tuple[str, bytes]] = {
         "results.json": (
             "application/json",
@@ -358,8 +340,6 @@ def _artefacts(evaluation: Any) -> dict[str, tuple[str, bytes]]:
 def _outcome_row(
     run: BenchmarkRun, o: Any, by_key: dict[str, Entity], points: dict[tuple[str, str], Any]
 ) -> RunOutcome:
-    from dataclasses import asdict
-
     point = points.get((o.entity, o.point))
     return RunOutcome(
         run=run,
@@ -385,3 +365,16 @@ def _outcome_row(
             }
         ),
     )
+
+
+def point_decide(
+    *,
+    entity: Entity,
+    point: DecisionPoint,
+    policy: str = "rules",
+    trace: Callable[[str], None] | None = None,
+) -> DecideResult:
+    """Decide at a stored decision point from memory as it stood at its time; its recent events
+    are the entity's earlier points of the recent window (:func:`memory_decide_point`)."""
+    prior = selectors.prior_points(entity, point.at, point.pk)
+    return memory_decide_point(entity=entity, point=point, prior=prior, policy=policy, trace=trace)

@@ -23,3 +23,7 @@ def execute_run(run_id: int) -> str | None:
     except Exception:
         return "failed"
     return run.status if run is not None else None
+
+
+def run_queue(run_id: int) -> None:
+    execute_run.delay(run_id)

@@ -37,9 +37,23 @@ from django.conf import settings
 from django.utils import timezone
 
 from aframes_web import liveness
+from aframes_web.activity.models import CompileRequest, DayDocument
+from aframes_web.activity.services import (
+    ABSENCE_LOOKBACK,
+    COMPILE_LOCK_CLASS,
+    FAILED_RETRY_AFTER,
+    KINDS,
+    day_bounds,
+)
+from aframes_web.pipeline.tasks import close_due, dispatch_compiles
+from aframes_web.proactivestream.models import BenchmarkRun
 from aframes_web.streams.models import Entity, EntityDay, Event, ImportJob
 from aframes_web.streams.selectors import DayTally, day_tallies
+from aframes_web.streams.services import entity_days_refresh
+from aframes_web.streams.uploads import import_job_lost
 from aframes_web.teams.models import Team
+from memory.models import Trajectory
+from memory.services.closing import MEMORY_LOCK_CLASS, compile_pending, days_due, late_in
 
 # Work younger than this is on its way (a task queued, a refresh after a commit), not lost.
 GRACE = timedelta(seconds=30)
@@ -121,9 +135,6 @@ class _Running:
 
     @classmethod
     def now(cls) -> _Running:
-        from aframes_web.activity.services import COMPILE_LOCK_CLASS
-        from memory.services import MEMORY_LOCK_CLASS
-
         return cls(
             liveness.holders(COMPILE_LOCK_CLASS),
             liveness.holders(MEMORY_LOCK_CLASS),
@@ -133,8 +144,6 @@ class _Running:
 
 
 def _entity(entity: Entity, now: datetime, running: _Running, repair: bool, report: Report) -> None:
-    from aframes_web.activity.services import KINDS
-
     desktop = entity.scope == Entity.Scope.DESKTOP
     tallies = day_tallies(entity=entity, kinds=KINDS if desktop else ())
     report.checked["days"] += len(tallies)
@@ -144,8 +153,6 @@ def _entity(entity: Entity, now: datetime, running: _Running, repair: bool, repo
         _compiles(entity, tallies, now, running, repair, report)
     close_memory |= _memory(entity, tallies, settled, running, report)
     if repair and close_memory:
-        from memory.tasks import close_due
-
         close_due.delay(entity.pk)
 
 
@@ -153,7 +160,6 @@ def _summaries(
     entity: Entity, tallies: dict[date, DayTally], settled: datetime, repair: bool, report: Report
 ) -> bool:
     """Day summaries against the events; recounted here. Returns whether any was wrong."""
-    from aframes_web.streams.services import entity_days_refresh
 
     stored = {row.day: row for row in EntityDay.objects.filter(entity=entity)}
     wrong: list[date] = []
@@ -195,7 +201,6 @@ def _summaries(
 
 def _lookback_tops(entity: Entity, days: Iterable[date]) -> dict[date, int]:
     """Per day: the highest id of the absences in the compile's look-back before the day."""
-    from aframes_web.activity.services import ABSENCE_LOOKBACK, day_bounds
 
     rows = sorted(
         Event.objects.filter(entity=entity, kind="absence").values_list("occurred_at", "id")
@@ -219,9 +224,6 @@ def _compiles(
     report: Report,
 ) -> None:
     """Each desktop day's last compile against its events; lost or stale ones queued again."""
-    from aframes_web.activity.models import CompileRequest, DayDocument
-    from aframes_web.activity.services import FAILED_RETRY_AFTER
-    from aframes_web.streams.dispatch import dispatch_compiles
 
     days = [day for day, tally in tallies.items() if tally.chosen_count]
     report.checked["compiled_days"] += len(days)
@@ -302,8 +304,6 @@ def _memory(
 ) -> bool:
     """Memory's closed days against the events, and due days nobody closes. Returns whether
     ``memory.close_due`` should run for the entity."""
-    from memory.models import Trajectory
-    from memory.services import _compile_pending, days_due, late_in
 
     if running.memory is not None and entity.pk in running.memory:
         return False  # being closed or rebuilt right now
@@ -330,7 +330,7 @@ def _memory(
     if refreshed is None or refreshed.refreshed_at > settled:
         return False  # the refresh that just ran queued its own close
     due = days_due(entity)
-    if not due or _compile_pending(entity, due[0]):
+    if not due or compile_pending(entity, due[0]):
         return False  # a desktop day closes on its frames: the owed compile is checked above
     report.drifts.append(
         _drift(
@@ -349,7 +349,6 @@ def _imports(
     team: Team | None, now: datetime, running: _Running, repair: bool, report: Report
 ) -> None:
     """Import jobs said to be queued or running with no worker on them."""
-    from aframes_web.streams.uploads import import_job_lost
 
     jobs = ImportJob.objects.filter(
         status__in=[ImportJob.Status.QUEUED, ImportJob.Status.RUNNING]
@@ -377,7 +376,6 @@ def _runs(
     team: Team | None, now: datetime, running: _Running, repair: bool, report: Report
 ) -> None:
     """Benchmark runs said to be running with no worker on them: failed, with the reason."""
-    from aframes_web.proactivestream.models import BenchmarkRun
 
     runs = BenchmarkRun.objects.filter(status=BenchmarkRun.Status.RUNNING).select_related("team")
     if team is not None:

@@ -12,7 +12,7 @@ import json
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, tzinfo
+from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any, NamedTuple
 
 import orjson
@@ -96,6 +96,29 @@ def parse_timestamp(value: Any, path: str = "occurred_at") -> datetime:
     except OverflowError:
         # Year 1 or 9999 with an offset leaves datetime's range once moved to UTC.
         raise FieldInvalid(path, f"{value!r} is outside the years 1 to 9999 in UTC.") from None
+
+
+# The moments a query may name: a week inside datetime's range, so a window (at most a week)
+# and its local days never leave it. No row lies out there; a query may still ask.
+QUERY_EARLIEST = datetime.min.replace(tzinfo=UTC) + timedelta(days=8)
+QUERY_LATEST = datetime.max.replace(tzinfo=UTC) - timedelta(days=8)
+
+
+def query_moment(value: str, path: str) -> datetime:
+    """A moment a query names (``at``, ``from``, ``to``): :func:`parse_timestamp`, except that
+    one beyond what a datetime holds in UTC (year 1 east of UTC, year 9999 west of it) is taken
+    at the edge of the range, a week in, so a window around it stays representable."""
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        parsed = None
+    if parsed is not None and parsed.utcoffset() is not None:
+        try:
+            moment = parsed.astimezone(UTC)
+        except OverflowError:
+            moment = QUERY_EARLIEST if parsed.year == 1 else QUERY_LATEST
+        return min(max(moment, QUERY_EARLIEST), QUERY_LATEST)
+    return parse_timestamp(value, path)  # its message says what is not a moment
 
 
 # The moments an event may hold (UTC): every local day of them, in any zone, is a day that can

@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from django.db.models import Count, Max, Min, Q, QuerySet, Sum
 from django.db.models.functions import Coalesce, TruncDate
 
 from aframes_web.streams.models import Entity, EntityDay, Event, ImportJob
+from aframes_web.streams.records import PRIVATE_FIELD, TEXT_FIELDS, format_timestamp
 from aframes_web.teams.models import Team
 
 
@@ -110,4 +112,23 @@ def day_tallies(
             row["chosen_top"] or 0,
         )
         for row in grouped
+    }
+
+
+def event_record(event: Event, *, include_text: bool) -> dict[str, Any]:
+    """An event as GET returns it; this is also the JSONL format ``import_events jsonl`` reads."""
+    payload = event.payload
+    if event.kind == "input" and not include_text and any(k in payload for k in TEXT_FIELDS):
+        payload = {k: v for k, v in payload.items() if k not in TEXT_FIELDS}
+    if PRIVATE_FIELD in payload:
+        # Ground truth a source carries (activity labels) never leaves through the API.
+        payload = {k: v for k, v in payload.items() if k != PRIVATE_FIELD}
+    return {
+        "id": event.id,
+        "occurred_at": format_timestamp(event.occurred_at),
+        "kind": event.kind,
+        "source_key": event.source_key,
+        "monitor": event.monitor,
+        "payload": payload,
+        "received_at": format_timestamp(event.received_at),
     }

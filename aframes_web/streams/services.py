@@ -16,7 +16,7 @@ from django.db import connection, transaction
 from django.db.models import Count, Max, Min
 from django.utils import timezone
 
-from aframes_web.streams.dispatch import DayPair, dispatch_days
+from aframes_web.hooks import Hook
 from aframes_web.streams.models import Entity, EntityDay, Event
 from aframes_web.streams.records import (
     SCOPES,
@@ -27,6 +27,11 @@ from aframes_web.streams.records import (
 )
 from aframes_web.streams.selectors import day_tallies
 from aframes_web.teams.models import Team
+
+DayPair = tuple[int, date]
+
+# What stored events set off (compiles, day summaries, memory): the pipeline provides it.
+days_stored: Hook[[set[DayPair]], None] = Hook("days stored")
 
 ENTITY_KEY_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,99}$")
 
@@ -265,7 +270,7 @@ def events_store(
         result.dropped_text_fields = batch.dropped_text_fields
         result.differing_repeats = batch.differing_repeats
         if result.days:
-            transaction.on_commit(partial(on_days or dispatch_days, set(result.days)))
+            transaction.on_commit(partial(on_days or days_stored, set(result.days)))
     return result
 
 
@@ -311,7 +316,7 @@ def events_store_staged(
             result.days = {(entity.pk, day) for day in _local_days(seconds, zone)}
         result.dropped_text_fields = rows.dropped_text_fields
         if result.days:
-            transaction.on_commit(partial(on_days or dispatch_days, set(result.days)))
+            transaction.on_commit(partial(on_days or days_stored, set(result.days)))
     return result
 
 

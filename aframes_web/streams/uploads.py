@@ -20,6 +20,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from aframes_web import liveness
+from aframes_web.hooks import Hook
 from aframes_web.streams.importing import (
     ImportAborted,
     ImportFailed,
@@ -31,6 +32,9 @@ from aframes_web.streams.importing import (
 )
 from aframes_web.streams.models import ImportJob
 from aframes_web.teams.models import Team
+
+# Runs an import job in the background: the pipeline provides it (its import task).
+job_queued: Hook[[int], None] = Hook("import job queued")
 
 
 def upload_dir() -> Path:
@@ -88,9 +92,7 @@ def import_job_create(
             stored_path=str(target),
             size_bytes=target.stat().st_size,
         )
-        from aframes_web.streams.tasks import run_import_job
-
-        transaction.on_commit(lambda: run_import_job.delay(job.pk))
+        transaction.on_commit(lambda: job_queued(job.pk))
     return job
 
 
@@ -217,9 +219,7 @@ def import_job_lost(*, job_id: int, attempts: int, act: bool = True) -> str:
             ImportJob.objects.filter(pk=job.pk, attempts=job.attempts).update(
                 status=ImportJob.Status.QUEUED, heartbeat_at=timezone.now()
             )
-            from aframes_web.streams.tasks import run_import_job
-
-            run_import_job.delay(job.pk)
+            job_queued(job.pk)
         return "queued to resume" if act else "would be queued to resume"
     if path.is_file():
         lost = f"the worker running it was lost {job.attempts} times"

@@ -1,7 +1,6 @@
-"""The question-answering harness of Activity Frames §6.2: an independent oracle over the stored
-events, fixed questions with the paper's tolerances, and answerers fed each representation.
+"""The pure parts of the question-answering harness of Activity Frames §6.2: fixed questions with
+the paper's tolerances (``questions``), their grading (``grading``) and the report (``report``).
 
-``oracle`` (database queries, no compiler code), ``questions`` and ``grading`` (pure),
-``representations`` and ``answerers`` (what a model is given and asks), ``run`` (one run over
-an entity's days) and ``report`` (qa.json, qa.md, plots). ARCHITECTURE.md: ``benchmark/qa``.
+The parts that read a team's stored days (the oracle, the representations, the answerers and a
+run) are the ``aframes_web.qa`` app; ``make bench-qa`` is ``perf.qa``.
 """

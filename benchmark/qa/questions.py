@@ -29,11 +29,8 @@ evenly spaced ones, the first and the last always among them
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from benchmark.qa.oracle import DayFigures
+from dataclasses import dataclass, field
+from datetime import date, datetime
 
 MIN_ROWS = 20  # fewer rows than this is a day someone barely touched the machine
 QUESTIONS_PER_DAY = 8
@@ -50,6 +47,34 @@ ABSENT_DOMAINS = (
     "netflix.com", "twitch.tv", "booking.com", "espn.com", "etsy.com", "ikea.com",
     "airbnb.com", "pinterest.com", "tripadvisor.com", "imdb.com",
 )  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class DayFigures:
+    """What the oracle says about one local day (times local, seconds of credited dwell)."""
+
+    day: date
+    timezone: str
+    rows: int
+    active_s: float
+    app_seconds: tuple[tuple[str, float], ...]  # ranked: most credited first, ties by name
+    apps: tuple[str, ...]  # distinct apps of the day's rows, sorted
+    domains: tuple[str, ...]  # distinct hostnames, sorted
+    first_activity: datetime | None
+    last_activity: datetime | None
+    apps_ever: frozenset[str] = field(default_factory=frozenset)  # every app of the entity
+    domains_ever: frozenset[str] = field(default_factory=frozenset)
+
+    @property
+    def ranked_apps(self) -> tuple[str, ...]:
+        return tuple(app for app, _ in self.app_seconds)
+
+    @property
+    def active_minutes(self) -> float:
+        return self.active_s / 60.0
+
+    def app_minutes(self, app: str) -> float:
+        return dict(self.app_seconds)[app] / 60.0
 
 
 class NoDays(ValueError):

@@ -6,9 +6,12 @@ with its Wilson 95 % interval)."""
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from typing import Any
+
+from benchmark.report import pyplot
 
 
 def _pct(value: float | None) -> str:
@@ -105,12 +108,7 @@ def markdown(results: dict[str, Any]) -> str:
 
 def plots(results: dict[str, Any]) -> dict[str, bytes]:
     """The PNG plots of the run, by file name."""
-    import io
-
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from matplotlib import pyplot as plt
+    plt = pyplot()
 
     def png(fig: Any) -> bytes:
         buffer = io.BytesIO()

@@ -12,7 +12,7 @@ frame's local ``start`` and ``end``, ``next_app`` (the frame that followed on th
 after a gap), ``switches_30`` (frames that started on any monitor in the 30 minutes before the
 point), ``active_min_today`` (active minutes of the day's frames final by then), ``day``,
 ``weekday``. Frames of a single row (``transit``) make no point. Desktop data here is
-SYNTHETIC (``aframes_web/demo/desktop.py``); it carries no ground truth, so points have no
+SYNTHETIC (``benchmark/synthetic/desktop.py``); it carries no ground truth, so points have no
 private fields.
 """
 

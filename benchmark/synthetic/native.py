@@ -1,6 +1,6 @@
 """SYNTHETIC captures in recorders' native formats, for tests and benchmarks of the readers.
 
-Turns our own SYNTHETIC event records (``aframes_web.demo.desktop``) into what a recorder
+Turns our own SYNTHETIC event records (``benchmark.synthetic.desktop``) into what a recorder
 would have written: a screenpipe-style capture SQLite or an ActivityWatch export. Nothing here
 was captured from a person. Standard library only; the same records always give the same file
 contents.
@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from aframes_web.demo.desktop import generate_days
+from benchmark.synthetic.desktop import generate_days
 
 Record = Mapping[str, Any]
 

@@ -26,7 +26,7 @@ def to_json(document: dict[str, Any] | list[Any], *, indent: int | None = 2) -> 
 
 
 def to_yaml(document: dict[str, Any]) -> str:
-    try:
+    try:  # stays: PyYAML is optional for the compiler alone
         import yaml  # type: ignore[import-untyped]  # optional; no stubs needed at run time
     except (
         ImportError

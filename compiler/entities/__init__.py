@@ -31,6 +31,7 @@ def registered_sites() -> list[str]:
     Importing this package loads no site family (`parse_url` does, on its first URL); this
     lists them all, so it imports them.
     """
+    # stays: importing this package loads no site family (see parse_url)
     from .dispatch import registered_sites as every_site
 
     return every_site()

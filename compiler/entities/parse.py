@@ -34,6 +34,7 @@ def _parse(url: str) -> PageRef | None:
     # The site families are imported with the first URL to type, not with the compiler: a
     # day without URLs, and every command that types none, never loads them. This runs once
     # per distinct URL (the cache above), so the import statement costs under a microsecond.
+    # stays: see above
     from .dispatch import compute
 
     try:

@@ -8,38 +8,25 @@ ActivityWatch export, emulated as snapshot rows), ``jsonl`` (our own event recor
 
 from __future__ import annotations
 
-import math
 import os
-from collections.abc import Callable, Iterator
-from datetime import UTC, datetime
+from collections.abc import Callable
 
 from compiler.capture import Capture
+from compiler.sources import activitywatch, jsonl, screenpipe
+from compiler.sources._common import DAY_S, SourceError, Window, day_windows, utc_iso
+
+__all__ = [
+    "DAY_S",
+    "FORMATS",
+    "SourceError",
+    "Window",
+    "day_windows",
+    "open_reader",
+    "open_source",
+    "utc_iso",
+]
 
 FORMATS = ("screenpipe", "activitywatch", "jsonl")
-Window = float | None  # a window's edge in epoch seconds; None leaves that side open
-
-
-DAY_S = 86_400.0
-
-
-def day_windows(low: float, high: float) -> Iterator[tuple[float, float]]:
-    """[start, end) windows from ``low`` to ``high`` that never cross a UTC midnight.
-
-    Readers of large captures walk them this way so memory stays bounded by one day.
-    """
-    while low < high:
-        end = min((math.floor(low / DAY_S) + 1) * DAY_S, high)
-        yield low, end
-        low = end
-
-
-def utc_iso(t: float) -> str:
-    """Epoch seconds as ISO 8601 UTC with microseconds and ``Z``, as our event records write it."""
-    return datetime.fromtimestamp(t, UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
-
-
-class SourceError(Exception):
-    """A capture could not be read: the message says which file, where, and what was wrong."""
 
 
 def open_source(
@@ -75,15 +62,9 @@ def open_reader(spec: str, *, input_context: bool = True) -> Callable[[Window, W
     path = os.path.expanduser(path)
     if not os.path.isfile(path):
         raise SourceError(f"{path}: no such file; check the path after {name + ':'!r}.")
-    # Imported here: the reader modules import SourceError from this package.
     if name == "screenpipe":
-        from compiler.sources import screenpipe
-
         return lambda start, end: screenpipe.read(path, start, end, input_context=input_context)
     if name == "activitywatch":
-        from compiler.sources import activitywatch
-
         return activitywatch.open_export(path).read
-    from compiler.sources import jsonl
 
     return lambda start, end: jsonl.read(path, start, end)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import math
 import os
+from collections.abc import Iterator
 from datetime import UTC, datetime
-
-from compiler.sources import SourceError
 
 PathLike = str | os.PathLike[str]
 
@@ -37,3 +37,29 @@ def plural(count: int, singular: str, plural_form: str | None = None) -> str:
     """``1 row``, ``2 rows``: counts in disclosures read as plain sentences."""
     word = singular if count == 1 else (plural_form or singular + "s")
     return f"{count:,} {word}"
+
+
+Window = float | None  # a window's edge in epoch seconds; None leaves that side open
+
+
+DAY_S = 86_400.0
+
+
+def day_windows(low: float, high: float) -> Iterator[tuple[float, float]]:
+    """[start, end) windows from ``low`` to ``high`` that never cross a UTC midnight.
+
+    Readers of large captures walk them this way so memory stays bounded by one day.
+    """
+    while low < high:
+        end = min((math.floor(low / DAY_S) + 1) * DAY_S, high)
+        yield low, end
+        low = end
+
+
+def utc_iso(t: float) -> str:
+    """Epoch seconds as ISO 8601 UTC with microseconds and ``Z``, as our event records write it."""
+    return datetime.fromtimestamp(t, UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+class SourceError(Exception):
+    """A capture could not be read: the message says which file, where, and what was wrong."""

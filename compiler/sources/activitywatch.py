@@ -24,6 +24,7 @@ so the two never meet; the service compiles these rows under the same ids
 from __future__ import annotations
 
 import bisect
+import gzip
 import json
 import math
 import re
@@ -33,8 +34,14 @@ from itertools import groupby
 from typing import Any
 
 from compiler.capture import Absence, Capture, Snapshot, normalise_title
-from compiler.sources import SourceError
-from compiler.sources._common import PathLike, in_window, parse_iso, plural, require_file
+from compiler.sources._common import (
+    PathLike,
+    SourceError,
+    in_window,
+    parse_iso,
+    plural,
+    require_file,
+)
 
 RECORDER = "ActivityWatch"
 # Activity frames' emulation of interval sources: one row per 30 s heartbeat, the cadence at
@@ -120,8 +127,6 @@ def _load(name: str) -> Any:
         if not gzipped:
             with open(name, "rb") as handle:
                 return json.load(handle)
-        import gzip  # only for compressed exports: most are plain JSON
-
         with gzip.open(name, "rb") as handle:
             return json.load(handle)
     except (ValueError, UnicodeDecodeError) as exc:

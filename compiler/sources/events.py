@@ -19,8 +19,8 @@ from datetime import datetime
 from typing import Any
 
 from compiler.capture import INPUT_TYPES, Absence, Capture, Element, InputEvent, Snapshot
-from compiler.sources import SourceError, activitywatch, utc_iso
-from compiler.sources._common import in_window, plural
+from compiler.sources import activitywatch
+from compiler.sources._common import SourceError, in_window, plural, utc_iso
 
 RECORDER = "aframes"
 KINDS = ("snapshot", "input", "elements", "absence")

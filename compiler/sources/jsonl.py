@@ -13,8 +13,7 @@ import json
 import zlib
 
 from compiler.capture import Capture
-from compiler.sources import SourceError
-from compiler.sources._common import PathLike, require_file
+from compiler.sources._common import PathLike, SourceError, require_file
 from compiler.sources.events import RECORDER, RecordConverter, RecordInvalid
 
 _GZIP_MAGIC = b"\x1f\x8b"

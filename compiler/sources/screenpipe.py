@@ -31,8 +31,7 @@ from compiler.capture import (
     Snapshot,
     in_time_order,
 )
-from compiler.sources import SourceError
-from compiler.sources._common import PathLike, plural, require_file
+from compiler.sources._common import PathLike, SourceError, plural, require_file
 
 RECORDER = "screenpipe"
 # Input ids live above every frame id: a capture would need 10^12 frames (one a second for

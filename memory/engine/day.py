@@ -33,6 +33,8 @@ from datetime import date
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from memory.engine.extract import OpenDay, day_events, extract_day, grounding_view
+from memory.engine.mine import mine
 from memory.engine.records import DayRecord, EngineEvent, Observation, Proposal, Segment
 from memory.engine.refs import fact_ref, regularity_id
 from memory.engine.regularities import (
@@ -172,7 +174,6 @@ def close_day(
     proposes segments the same way and is validated the same way). ``validate=False`` is
     ProactMem's no-validation ablation (§5): every segment is accepted unchecked.
     """
-    from memory.engine.extract import extract_day, grounding_view
 
     if cache is not None and extractor is None:
         segments = _extended(cache, scope, events, day, zone, frames)
@@ -205,7 +206,6 @@ def _extended(
 ) -> tuple[Segment, ...]:
     """The day's segments, extending the cached extraction by the events it has not seen; a
     day whose earlier events changed (one arrived out of order) is extracted afresh."""
-    from memory.engine.extract import OpenDay, day_events
 
     todays = day_events(events, day, zone)
     opened = cache.opened
@@ -259,7 +259,6 @@ def advance_regularities(
     date). A regularity whose ``last_day`` is at or after ``closed.day`` is left as it is, so
     calling this twice for one day changes nothing.
     """
-    from memory.engine.mine import mine
 
     find = miner or mine
     updated = dict(tracked)

@@ -6,7 +6,7 @@ do not hold, or a citation outside the segment, rejects the segment and the reas
 The deterministic segments are always kept; the model only adds (``source`` = ``"llm"``).
 
 ``complete`` is injected (the service passes the recorded, cached client of
-``aframes_web/llm.py``), so this module stays pure. A failed call or an unreadable reply adds
+``memory/llm.py``), so this module stays pure. A failed call or an unreadable reply adds
 nothing (fail closed); the call's record keeps the reply for audit.
 """
 

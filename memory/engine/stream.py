@@ -42,6 +42,9 @@ from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from compiler.document import compile_day, expand_runs
+from compiler.sources.events import capture_from_records
+from memory.engine.catalogue import control_context
 from memory.engine.control import Controlled, ControlState, Scope, Signature, control, signature
 from memory.engine.day import (
     ClosedDay,
@@ -50,6 +53,7 @@ from memory.engine.day import (
     advance_regularities,
     close_day,
 )
+from memory.engine.decide import REGULARITIES, TODAY, TRAJECTORIES, DecisionContext, reads
 from memory.engine.recent import RECENT_MAX_PRIOR, recent_events
 from memory.engine.records import POINT_KIND, DayRecord, EngineEvent, Proposal
 from memory.engine.regularities import RegularityState
@@ -137,8 +141,6 @@ def decide_on(
     the replay gate every replayable regularity is retrievable; blind, no trajectory of today
     is read (occurrences by the clock alone, and no today's facts for the policy).
     """
-    from memory.engine.catalogue import control_context
-    from memory.engine.decide import REGULARITIES, TODAY, TRAJECTORIES, DecisionContext, reads
 
     needs = reads(policy)
     reachable = view.reachable(gate=gate) if REGULARITIES in needs else []
@@ -365,7 +367,6 @@ class MemoryStream:
         compile is :data:`OPEN_FRAMES_EVERY` of stream time old (the service reads the day's
         stored document, which its worker compiles at most once per interval), and only the
         frames resting wholly on the events given (none of a later row's bounds or app)."""
-        from compiler.document import expand_runs
 
         newest = events[-1].at if events else None
         cached = self._frames_cache
@@ -411,8 +412,6 @@ def compiled_frames(
     events: Sequence[EngineEvent], day: date, zone: ZoneInfo
 ) -> Sequence[Mapping[str, Any]]:
     """A desktop day's frames compiled from its events: the compiler, as the service runs it."""
-    from compiler.document import compile_day
-    from compiler.sources.events import capture_from_records
 
     records = (
         {

@@ -9,7 +9,7 @@ import csv
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from aframes_web.streams.importers import ReadLimits, bounded_lines
+from aframes_web.streams.importers.base import ReadLimits, bounded_lines
 
 # Fitabase writes its float columns from single-precision values (8.5 is 8.5, but 1.88 comes
 # out as 1.87999999523163); four decimals keep every digit the device measured.

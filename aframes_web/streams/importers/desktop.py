@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from aframes_web.streams.importers import Format, SourceItem
+from aframes_web.streams.importers.base import Format, SourceItem
 from compiler.capture import Capture
 from compiler.sources import SourceError, activitywatch, day_windows, screenpipe
 from compiler.sources.events import records_from_capture

@@ -37,7 +37,7 @@ from zoneinfo import ZoneInfo
 
 import orjson
 
-from aframes_web.streams.importers import (
+from aframes_web.streams.importers.base import (
     FileTooStrange,
     Format,
     ReadLimits,

@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from aframes_web.streams.importers import Format, SourceItem
+from aframes_web.streams.importers.base import Format, SourceItem
 from aframes_web.streams.importers.csvfiles import CsvFile, RowError, number
 from aframes_web.streams.importers.localtime import DstTally, iso_utc, to_utc
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from aframes_web.streams.importers import Format, ReadLimits, SourceItem, numbered_lines
+from aframes_web.streams.importers.base import Format, ReadLimits, SourceItem, numbered_lines
 from compiler.sources.jsonl import open_maybe_gzip
 
 

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from aframes_web.streams.importers import Format, ReadLimits, SourceItem, bounded_lines
+from aframes_web.streams.importers.base import Format, ReadLimits, SourceItem, bounded_lines
 from aframes_web.streams.importers.labels import (
     ActivityTimeline,
     Span,

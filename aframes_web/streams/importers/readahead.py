@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from types import TracebackType
 from typing import IO
 
-from aframes_web.streams.importers import ReadLimits
+from aframes_web.streams.importers.base import ReadLimits
 
 BLOCK = 1 << 20  # compressed (or plain) bytes read at a time
 OUT_MAX = 8 << 20  # most inflated bytes per block handed over (a highly compressed file)

@@ -11,7 +11,7 @@ from aframes_web.activity.services import compiles_pending_run
 from aframes_web.streams.models import Entity
 from aframes_web.streams.services import entity_days_rebuild
 from memory.selectors import memory_summary
-from memory.services import days_due, memory_close_due, memory_rebuild
+from memory.services.closing import days_due, memory_close_due, memory_rebuild
 
 
 class Command(BaseCommand):

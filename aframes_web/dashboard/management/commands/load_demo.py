@@ -5,19 +5,28 @@ with two annotators and an adjudicator (idempotent)."""
 from __future__ import annotations
 
 import secrets
-from datetime import date
+from datetime import date, timedelta
 from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
-from aframes_web.demo.desktop import generate_days
+from aframes_web.annotation import selectors as sel
+from aframes_web.annotation.models import LabelProject
+from aframes_web.annotation.services import LabelInput, ProjectSpec, label_submit, project_create
+from aframes_web.proactivestream.models import DecisionPoint
+from aframes_web.proactivestream.services import points_build
 from aframes_web.streams.importers import SourceItem
 from aframes_web.streams.importing import import_items
 from aframes_web.streams.selectors import entity_get
-from aframes_web.streams.services import entity_create
+from aframes_web.streams.services import entity_create, entity_days_refresh
 from aframes_web.teams.models import ApiToken, Role, Team
 from aframes_web.teams.services import member_add, team_create, token_create, user_get_or_create
+from benchmark.synthetic.desktop import generate_days
+from benchmark.synthetic.memory_streams import ZONES, generate, local_day
+from memory.selectors import memory_summary
+from memory.services.closing import memory_close_due
+from memory.services.deciding import decide_batch
 
 DEMO_TEAM = "demo"
 DEMO_USER = "demo"
@@ -27,7 +36,7 @@ DEMO_TZ = "Europe/Berlin"
 DEMO_START = date(2026, 3, 2)
 DEMO_DAYS = 5
 DEMO_SEED = 20260302
-# A home (SYNTHETIC, aframes_web.demo.memory_streams): three weeks imported, then its last day
+# A home (SYNTHETIC, benchmark.synthetic.memory_streams): three weeks imported, then its last day
 # decided event by event, so its memory pages show trajectories, regularities and decisions.
 DEMO_HOME = "demo-home"
 DEMO_HOME_DAYS = 21
@@ -87,13 +96,6 @@ class Command(BaseCommand):
         )
 
     def _labelling(self, team: Team, password: str) -> str:
-        from datetime import timedelta
-
-        from aframes_web.annotation.models import LabelProject
-        from aframes_web.annotation.services import ProjectSpec, project_create
-        from aframes_web.proactivestream.models import DecisionPoint
-        from aframes_web.proactivestream.services import points_build
-
         for name in DEMO_ANNOTATORS:
             member_add(
                 team=team,
@@ -130,8 +132,6 @@ class Command(BaseCommand):
         pages have agreement and finals to show): abstain, except at the first point where a
         door moved, at which demo-ana calls for check_device and demo-ben abstains, which leaves
         that point for the adjudicator."""
-        from aframes_web.annotation import selectors as sel
-        from aframes_web.annotation.services import LabelInput, label_submit
 
         stream = project.streams.get()
         for place in stream.assignments.select_related("annotator").order_by("annotator__username"):
@@ -159,11 +159,6 @@ class Command(BaseCommand):
                 label_submit(task=task, user=user, given=given)
 
     def _home(self, team: Team) -> str:
-        from aframes_web.demo.memory_streams import ZONES, generate, local_day
-        from aframes_web.streams.services import entity_days_refresh
-        from memory.selectors import memory_summary
-        from memory.services import decide_batch, memory_close_due
-
         entity = entity_get(team=team, key=DEMO_HOME) or entity_create(
             team=team,
             key=DEMO_HOME,

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from aframes_web.teams.models import Team
+from aframes_web.teams.models import Membership, Team
 from aframes_web.teams.services import TeamError, parse_scopes, token_create
 
 
@@ -33,8 +33,6 @@ class Command(BaseCommand):
             raise CommandError(f"No team {options['team']!r}; create it with create_team.")
         user = None
         if options["user"]:
-            from aframes_web.teams.models import Membership
-
             found = Membership.objects.filter(
                 team=team, user__username=options["user"]
             ).select_related("user")
