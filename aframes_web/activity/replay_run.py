@@ -51,6 +51,7 @@ from aframes_web.activity.replay_checks import (
 from compiler.actions import url_template
 
 try:  # the optional `replay` extra: without it, replay() says how to install it
+    from playwright.sync_api import Error as PlaywrightError
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
     from playwright.sync_api import sync_playwright
 except ImportError:  # pragma: no cover - the dev and replay extras both install Playwright
