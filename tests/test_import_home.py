@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from datetime import datetime
 from io import StringIO
 from pathlib import Path
 from typing import Any
@@ -298,7 +299,7 @@ def test_casas_classic_maps_sensor_kinds_values_and_times(team, tmp_path) -> Non
         ("M021", "2009-11-01T06:58:03.502110Z"): ("motion", "OFF"),  # five-digit fraction
         ("T001", "2009-11-01T07:30:12Z"): ("temperature", 21.5),  # spaces, whole seconds
         ("T002", "2009-11-01T15:04:00.750000Z"): ("temperature", 22),
-        ("L003", "2009-11-01T15:01:31.500000Z"): ("light", "ON"),  # after the change: PST
+        ("L003", "2009-11-01T15:01:31.500000Z"): ("lamp", "ON"),  # a lamp switch; PST now
         ("I03", "2009-11-01T15:02:00.250000Z"): ("item", "ABSENT"),
         ("AD1-A", "2009-11-01T15:06:10Z"): ("sensor", 2.82),
         ("D001", "2009-11-01T15:45:00Z"): ("door", "OPEN"),  # space and tab before the time
@@ -329,6 +330,98 @@ def test_casas_room_and_hh_layouts_keep_rooms_and_sensor_types(team, tmp_path) -
     }
     button = _by_sensor("hh")["B009", "2012-07-18T19:54:47Z"].payload
     assert (button["type"], button["value"]) == ("button", "TAP_COUNT_01")
+
+
+# The two-name layout of the real AL-Smarthome files (REFERENCE.md, "CASAS layouts"): place,
+# device, message, activity. One place holds several sensors.
+TWO_NAMES = """\
+2011-06-15 15:28:50 OutsideDoor Entry ON Leave_Home
+2011-06-15 15:29:00 OutsideDoor FrontDoor OPEN Leave_Home
+2011-06-15 15:29:04 OutsideDoor Entry OFF Leave_Home
+2011-06-15 15:40:00 Kitchen Kitchen ON Cook_Dinner
+2011-06-15 15:40:05 Kitchen KitchenLight ON Cook_Dinner
+2011-06-15 15:41:00 Kitchen Kitchen OFF Cook_Dinner
+2011-06-15 15:42:00 Kitchen Kitchen ON Cook_Dinner
+2011-06-15 15:45:00 Kitchen Kitchen OFF Cook_Dinner
+2011-06-15 15:50:00 OutsideDoor Entry ON Enter_Home
+2011-06-15 15:52:00 OutsideDoor Entry OFF Enter_Home
+2011-06-15 15:54:00 OutsideDoor FrontDoor CLOSE Enter_Home
+2011-06-15 16:30:00 Kitchen Kitchen ON Cook_Dinner
+2011-06-15 16:31:00 Kitchen Kitchen OFF Cook_Dinner
+2011-06-15 17:00:00 Kitchen KitchenLight OFF Wash_Dishes
+2011-06-15 17:00:30 Bedroom BedroomTemp 21.5 Other
+2011-06-15 17:40:00 Kitchen Kitchen ON Other
+"""
+
+
+def _two_names(tmp_path: Path) -> list[dict[str, Any]]:
+    path = tmp_path / "al.txt"
+    path.write_text(TWO_NAMES)
+    return [s.item for s in casas.CasasReader(path, ZoneInfo(LA)) if s.item is not None]
+
+
+def test_casas_two_name_lines_are_one_sensor_per_place_and_device_with_its_kind(
+    tmp_path,
+) -> None:
+    items = _two_names(tmp_path)
+    assert len(items) == TWO_NAMES.count("\n")
+    seen = {
+        i["payload"]["attributes"]["sensor"]: (i["payload"]["type"], i["payload"]["attributes"])
+        for i in items
+    }
+    assert seen == {
+        "OutsideDoor/Entry": (
+            "motion",
+            {"sensor": "OutsideDoor/Entry", "room": "OutsideDoor", "device": "Entry"},
+        ),
+        "OutsideDoor/FrontDoor": (
+            "door",
+            {"sensor": "OutsideDoor/FrontDoor", "room": "OutsideDoor", "device": "FrontDoor"},
+        ),
+        "Kitchen": ("motion", {"sensor": "Kitchen", "room": "Kitchen", "device": "Kitchen"}),
+        "Kitchen/KitchenLight": (
+            "lamp",
+            {"sensor": "Kitchen/KitchenLight", "room": "Kitchen", "device": "KitchenLight"},
+        ),
+        "Bedroom/BedroomTemp": (
+            "temperature",
+            {"sensor": "Bedroom/BedroomTemp", "room": "Bedroom", "device": "BedroomTemp"},
+        ),
+    }
+    assert {i["payload"]["private"]["activity"] for i in items} >= {"Leave_Home", "Cook_Dinner"}
+
+
+def test_a_door_left_open_and_a_lamp_left_on_among_motion_of_their_place_are_in_the_point(
+    tmp_path,
+) -> None:
+    """The entry's motion OFF does not close the front door, the kitchen's motion does not
+    stand in for its lamp: at the close of 15:50-16:40 both are still on, since when they
+    were."""
+    from benchmark.streams import home
+    from benchmark.streams.records import StreamEvent
+
+    zone = ZoneInfo(LA)
+    events = [
+        StreamEvent(n, datetime.fromisoformat(i["occurred_at"]), i["kind"], i["payload"])
+        for n, i in enumerate(_two_names(tmp_path), 1)
+    ]
+    by_end = {p.public["end"]: p.public for p in home.points(events, zone)}
+    at_1540 = by_end["15:50"]["on_at_close"]
+    assert [(d["device"], d["room"], d["kind"], d["since"][11:19]) for d in at_1540] == [
+        ("Kitchen/KitchenLight", "Kitchen", "lamp", "15:40:05"),
+        ("OutsideDoor/FrontDoor", "OutsideDoor", "door", "15:29:00"),
+    ]
+    # Closed at 15:54, 25 minutes after it opened; the lamp stays on until 17:00 (80 minutes).
+    assert [d["device"] for d in by_end["16:40"]["on_at_close"]] == ["Kitchen/KitchenLight"]
+    assert by_end["17:30"]["on_at_close"] == []
+    devices = {d["device"]: d for d in by_end["16:40"]["devices"]}
+    assert devices["OutsideDoor/FrontDoor"] == {
+        "device": "OutsideDoor/FrontDoor",
+        "room": "OutsideDoor",
+        "kind": "door",
+        "on": 0,
+        "off": 1,
+    }
 
 
 @pytest.mark.parametrize("form", synthetic_casas.FORMS)

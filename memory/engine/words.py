@@ -21,6 +21,7 @@ DEVICE_KINDS = {
     "door": "a door opened",
     "magnetic": "a door or cupboard opened",
     "electric": "an appliance switched on",
+    "lamp": "a lamp switched on",
     "pressure": "a seat or bed in use",
     "flush": "the toilet flushed",
     "item": "an item taken",

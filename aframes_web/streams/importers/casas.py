@@ -8,9 +8,15 @@ time; trailing fields may be empty). Three layouts are told apart line by line:
   begin``. An annotation ``Name begin`` / ``Name end`` (also ``N-begin`` / ``N-start`` /
   ``N-end`` for numbered tasks) opens or closes an activity; any other annotation is a label of
   that line's event only (e.g. adlmr's ``2 2``).
-- **rooms** (assumed from CASAS's documentation of the form, not checked against a real file):
-  ``date time sensor room value label``, a per-event label. A line is read this way when the
-  field after the sensor is not a sensor value and the one after it is.
+- **two names** ``date time name1 name2 value label``, a per-event label; a line is read this
+  way when the field after the first name is not a sensor value and the one after it is. Two
+  spellings exist. Where the first name is a classic id (``LS012 Kitchen 34``) the second is its
+  room. Where both are words, as in the real AL-Smarthome files (``Kitchen KitchenLight ON``,
+  ``OutsideDoor Entry ON``, ``OutsideDoor FrontDoor OPEN``; REFERENCE.md, "CASAS layouts"), the
+  first is the place and the second the device: the sensor is the *pair*, since one place holds
+  several sensors (the entry's motion and the front door are two), and its kind comes from the
+  device name and its messages (OPEN/CLOSE a door, ``*Light``/``*Lamp`` with ON/OFF a lamp,
+  numbers a reading, other ON/OFF motion).
 - **hh** (UCI "Human Activity Recognition from Continuous Ambient Sensor Data", whose README
   documents it): ``date time sensor room detail message sensortype [activity]``, told by a
   ``Vendor-Kind`` sensor type (``Control4-Motion``) in the seventh field. The type names the
@@ -18,7 +24,9 @@ time; trailing fields may be empty). Three layouts are told apart line by line:
 
 Sensor kind comes from the id prefix otherwise (M/MA motion, D door, T temperature, L/LS light,
 I item, BATP/BATV battery, anything else "sensor"); numeric messages become numbers, others stay
-as written (ON, OFF, OPEN, CLOSE, ...).
+as written (ON, OFF, OPEN, CLOSE, ...). A light that reports ON/OFF is a lamp switch (classic
+``L`` ids; REFERENCE.md): a device someone can leave on, kind ``lamp``; only numeric light
+readings are the ambient ``light``.
 
 Activities go **only** into ``payload["private"]["activity"]``: the begin/end annotations are
 collected in a first pass (memory grows with the number of annotations, not of events) and paired
@@ -85,6 +93,13 @@ _BY_TYPE = {
     "item": "item",
 }
 OPENS = ("begin", "start")
+_SWITCH = frozenset({"ON", "OFF"})
+_CONTACT = frozenset({"OPEN", "CLOSE", "CLOSED"})
+_PRESENCE = frozenset({"PRESENT", "ABSENT"})
+_LIT = re.compile(r"light|lamp", re.IGNORECASE)
+_TEMPERATURE = re.compile(r"temp", re.IGNORECASE)
+# A classic CASAS sensor id: a letter prefix and a number (M003, LS012, BATP103, AD1-A).
+_CLASSIC_ID = re.compile(r"[A-Za-z]{1,4}[0-9]+[A-Za-z0-9-]*")
 
 
 def _is_value(token: str) -> bool:
@@ -98,12 +113,33 @@ def _value(token: str) -> str | int | float:
     return token
 
 
-def _sensor_kind(sensor: str, sensor_type: str | None) -> str:
+def _switched(kind: str, value: str) -> str:
+    """A light that reports ON/OFF is a lamp, not an ambient reading."""
+    return "lamp" if kind == "light" and value.upper() in _SWITCH else kind
+
+
+def _sensor_kind(sensor: str, sensor_type: str | None, value: str) -> str:
     if sensor_type:
         kind = sensor_type.split("-", 1)[1].lower()
-        return _BY_TYPE.get(kind, kind)
+        return _switched(_BY_TYPE.get(kind, kind), value)
     prefix = re.match(r"[A-Za-z]*", sensor)
-    return _BY_PREFIX.get(prefix.group(0).upper() if prefix else "", "sensor")
+    return _switched(_BY_PREFIX.get(prefix.group(0).upper() if prefix else "", "sensor"), value)
+
+
+def _device_kind(device: str, value: str) -> str:
+    """The kind of a two-name layout's device, from its name and its message (these names carry
+    no M/D/L prefix)."""
+    upper = value.upper()
+    if upper in _CONTACT:
+        return "door"
+    if upper in _PRESENCE:
+        return "item"
+    lit = _LIT.search(device) is not None
+    if _NUMBER.fullmatch(value):
+        return "light" if lit else "temperature" if _TEMPERATURE.search(device) else "sensor"
+    if upper in _SWITCH:
+        return "lamp" if lit else "motion"
+    return "sensor"
 
 
 @dataclass(slots=True)
@@ -114,6 +150,7 @@ class _Line:
     sensor: str
     value: str
     room: str | None = None
+    device: str | None = None  # a two-name layout's device name (the sensor is place/device)
     detail: str | None = None
     sensor_type: str | None = None
     mark: tuple[str, bool] | None = None  # (activity, opens) of a begin/end annotation
@@ -171,10 +208,16 @@ def _parse_line(text: str) -> _Line | None:
         raise ValueError(f"sensor {rest[0]} has no value")
     if len(rest) >= 5 and _SENSOR_TYPE.fullmatch(rest[4]):
         sensor, room, detail, value, sensor_type, *tail = rest
-        line = _Line(local, date, time, sensor, value, room, detail, sensor_type)
+        line = _Line(
+            local, date, time, sensor, value, room=room, detail=detail, sensor_type=sensor_type
+        )
     elif len(rest) >= 3 and not _is_value(rest[1]) and _is_value(rest[2]):
-        sensor, room, value, *tail = rest
-        line = _Line(local, date, time, sensor, value, room)
+        first, second, value, *tail = rest
+        if _CLASSIC_ID.fullmatch(first):
+            line = _Line(local, date, time, first, value, room=second)
+        else:  # place and device: the sensor is the pair
+            sensor = first if first == second else f"{first}/{second}"
+            line = _Line(local, date, time, sensor, value, room=first, device=second)
     else:
         sensor, value, *tail = rest
         line = _Line(local, date, time, sensor, value)
@@ -280,11 +323,16 @@ class CasasReader:
             previous = line.local
             moment = to_utc(line.local, self.zone, tally)
             attributes = {"sensor": line.sensor}
-            for key in ("room", "detail", "sensor_type"):
+            for key in ("room", "device", "detail", "sensor_type"):
                 if getattr(line, key) is not None:
                     attributes[key] = getattr(line, key)
+            kind = (
+                _device_kind(line.device, line.value)
+                if line.device is not None
+                else _sensor_kind(line.sensor, line.sensor_type, line.value)
+            )
             payload: dict[str, Any] = {
-                "type": _sensor_kind(line.sensor, line.sensor_type),
+                "type": kind,
                 "value": _value(line.value),
                 "attributes": attributes,
             }
@@ -320,5 +368,6 @@ FORMAT = Format(
     needs_tz=True,
     multi_entity=False,
     description="CASAS smart-home sensor log (classic 'date time sensor value [annotation]', "
-    "room and hh layouts); annotations become private ground truth",
+    "two-name 'date time place device value label' and hh layouts); annotations become "
+    "private ground truth",
 )
