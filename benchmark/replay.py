@@ -22,7 +22,7 @@ Labels are not read here: they are joined after every decision is made (``metric
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -232,10 +232,3 @@ def _check_citations(
         if kind == "point" and int(rest) not in decided and int(rest) != current.id:
             raise CausalityViolation(f"{decision.point}: cites point {rest}, not seen yet")
 
-
-def replay_all(
-    streams: Iterable[Stream],
-    methods: Sequence[MethodSpec],
-    **options: Any,
-) -> list[StreamRun]:
-    return [replay(s, methods, **options) for s in streams]

@@ -15,7 +15,6 @@ from django.db.models import Case, Count, IntegerField, Max, Prefetch, Q, QueryS
 
 from aframes_web.streams.models import Entity, Event
 from aframes_web.streams.records import PRIVATE_FIELD, TEXT_FIELDS
-from aframes_web.teams.models import Team
 from memory.engine.day import Tracked
 from memory.engine.records import DayRecord, EngineEvent, Observation
 from memory.engine.serial import STATE_FIELDS, proposal_from_json, state_from_fields
@@ -211,10 +210,6 @@ def decisions_for(
 
 def decision_detail(entity: Entity, pk: int) -> Decision | None:
     return Decision.objects.filter(entity=entity, pk=pk).select_related("event").first()
-
-
-def entity_for(team: Team, key: str) -> Entity | None:
-    return Entity.objects.filter(team=team, key=key).first()
 
 
 def facts_by_ref(entity: Entity, refs: Iterable[str]) -> dict[str, Fact]:

@@ -187,20 +187,6 @@ class DifferingRepeatShape(serializers.Serializer):
     kept_index = serializers.IntegerField(help_text="The earlier item with that key, stored.")
 
 
-class IngestShape(serializers.Serializer):
-    accepted = serializers.IntegerField()
-    duplicates = serializers.IntegerField()
-    dropped_text_fields = serializers.IntegerField(
-        help_text="Typed text and clipboard fields dropped (AFRAMES_STORE_INPUT_TEXT off)."
-    )
-    differing_repeats = DifferingRepeatShape(
-        many=True,
-        required=False,
-        help_text="Only when items repeated a source_key with other content (first 100).",
-    )
-    differing_repeats_count = serializers.IntegerField(required=False)
-
-
 class IngestAnswerShape(serializers.Serializer):
     accepted = serializers.IntegerField()
     duplicates = serializers.IntegerField()
@@ -299,12 +285,6 @@ class DecisionShape(serializers.Serializer):
 
 class DecidedShape(DecisionShape):
     duplicate = serializers.BooleanField(help_text="The event was stored already; no new decision.")
-
-
-class DecideBatchShape(serializers.Serializer):
-    accepted = serializers.IntegerField()
-    duplicates = serializers.IntegerField()
-    decisions = DecidedShape(many=True)
 
 
 class TrajectorySummaryShape(serializers.Serializer):

@@ -104,10 +104,6 @@ def outcomes_for_run(
     return found.order_by("at", "id")
 
 
-def points_count(*, entity: Entity) -> int:
-    return DecisionPoint.objects.filter(entity=entity).count()
-
-
 def prior_points(entity: Entity, at: datetime, point_id: int) -> list[EngineEvent]:
     """The entity's decision points before (``at``, ``point_id``) within the recent window, at
     most RECENT_MAX_PRIOR of the newest, oldest first, as engine events (a point's recent

@@ -31,7 +31,3 @@ def token_for_key(*, key: str) -> ApiToken | None:
     if not hmac.compare_digest(token.key_hash, hash_key(full)):
         return None
     return token
-
-
-def tokens_for_team(*, team: Team) -> QuerySet[ApiToken]:
-    return ApiToken.objects.filter(team=team).order_by("name")

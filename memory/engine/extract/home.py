@@ -133,7 +133,7 @@ class HomeDay:
                 self.stretch.append(event)
                 self.stretch_where = where
             else:
-                self.done.append(_use(event, kind))
+                self.done.append(_use(event))
 
     def segments(self) -> list[Segment]:
         out = [*self.done, self._presence()] if self.stretch else list(self.done)
@@ -160,7 +160,7 @@ def _place(event: EngineEvent) -> tuple[Fact, ...]:
     return (Fact("", "observed", ("type",), event.payload["type"], event.at),)
 
 
-def _use(event: EngineEvent, kind: str) -> Segment:
+def _use(event: EngineEvent) -> Segment:
     facts: list[Fact] = []
     role = _role(event)
     if role is not None:
