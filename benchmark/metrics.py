@@ -248,4 +248,25 @@ def summary(clusters: Sequence[Confusion], *, resamples: int = RESAMPLES) -> dic
         out[name] = None if value is None else round(value, 4)
     out.update({f.name: getattr(pooled, f.name) for f in fields(pooled)})
     out.update(interventions=pooled.tp + pooled.fp, positives=pooled.positives)
+    out["proactivebench"] = proactivebench(pooled)
     return out
+
+
+def proactivebench(c: Confusion) -> dict[str, Any]:
+    """The same outcomes in ProactiveBench's terms (Lu et al., ICLR 2025; REFERENCE.md):
+    correct detections, missed needs, false alarms and non-responses, with its precision,
+    recall, F1 and false-alarm rate FP/(TP+FP) (ProactMem's intrusion is FP/(FP+TN))."""
+
+    def rounded(value: float | None) -> float | None:
+        return None if value is None else round(value, 4)
+
+    return {
+        "correct_detections": c.tp,
+        "missed_needs": c.fn,
+        "false_alarms": c.fp,
+        "non_responses": c.tn,
+        "precision": rounded(relevance(c)),
+        "recall": rounded(coverage(c)),
+        "f1": rounded(effectiveness(c)),
+        "false_alarm_rate": rounded(fp_share_of_interventions(c)),
+    }

@@ -157,6 +157,17 @@ def main(argv: list[str] | None = None) -> int:
             f"intrusion {r['intrusion']} against {r['baseline_intrusion']}; ablations that lower "
             f"effectiveness or raise intrusion: {', '.join(r['ablations_earning']) or 'none'}"
         )
+    print("In ProactiveBench's terms (correct detections, missed needs, false alarms, FAR):")
+    for scope, by_method in results["scopes"].items():
+        for name in ("proactmem", "event_only"):
+            pb = (by_method.get(name) or {}).get("proactivebench")
+            if pb:
+                print(
+                    f"  {scope} {name}: {pb['correct_detections']} correct, {pb['missed_needs']} "
+                    f"missed, {pb['false_alarms']} false alarms, precision {pb['precision']}, "
+                    f"recall {pb['recall']}, F1 {pb['f1']}, false-alarm rate "
+                    f"{pb['false_alarm_rate']}"
+                )
     print(f"The run took {wall:.0f} s in all (decision points built, replayed, scored, plotted).")
     print(f"Files: {out}")
     figures = {

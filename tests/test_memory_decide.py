@@ -24,6 +24,7 @@ from memory.engine.decide import (
     ABSTAIN,
     DECIDE_PROMPT,
     EVENT_ONLY_LOOKBACK,
+    EXPECTATIONS,
     NEAR_DEADLINE,
     POLICIES,
     REGULARITIES,
@@ -509,11 +510,12 @@ class _Reads:
 
 def test_reads_defaults_to_regularities_and_takes_only_a_frozenset() -> None:
     assert (TODAY, TRAJECTORIES, REGULARITIES) == ("today", "trajectories", "regularities")
+    assert EXPECTATIONS == "expectations"
     assert reads(_Silent()) == frozenset({REGULARITIES})
     assert reads(_Reads(frozenset({TODAY, 7}))) == frozenset({"today", "7"})
     assert reads(_Reads({TODAY})) == frozenset()  # a plain set is no declaration
     assert reads(_Reads([TRAJECTORIES])) == frozenset()
-    assert reads(RulesPolicy()) == frozenset({REGULARITIES})
+    assert reads(RulesPolicy()) == frozenset({REGULARITIES, EXPECTATIONS})
     assert reads(EventOnlyPolicy()) == frozenset()
     assert reads(RecentMemoryPolicy()) == frozenset({TODAY, TRAJECTORIES})
     complete, _ = fake()

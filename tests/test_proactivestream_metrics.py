@@ -166,6 +166,17 @@ def test_summary_reports_every_metric_its_interval_and_the_counts() -> None:
         "fp_share_of_interventions",
         "fp_share_of_points",
     }
+    # ProactiveBench's outcome names and rates beside ours (REFERENCE.md): FAR is FP/(TP+FP).
+    assert figures["proactivebench"] == {
+        "correct_detections": 3,
+        "missed_needs": 2,
+        "false_alarms": 1,
+        "non_responses": 14,
+        "precision": 0.75,
+        "recall": 0.6,
+        "f1": round(6 / 9, 4),
+        "false_alarm_rate": 0.25,
+    }
 
 
 def test_the_bench_compares_proactmem_with_event_only_and_names_the_ablations_that_earn() -> None:

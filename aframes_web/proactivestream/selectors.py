@@ -104,6 +104,18 @@ def outcomes_for_run(
     return found.order_by("at", "id")
 
 
+def points_before(entity: Entity, at: datetime, point_id: int) -> list[EngineEvent]:
+    """Every decision point of the entity before (``at``, ``point_id``), oldest first, as engine
+    events: the history from which what is usual at each time of day is learned."""
+    rows = (
+        DecisionPoint.objects.filter(entity=entity, at__lte=at)
+        .exclude(at=at, pk__gte=point_id)
+        .order_by("at", "id")
+        .values_list("pk", "at", "public")
+    )
+    return [EngineEvent(pk, moment, POINT_KIND, public) for pk, moment, public in rows]
+
+
 def prior_points(entity: Entity, at: datetime, point_id: int) -> list[EngineEvent]:
     """The entity's decision points before (``at``, ``point_id``) within the recent window, at
     most RECENT_MAX_PRIOR of the newest, oldest first, as engine events (a point's recent

@@ -377,4 +377,7 @@ def point_decide(
     """Decide at a stored decision point from memory as it stood at its time; its recent events
     are the entity's earlier points of the recent window (:func:`memory_decide_point`)."""
     prior = selectors.prior_points(entity, point.at, point.pk)
-    return memory_decide_point(entity=entity, point=point, prior=prior, policy=policy, trace=trace)
+    earlier = selectors.points_before(entity, point.at, point.pk)
+    return memory_decide_point(
+        entity=entity, point=point, prior=prior, earlier=earlier, policy=policy, trace=trace
+    )

@@ -530,8 +530,21 @@ def control_context(
         return _home_context(current), history
     if scope == "code":
         a = attributes(current)
-        kind, number = code_object(current)
         found = service("code", proposed.intent)
+        if proposed.target:
+            # A nudge about a waiting item (B.3): its identity and the service, whatever event
+            # it was posted at; its waiting time growing is no new state, so it is said once.
+            target_kind, _, target_number = proposed.target.partition(":")
+            return {
+                "repo": a.get("repo"),
+                "object_kind": target_kind,
+                "number": int(target_number) if target_number.isdigit() else target_number,
+                "mode": found.mode if found is not None else None,
+                "recipient": None,
+                "content": proposed.intent,
+                "firing_condition": "waiting",
+            }, ()
+        kind, number = code_object(current)
         recipient = a.get("author") or a.get("actor")
         action = a.get("action")
         condition = payload_type(current) + (f":{action}" if isinstance(action, str) else "")

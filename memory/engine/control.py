@@ -82,6 +82,9 @@ class Proposed:
     regularity_ids: tuple[str, ...] = ()
     message: str = ""
     evidence_ids: tuple[str, ...] = ()  # cited event, fact and regularity ids
+    # What the intervention is about when it is not the current event's own object (code:
+    # ``pull_request:12``, a waiting item nudged at another event); control holds that identity.
+    target: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,7 +25,7 @@ from datetime import datetime, time, timedelta
 from types import MappingProxyType
 from typing import Any, Protocol
 
-from memory.engine import words
+from memory.engine import usual, words
 from memory.engine.canonical import Canonical, canonical
 from memory.engine.catalogue import (
     Service,
@@ -40,6 +40,7 @@ from memory.engine.catalogue import (
     services,
 )
 from memory.engine.control import Proposed, Scope
+from memory.engine.expect import Expectations
 from memory.engine.records import DayRecord, EngineEvent, Path, Predicate
 from memory.engine.refs import current_ref, regularity_id
 from memory.engine.retrieve import Retrieved
@@ -68,6 +69,7 @@ class DecisionContext:
     trajectories: tuple[DayRecord, ...]  # recent completed days, newest last
     today: DayRecord  # today's observations so far
     regularities: tuple[Retrieved, ...]  # at most three, ranked
+    expectations: Expectations | None = None  # what is usual (expect.py); None: not kept
 
     @property
     def episode(self) -> str:
@@ -83,6 +85,7 @@ class DecisionContext:
 TODAY = "today"
 TRAJECTORIES = "trajectories"
 REGULARITIES = "regularities"  # retrieved regularities (retrieval costs a ranking of all in reach)
+EXPECTATIONS = "expectations"  # what is usual for the entity (expect.py; the service reads history)
 
 
 class Policy(Protocol):
@@ -108,9 +111,12 @@ def reads(policy: Any) -> frozenset[str]:
 
 @dataclass(frozen=True, slots=True)
 class RulesPolicy:
-    """Intervene on a regularity that is due and a service that can act on it now.
+    """Memory that adds and vetoes, never hides; then a regularity that is due.
 
-    The retrieved regularities are walked in rank order. The first one that is ``deviated``, or
+    At a decision point it first weighs what the event-only rules see there, service by service
+    in catalogue order, against what is usual for this entity (:func:`usual.judge`): memory
+    keeps, vetoes or adds; where history is short the baseline's rule stands. Then the
+    retrieved regularities are walked in rank order. The first one that is ``deviated``, or
     ``pending`` with its deadline at most ``NEAR_DEADLINE`` away, and for which a service of the
     scope (in catalogue order) applies to it and is actionable at the current event, is acted
     on. The proposal cites the current event, the regularity's facts of today and its id.
@@ -119,12 +125,18 @@ class RulesPolicy:
 
     name: str = "rules"
     # Today's observations only when a regularity is in reach (the callers know that).
-    reads: frozenset[str] = frozenset({REGULARITIES})
+    reads: frozenset[str] = frozenset({REGULARITIES, EXPECTATIONS})
 
     def decide(self, ctx: DecisionContext) -> Proposed:
-        if not ctx.regularities:
-            return ctx.abstain("no regularity bears on now")
         reasons: list[str] = []
+        verdicts: Mapping[str, usual.Judged] = {}
+        if is_point(ctx.current) or ctx.scope == "code":  # code decides at native events
+            judged, verdicts = _judged_point(ctx)
+            if judged.action == "intervene":
+                return judged
+            reasons.append(judged.message)
+        if not ctx.regularities:
+            return ctx.abstain("; ".join([*reasons, "no regularity bears on now"]))
         for r in ctx.regularities:
             rid = regularity_id(r.proposal)
             due = r.occurrence == "deviated" or (
@@ -141,6 +153,10 @@ class RulesPolicy:
             if chosen is None:
                 reasons.append(f"{rid}: the current event is no moment to act")
                 continue
+            veto = verdicts.get(chosen.intent)
+            if veto is not None and not veto.act:  # memory explains the moment (usual.py)
+                reasons.append(f"{rid}: {veto.sentence}")
+                continue
             return Proposed(
                 "intervene",
                 chosen.intent,
@@ -152,6 +168,38 @@ class RulesPolicy:
                 evidence_ids=(current_ref(ctx.current), *r.fact_ids, rid),
             )
         return ctx.abstain("; ".join(reasons))
+
+
+def _judged_point(ctx: DecisionContext) -> tuple[Proposed, Mapping[str, usual.Judged]]:
+    """At a decision point: the first service (catalogue order) that the event-only rules or
+    memory's expectations say to act on, memory vetoing what it explains (:mod:`usual`)."""
+    prior = [e for e in ctx.recent if e.id != ctx.current.id or e.kind != ctx.current.kind]
+    rule = _POINT_RULES.get(ctx.scope)
+    reasons = rule(ctx, prior) if rule is not None else {}
+    judged = usual.judge(ctx.scope, ctx.current.payload, ctx.now, ctx.expectations, reasons)
+    said: list[str] = []
+    for service in services(ctx.scope):
+        verdict = judged.get(service.intent)
+        if verdict is None:
+            continue
+        if not verdict.act:
+            said.append(f"{service.intent}: {verdict.sentence}")
+            continue
+        if not service.actionable(ctx.current):
+            continue
+        message = (
+            f"{service.message} ({verdict.sentence})" if verdict.baseline else verdict.sentence
+        )
+        proposed = Proposed(
+            "intervene",
+            service.intent,
+            ctx.episode,
+            message=message,
+            evidence_ids=(current_ref(ctx.current),),
+            target=verdict.target,
+        )
+        return proposed, judged
+    return ctx.abstain("; ".join(said) or "nothing unusual at this point"), judged
 
 
 def _pred(p: Predicate) -> str:

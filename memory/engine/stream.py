@@ -53,7 +53,15 @@ from memory.engine.day import (
     advance_regularities,
     close_day,
 )
-from memory.engine.decide import REGULARITIES, TODAY, TRAJECTORIES, DecisionContext, reads
+from memory.engine.decide import (
+    EXPECTATIONS,
+    REGULARITIES,
+    TODAY,
+    TRAJECTORIES,
+    DecisionContext,
+    reads,
+)
+from memory.engine.expect import Expectations
 from memory.engine.recent import RECENT_MAX_PRIOR, recent_events
 from memory.engine.records import POINT_KIND, DayRecord, EngineEvent, Proposal
 from memory.engine.regularities import RegularityState
@@ -107,6 +115,7 @@ class MemoryView:
     tracked: Mapping[str, Tracked]
     closed: Mapping[date, ClosedDay]
     today_of: Callable[[], DayRecord]
+    expectations: Expectations | None = None  # what is usual (expect.py); None: not kept
 
     @property
     def day(self) -> date:
@@ -159,6 +168,7 @@ def decide_on(
         trajectories=view.trajectories() if TRAJECTORIES in needs else (),
         today=today,
         regularities=retrieved,
+        expectations=view.expectations if EXPECTATIONS in needs else None,
     )
     proposed = policy.decide(ctx)
     context, prior = control_context(view.scope, view.current, view.recent[:-1], proposed)
@@ -184,6 +194,7 @@ class MemoryStream:
     closed: dict[date, ClosedDay] = field(default_factory=dict)
     tracked: dict[str, Tracked] = field(default_factory=dict)
     control_state: ControlState = field(default_factory=ControlState)
+    expectations: Expectations = field(default_factory=Expectations)
     _recent: deque[EngineEvent] = field(default_factory=lambda: deque(maxlen=RECENT_MAX_PRIOR))
     _recent_points: deque[EngineEvent] = field(
         default_factory=lambda: deque(maxlen=RECENT_MAX_PRIOR)
@@ -245,11 +256,14 @@ class MemoryStream:
             tracked=self.tracked,
             closed=self.closed,
             today_of=lambda: self.today_record(now.date(), now),
+            expectations=self.expectations,
         )
 
     def note_point(self, point: EngineEvent) -> None:
-        """Remember a decided point as a recent event of later points."""
+        """Remember a decided point as a recent event of later points, and what it shows as
+        part of what is usual at its time of day."""
         self._recent_points.append(point)
+        self.expectations.observe_point(point, point.at.astimezone(self.zone).date())
 
     def _check(self, event: EngineEvent) -> date:
         if event.at.tzinfo is None or event.at.utcoffset() is None:
@@ -271,6 +285,7 @@ class MemoryStream:
 
     def _commit(self, event: EngineEvent, day: date) -> None:
         self._recent.append(event)
+        self.expectations.observe_event(event)
         # Kept in (time, id) order, so the day's events up to a moment are a prefix of the list
         # whatever order they arrived in (an event may come late within its open day).
         insort(self._open.setdefault(day, []), event, key=_order)
@@ -348,6 +363,7 @@ class MemoryStream:
         copy.closed = dict(self.closed)
         copy.tracked = dict(self.tracked)
         copy.control_state = self.control_state
+        copy.expectations = deepcopy(self.expectations)
         copy._recent = deque(self._recent, maxlen=RECENT_MAX_PRIOR)
         copy._recent_points = deque(self._recent_points, maxlen=RECENT_MAX_PRIOR)
         copy._open = {day: list(events) for day, events in self._open.items()}

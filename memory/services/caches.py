@@ -1,16 +1,17 @@
-"""Per-process read caches of ProactMem's writers: an entity's open day, its newest events
-and its compiled frames, each read incrementally (ProactMem; ARCHITECTURE.md, "How data
-flows" 3-4). Events are append-only, so a cache only ever gains rows."""
+"""Per-process read caches of ProactMem's writers: an entity's open day, its newest events,
+its compiled frames and what is usual for it, each read incrementally (ProactMem;
+ARCHITECTURE.md, "How data flows" 3-4). Events are append-only, so a cache only ever gains
+rows."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from django.db.models import Count, Max
+from django.db.models import Count, Max, Q
 
 from aframes_web.activity.models import DayDocument
 from aframes_web.activity.selectors import chunked_rows
@@ -19,6 +20,7 @@ from compiler.document import expand_runs, runs
 from compiler.sources.events import row_key
 from memory import selectors
 from memory.engine.day import DayCache
+from memory.engine.expect import Expectations
 from memory.engine.recent import RECENT_MAX_PRIOR, RECENT_WINDOW
 from memory.engine.records import EngineEvent
 
@@ -182,3 +184,58 @@ def _frames_by_event(
         translated.append(frame)
         sets.append(frozenset(ids))
     return translated, sets
+
+
+@dataclass
+class _Usual:
+    """One worker process's copy of an entity's expectations and how far they have read."""
+
+    expectations: Expectations
+    event_mark: tuple[datetime, int]  # the last (time, id) of the events observed
+    events_seen: int
+    point_mark: tuple[datetime, int]  # the last (time, id) of the decision points observed
+
+
+_EARLIEST = (datetime.min.replace(tzinfo=UTC), 0)
+# Per process, each entity's expectations (memory/engine/expect.py), extended by the events and
+# points stored since the last decision; rebuilt from the start when a row arrived before what was
+# read (a late event) or a decision asks about an earlier moment than the last one.
+_USUAL: dict[_EntityKey, _Usual] = {}
+
+
+def expectations_at(
+    entity: Entity, at: datetime, points: Sequence[EngineEvent] = ()
+) -> Expectations:
+    """What is usual for ``entity`` as it stood at ``at``: learned from its events at or before
+    ``at`` in (time, id) order and from ``points``, the decision points decided before (oldest
+    first), exactly as the in-memory replay learns it (``MemoryStream``)."""
+    zone = ZoneInfo(entity.timezone)
+    events = Event.objects.filter(entity=entity, occurred_at__lte=at)
+    held = _USUAL.get(cache_key(entity))
+    if held is not None:
+        mark_at, mark_id = held.event_mark
+        before = events.filter(
+            Q(occurred_at__lt=mark_at) | Q(occurred_at=mark_at, pk__lte=mark_id)
+        ).count()
+        last_point = points[-1] if points else None
+        moved_back = at < mark_at or (
+            last_point is not None and (last_point.at, last_point.id) < held.point_mark
+        )
+        if before != held.events_seen or moved_back:
+            held = None
+    if held is None:
+        held = _Usual(Expectations(), _EARLIEST, 0, _EARLIEST)
+    mark_at, mark_id = held.event_mark
+    newer = events.filter(Q(occurred_at__gt=mark_at) | Q(occurred_at=mark_at, pk__gt=mark_id))
+    for row in newer.order_by("occurred_at", "pk").iterator(chunk_size=2000):
+        held.expectations.observe_event(selectors.engine_event(row))
+        held.event_mark = (row.occurred_at, row.pk)
+        held.events_seen += 1
+    for point in points:
+        if (point.at, point.id) > held.point_mark:
+            held.expectations.observe_point(point, point.at.astimezone(zone).date())
+            held.point_mark = (point.at, point.id)
+    if len(_USUAL) >= _OPEN_MAX:
+        _USUAL.clear()
+    _USUAL[cache_key(entity)] = held
+    return held.expectations

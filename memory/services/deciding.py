@@ -46,6 +46,7 @@ from memory.engine.control import (
 )
 from memory.engine.day import Tracked
 from memory.engine.decide import (
+    EXPECTATIONS,
     POLICIES,
     REGULARITIES,
     TODAY,
@@ -54,6 +55,7 @@ from memory.engine.decide import (
     llm_policy,
     reads,
 )
+from memory.engine.expect import Expectations
 from memory.engine.recent import recent_events
 from memory.engine.records import POINT_KIND, DayRecord, EngineEvent
 from memory.engine.refs import regularity_id
@@ -67,7 +69,7 @@ from memory.engine.stream import TRAJECTORY_DAYS
 from memory.models import (
     Decision,
 )
-from memory.services.caches import newest_events, open_day, prior_events
+from memory.services.caches import expectations_at, newest_events, open_day, prior_events
 from memory.services.closing import (
     close_events,
     entity_lock,
@@ -227,10 +229,16 @@ class _Memory:
     today: DayRecord
     retrieved: tuple[Retrieved, ...]
     trajectories: tuple[DayRecord, ...]
+    expectations: Expectations | None
 
 
 def _read_memory(
-    entity: Entity, chosen: Any, live: Sequence[Tracked], now: datetime, at: datetime
+    entity: Entity,
+    chosen: Any,
+    live: Sequence[Tracked],
+    now: datetime,
+    at: datetime,
+    points: Sequence[EngineEvent] = (),
 ) -> _Memory:
     day = now.date()
     needs = reads(chosen)
@@ -245,7 +253,8 @@ def _read_memory(
     if TRAJECTORIES in needs:
         closed = sorted(d for d in selectors.closed_days(entity) if d < day)
         trajectories = tuple(selectors.day_records(entity, closed[-TRAJECTORY_DAYS:]))
-    return _Memory(today, retrieved, trajectories)
+    expectations = expectations_at(entity, at, points) if EXPECTATIONS in needs else None
+    return _Memory(today, retrieved, trajectories, expectations)
 
 
 def _decide_and_store(
@@ -271,6 +280,7 @@ def _decide_and_store(
         trajectories=memory.trajectories,
         today=memory.today,
         regularities=memory.retrieved,
+        expectations=memory.expectations,
     )
     proposed = chosen.decide(ctx)
 
@@ -377,6 +387,7 @@ def memory_decide_point(
     entity: Entity,
     point: Any,
     prior: Sequence[EngineEvent],
+    earlier: Sequence[EngineEvent] = (),
     policy: str = "rules",
     trace: Callable[[str], None] | None = None,
 ) -> DecideResult:
@@ -386,7 +397,9 @@ def memory_decide_point(
     up to the point, nothing is committed but the decision. A point decided before returns its
     decision with ``created=False``. A code point is its own event: it is decided on when the
     event is ingested (:func:`memory_decide`), never afterwards. ``prior``: the entity's earlier
-    points as engine events, oldest first (the caller, which owns the points, reads them).
+    points as engine events, oldest first (the caller, which owns the points, reads them);
+    ``earlier``: every earlier point of the entity, oldest first, from which what is usual at each
+    time of day is learned (a policy that reads expectations needs them all, as the replay has).
     """
 
     chosen = policy_named(policy, entity)
@@ -418,7 +431,7 @@ def memory_decide_point(
         step("read")
         current = EngineEvent(point.pk, point.at, POINT_KIND, point.public)
         recent = recent_events(current, prior)
-        memory = _read_memory(entity, chosen, live, now, point.at)
+        memory = _read_memory(entity, chosen, live, now, point.at, earlier)
         decision = _decide_and_store(
             entity, chosen, current, recent, now, memory, began, step, point=point
         )

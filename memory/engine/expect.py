@@ -1,0 +1,351 @@
+"""Expectations: what is usual for this entity at this time of day, learned from its own history.
+
+ARCHITECTURE.md, principle 10: memory adds expectations (a device on far longer than it ever
+stays on, a stillness longer than usual at this hour, an hour that is usually active and is not,
+steps behind this person's usual pace) and vetoes what it explains (the home is usually still
+now: its resident is out; this lamp usually burns all evening; this hour is never active).
+A behaviour that happens every day has no lift, but its absence is the strongest signal there is.
+
+Learned causally, one step at a time, from what every method may see: the public payloads of
+committed events (:meth:`Expectations.observe_event`: how long each door or appliance stays
+open or on) and the decision points already decided (:meth:`Expectations.observe_point`: how
+still the home is at each segment's close, how many steps each slot's hour holds). Each
+figure keeps the day it was seen, so "usual" is always a share of distinct earlier days.
+
+Every threshold is written once, here, with its reason. Nothing is usual before
+:data:`MIN_DAYS` earlier days: a week less a weekend, the labelers' and the annotators' horizon
+alike (``benchmark/labelers``), so a new entity behaves as the event-only rule does until its
+history can speak.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from memory.engine.records import POINT_KIND, EngineEvent
+
+MIN_DAYS = 5  # earlier days with data before anything is "usual" (module docstring)
+# A device: "longer than usual" is beyond twice its 95th-percentile on-time, once it has
+# closed at least this many times (fewer and a single long evening would define "usual").
+DEVICE_MIN_EPISODES = 5
+DEVICE_FACTOR = 2.0
+DEVICE_QUANTILE = 0.95
+# Stillness: usual at this segment when the home was at least this still at its close on at
+# least half the earlier days (its resident is usually out or resting then).
+STILL_USUAL_SHARE = 0.5
+# An hour is usually active when it was on at least half the earlier days with data at the slot;
+# sitting is unusual when it happened on at most a third of them (a habitual desk hour is not a
+# moment to nag); behind pace is below half the person's median steps by the slot.
+ACTIVE_USUAL_SHARE = 0.5
+SITTING_UNUSUAL_SHARE = 0.34
+PACE_SHARE = 0.5
+PACE_MIN_MEDIAN = 1000.0  # a median below a walk's worth of steps sets no pace to fall behind
+ACTIVE_STEPS = 1000.0  # steps in an hour that make it an active one (a short walk)
+SEDENTARY_STEPS = 250.0
+SITTING_MIN = 50.0
+ROUTINE_USUAL_SHARE = 0.7  # a room active at this segment on 70% of the earlier days
+# Code: "clearly longer than usual" is beyond twice this repository's median first-response time
+# for its kind (pull request or issue), once it has seen a few answers (fewer say nothing).
+CODE_MIN_SAMPLES = 3
+RESPONSE_FACTOR = 2.0
+# What a repository's events say of its pull requests and issues, in both vocabularies the
+# GitHub importer writes (GH Archive event types, REST objects).
+_OPENED = {"pr_opened": "pull_request", "issue_opened": "issue"}
+_CLOSED = {"pr_merged": "pull_request", "pr_closed": "pull_request", "issue_closed": "issue"}
+_ACTION_KIND = {"PullRequestEvent": "pull_request", "IssuesEvent": "issue"}
+_REVIEWS = frozenset(
+    {"PullRequestReviewEvent", "PullRequestReviewCommentEvent", "pr_review", "pr_review_comment"}
+)
+_COMMENTS = frozenset({"IssueCommentEvent", "issue_comment"})
+_BOT = re.compile(r"(\[bot\]|-bot|-robot)$", re.IGNORECASE)
+_WIP = re.compile(r"^\s*[\[(]?\s*(wip|draft|do not merge|dnm)\b", re.IGNORECASE)
+# The states of a door or appliance (public payload values) and the kinds that are neither.
+ON_VALUES = frozenset({"ON", "OPEN"})
+OFF_VALUES = frozenset({"OFF", "CLOSE", "CLOSED"})
+NOT_DEVICES = frozenset({"motion", "pir", "temperature", "light", "battery", "humidity"})
+# A seat or bed sensor says someone is resting on it: occupancy, never a device left on.
+OCCUPANCY = frozenset({"pressure"})
+CONTACTS = frozenset({"door", "magnetic"})
+# An outer door, by the words a home names it with (Ordóñez's Maindoor at the Entrance,
+# AL-Smarthome's OutsideDoor/FrontDoor): after it, with nothing moving since, the resident is out.
+OUTER_WORDS = re.compile(r"main|front|entr|outside|outdoor|exit|porch|garage", re.IGNORECASE)
+
+
+def quantile(values: list[float], share: float) -> float:
+    """The ``share`` quantile of ``values`` by linear interpolation (values need not be sorted)."""
+    ordered = sorted(values)
+    if not ordered:
+        raise ValueError("no values")
+    position = share * (len(ordered) - 1)
+    low = int(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+def _median(values: list[float]) -> float:
+    return quantile(values, 0.5)
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+        return None
+    return float(value)
+
+
+def _attributes(payload: Mapping[str, Any]) -> Mapping[str, Any]:
+    found = payload.get("attributes")
+    return found if isinstance(found, Mapping) else {}
+
+
+def device_of(payload: Mapping[str, Any]) -> str | None:
+    """The door or appliance an event reports on (its sensor), None for motion and readings."""
+    kind = payload.get("type")
+    sensor = _attributes(payload).get("sensor")
+    if not isinstance(kind, str) or kind in NOT_DEVICES or not isinstance(sensor, str):
+        return None
+    return sensor
+
+
+def is_outer_door(payload: Mapping[str, Any]) -> bool:
+    """A door to the outside, by its kind and the words its sensor, device or room carry."""
+    if payload.get("type") not in CONTACTS:
+        return False
+    names = _attributes(payload)
+    text = " ".join(str(names.get(k) or "") for k in ("sensor", "device", "room", "place"))
+    return OUTER_WORDS.search(text) is not None
+
+
+def code_change(
+    payload: Mapping[str, Any],
+) -> tuple[str, str, int, str | None, str | None] | None:
+    """What a repository event does to a pull request or issue: ``(change, kind, number, who,
+    title)``, change one of ``opened``, ``closed``, ``response``; None for anything else."""
+    kind_of = payload.get("type")
+    a = _attributes(payload)
+    number = a.get("number", a.get("pr_number"))
+    if not isinstance(kind_of, str) or not isinstance(number, int) or isinstance(number, bool):
+        return None
+    who = a.get("author") or a.get("actor")
+    who = who if isinstance(who, str) else None
+    action = a.get("action") or a.get("event")
+    found = _code_kind(kind_of, a, action, who)
+    if found is None:
+        return None
+    title = a.get("title")
+    return (*found, title if isinstance(title, str) else None)
+
+
+def _code_kind(
+    kind_of: str, a: Mapping[str, Any], action: Any, who: str | None
+) -> tuple[str, str, int, str | None] | None:
+    number = a.get("number", a.get("pr_number"))
+    assert isinstance(number, int)
+    if kind_of in _OPENED:
+        return "opened", _OPENED[kind_of], number, who
+    if kind_of in _CLOSED:
+        return "closed", _CLOSED[kind_of], number, who
+    if kind_of in _ACTION_KIND and action in ("opened", "reopened"):
+        return "opened", _ACTION_KIND[kind_of], number, a.get("author") or who
+    if kind_of in _ACTION_KIND and action == "closed":
+        return "closed", _ACTION_KIND[kind_of], number, who
+    if kind_of == "issue_event" and action == "closed":
+        return "closed", "pull_request" if a.get("pull_request") else "issue", number, who
+    if kind_of in _REVIEWS:
+        return "response", "pull_request", number, who
+    if kind_of in _COMMENTS:
+        return "response", "pull_request" if a.get("pull_request") else "issue", number, who
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """One figure of one earlier day at one time of day (a segment, a slot)."""
+
+    day: date
+    value: float
+
+
+def _per_day(history: list[Seen], today: date) -> list[float]:
+    """The latest figure of each earlier day (a day seen twice keeps its last)."""
+    by_day: dict[date, float] = {}
+    for seen in history:
+        if seen.day < today:
+            by_day[seen.day] = seen.value
+    return list(by_day.values())
+
+
+@dataclass
+class Expectations:
+    """One entity's usual figures, updated incrementally (module docstring)."""
+
+    device_minutes: dict[str, list[float]] = field(default_factory=dict)
+    _on_since: dict[str, datetime] = field(default_factory=dict)
+    quiet: dict[int, list[Seen]] = field(default_factory=dict)  # home: per segment
+    rooms: dict[int, list[tuple[date, frozenset[str]]]] = field(default_factory=dict)
+    steps_hour: dict[int, list[Seen]] = field(default_factory=dict)  # sports: per slot
+    steps_today: dict[int, list[Seen]] = field(default_factory=dict)
+    sitting: dict[int, list[Seen]] = field(default_factory=dict)
+    days: set[date] = field(default_factory=set)  # days with a decided point
+    # When an outer door was last used with no other event since (None: something moved).
+    out_since: datetime | None = None
+    # Code: items opened in the stream and not answered by anyone but their author yet, with
+    # when and by whom; first-response delays (minutes) of those answered, per kind.
+    waiting: dict[tuple[str, int], tuple[datetime, str | None]] = field(default_factory=dict)
+    response_minutes: dict[str, list[float]] = field(default_factory=dict)
+
+    # -- learning -------------------------------------------------------------------------------
+
+    def observe_event(self, event: EngineEvent) -> None:
+        """A committed event: a door's or appliance's on-time ends when it goes off; an outer
+        door with nothing after it may mean the resident went out."""
+        if event.kind != POINT_KIND:
+            outer = is_outer_door(event.payload)
+            if outer:
+                self.out_since = event.at
+            elif self.out_since is not None and event.at > self.out_since:
+                self.out_since = None
+        change = code_change(event.payload)
+        if change is not None:
+            self._code(event.at, *change)
+            return
+        device = device_of(event.payload)
+        value = event.payload.get("value")
+        if device is None or not isinstance(value, str):
+            return
+        state = value.strip().upper()
+        if state in ON_VALUES:
+            self._on_since.setdefault(device, event.at)
+        elif state in OFF_VALUES and device in self._on_since:
+            began = self._on_since.pop(device)
+            minutes = max(0.0, (event.at - began).total_seconds() / 60)
+            self.device_minutes.setdefault(device, []).append(minutes)
+
+    def _code(
+        self,
+        at: datetime,
+        change: str,
+        kind: str,
+        number: int,
+        who: str | None,
+        title: str | None,
+    ) -> None:
+        key = (kind, number)
+        if change == "opened":
+            # A bot's item asks nobody, and work in progress asks for no review yet (what
+            # careful annotators skip); neither is waiting on anyone.
+            if who is not None and _BOT.search(who) or _WIP.search(title or ""):
+                return
+            self.waiting[key] = (at, who)
+        elif change == "closed":
+            self.waiting.pop(key, None)
+        elif key in self.waiting and who is not None and not _BOT.search(who):
+            opened, author = self.waiting[key]
+            if who != author:
+                del self.waiting[key]
+                minutes = max(0.0, (at - opened).total_seconds() / 60)
+                self.response_minutes.setdefault(kind, []).append(minutes)
+
+    def response_usual_minutes(self, kind: str) -> float | None:
+        """This repository's median first response to a ``kind``, once it has seen
+        :data:`CODE_MIN_SAMPLES` of them."""
+        found = self.response_minutes.get(kind, [])
+        return _median(found) if len(found) >= CODE_MIN_SAMPLES else None
+
+    def observe_point(self, point: EngineEvent, day: date) -> None:
+        """A decided point of a home or sports stream: its figures join its time of day."""
+        if point.kind != POINT_KIND:
+            return
+        p = point.payload
+        self.days.add(day)
+        segment = p.get("segment")
+        if isinstance(segment, int):
+            quiet = _number(p.get("quiet_min"))
+            if quiet is not None:
+                self.quiet.setdefault(segment, []).append(Seen(day, quiet))
+            rooms = p.get("rooms")
+            if isinstance(rooms, Mapping):
+                active = frozenset(str(r) for r, n in rooms.items() if _number(n))
+                self.rooms.setdefault(segment, []).append((day, active))
+        slot = p.get("slot")
+        if isinstance(slot, int) and p.get("worn_last_60") is not False:
+            for name, into in (
+                ("steps_last_60", self.steps_hour),
+                ("steps_today", self.steps_today),
+                ("sedentary_min_last_60", self.sitting),
+            ):
+                number = _number(p.get(name))
+                if number is not None:
+                    into.setdefault(slot, []).append(Seen(day, number))
+
+    # -- what is usual ----------------------------------------------------------------------------
+
+    def device_usual_minutes(self, device: str) -> float | None:
+        """The device's usual longest on-time in minutes (its 95th percentile), None until it
+        has closed :data:`DEVICE_MIN_EPISODES` times."""
+        found = self.device_minutes.get(device, [])
+        if len(found) < DEVICE_MIN_EPISODES:
+            return None
+        return quantile(found, DEVICE_QUANTILE)
+
+    def device_longest(self, device: str) -> float | None:
+        found = self.device_minutes.get(device, [])
+        return max(found) if found else None
+
+    def quiet_usual_share(self, segment: int, quiet: float, today: date) -> tuple[float, int]:
+        """On what share of the earlier days the home was at least this still at this
+        segment's close, and over how many days."""
+        earlier = _per_day(self.quiet.get(segment, []), today)
+        if not earlier:
+            return 0.0, 0
+        return sum(1 for q in earlier if q >= quiet) / len(earlier), len(earlier)
+
+    def room_usual_share(self, segment: int, room: str, today: date) -> tuple[float, int]:
+        """On what share of the earlier days ``room`` was active in this segment."""
+        by_day: dict[date, frozenset[str]] = {}
+        for day, active in self.rooms.get(segment, []):
+            if day < today:
+                by_day[day] = active
+        if not by_day:
+            return 0.0, 0
+        return sum(1 for a in by_day.values() if room in a) / len(by_day), len(by_day)
+
+    def slot_share(
+        self, figures: dict[int, list[Seen]], slot: int, today: date, at_least: float
+    ) -> tuple[float, int]:
+        earlier = _per_day(figures.get(slot, []), today)
+        if not earlier:
+            return 0.0, 0
+        return sum(1 for v in earlier if v >= at_least) / len(earlier), len(earlier)
+
+    def slot_median(self, figures: dict[int, list[Seen]], slot: int, today: date) -> float | None:
+        earlier = _per_day(figures.get(slot, []), today)
+        return _median(earlier) if len(earlier) >= MIN_DAYS else None
+
+
+def minutes_words(minutes: float) -> str:
+    """``"3 hours 10 minutes"``, ``"9 minutes"``, ``"under a minute"``: a duration in words."""
+    whole = int(round(minutes))
+    if whole < 1:
+        return "under a minute"
+    hours, rest = divmod(whole, 60)
+    parts = []
+    if hours:
+        parts.append(f"{hours} hour{'s' if hours != 1 else ''}")
+    if rest:
+        parts.append(f"{rest} minute{'s' if rest != 1 else ''}")
+    return " ".join(parts)
+
+
+def since_minutes(now: datetime, since: str) -> float | None:
+    """Minutes from a point's ``since`` (local ISO time) to ``now``."""
+    try:
+        began = datetime.fromisoformat(since)
+    except ValueError:
+        return None
+    if began.tzinfo is None:
+        return None
+    return max(0.0, (now - began) / timedelta(minutes=1))

@@ -1,0 +1,349 @@
+"""Memory that adds and vetoes, never hides: the rules policy's judgement at a decision point.
+
+ARCHITECTURE.md, principle 10. The rules policy sees at least what the event-only baseline sees
+(the point and the recent points) and what that baseline's rules would say; where the entity's
+own history is long enough to say what is usual (:mod:`memory.engine.expect`), memory decides
+instead of the fixed thresholds: it keeps a moment that is unusual for this entity now (a door
+open far longer than it ever stays open, an hour that is usually active and is not), adds one
+the thresholds miss (a stillness longer than any at this hour, a routine room not used by its
+usual time) and vetoes one it explains (the home is usually still at this hour; this person
+always sits at this hour). Where history is short, the baseline's rule stands.
+
+:func:`judge` returns, per service intent, the sentence a person reads: rooms and devices in
+words, times and durations with units, what is usual beside what is happening.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date, datetime, time
+from typing import Any
+
+from memory.engine.expect import (
+    ACTIVE_STEPS,
+    ACTIVE_USUAL_SHARE,
+    DEVICE_FACTOR,
+    MIN_DAYS,
+    OCCUPANCY,
+    PACE_MIN_MEDIAN,
+    PACE_SHARE,
+    RESPONSE_FACTOR,
+    ROUTINE_USUAL_SHARE,
+    SEDENTARY_STEPS,
+    SITTING_MIN,
+    SITTING_UNUSUAL_SHARE,
+    STILL_USUAL_SHARE,
+    Expectations,
+    minutes_words,
+    since_minutes,
+)
+
+# Our choices, each the "clearly, not marginally" reading a careful annotator gives a rule:
+DEVICE_FLOOR_MIN = 10.0  # a device on for less is never "left on", however short it usually is
+STILL_FACTOR = 1.5  # stillness worth a check: half as long again as any at this segment before
+STILL_FLOOR_MIN = 45.0  # and at least three quarters of an hour
+DAYTIME = (time(8), time(22))  # stillness at night is sleep
+# A routine room not used yet is a concern only past its usual first use: the third quartile of
+# its first segments plus one segment (50 minutes of grace), and for three segments after that
+# (later, the day has moved on); only while the home shows life in the current segment.
+ROUTINE_GRACE_SEGMENTS = 1
+ROUTINE_RELEVANT_SEGMENTS = 3
+ROUTINE_FIRST_SEGMENT = 6  # 05:00: earlier activity continues the night
+PACE_SLOTS = frozenset({1, 2, 3})  # noon, mid-afternoon and evening: a pace to fall behind
+
+
+@dataclass(frozen=True, slots=True)
+class Judged:
+    """What is said of one service at this point: act, with the sentence a person reads, or
+    not, with why. ``baseline``: the sentence is the baseline rule's short reason, not memory's."""
+
+    act: bool
+    sentence: str
+    baseline: bool = False
+    target: str = ""  # what it is about, when not the current event's object (control.Proposed)
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+        return None
+    return float(value)
+
+
+def _words(name: str) -> str:
+    """``FrontDoor`` -> ``front door``, ``kitchen_light`` -> ``kitchen light``."""
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name.replace("_", " ").replace("-", " "))
+    return " ".join(spaced.split()).lower()
+
+
+def device_words(item: Mapping[str, Any]) -> str:
+    """A device of a point's ``on_at_close`` in words: its own name, then its room."""
+    device = str(item.get("device") or "a device").rsplit("/", 1)[-1]
+    room = item.get("room")
+    named = f"the {_words(device)}"
+    if isinstance(room, str) and room and _words(room) not in named:
+        named += f" ({_words(room)})"
+    return named
+
+
+def _open_word(item: Mapping[str, Any]) -> tuple[str, str]:
+    kind = str(item.get("kind") or "")
+    if kind in ("door", "magnetic"):
+        return "open", "closed"
+    return "on", "off"
+
+
+def _home(
+    p: Mapping[str, Any], now: datetime, exp: Expectations, rules: Mapping[str, str]
+) -> dict[str, Judged]:
+    out: dict[str, Judged] = {}
+    today = now.date()
+    segment = p.get("segment")
+    segment = segment if isinstance(segment, int) else None
+
+    resting = [
+        i
+        for i in p.get("on_at_close") or ()
+        if isinstance(i, Mapping) and i.get("kind") in OCCUPANCY
+    ]
+    # check_device: the longest-open device that is open for longer than it usually is.
+    for item in p.get("on_at_close") or ():
+        if not isinstance(item, Mapping) or not isinstance(item.get("since"), str):
+            continue
+        if item.get("kind") in OCCUPANCY:
+            out.setdefault(
+                "check_device",
+                Judged(False, f"{device_words(item)} in use: someone resting, not left on"),
+            )
+            continue
+        minutes = since_minutes(now, item["since"])
+        usual = exp.device_usual_minutes(str(item.get("device")))
+        if minutes is None or usual is None:
+            continue  # no history of this device: the baseline's rule speaks for it
+        on, off = _open_word(item)
+        since = datetime.fromisoformat(item["since"]).strftime("%H:%M")
+        threshold = max(DEVICE_FLOOR_MIN, DEVICE_FACTOR * usual)
+        if minutes >= threshold:
+            longest = exp.device_longest(str(item.get("device"))) or usual
+            out["check_device"] = Judged(
+                True,
+                f"{device_words(item).capitalize()} has been {on} since {since}, "
+                f"{minutes_words(minutes)}; it is usually {off} within "
+                f"{minutes_words(usual)} (longest before: {minutes_words(longest)}).",
+            )
+            break
+        out.setdefault(
+            "check_device",
+            Judged(
+                False,
+                f"{device_words(item)} on for {minutes_words(minutes)}, within its usual "
+                f"(twice {minutes_words(usual)})",
+            ),
+        )
+
+    # wellbeing_check: stillness, judged against the same segment on earlier days.
+    quiet = _number(p.get("quiet_min"))
+    daytime = DAYTIME[0] <= now.time().replace(tzinfo=None) < DAYTIME[1]
+    if quiet is not None and exp.out_since is not None and exp.out_since <= now:
+        out["wellbeing_check"] = Judged(
+            False,
+            f"the outer door was used at {exp.out_since.astimezone(now.tzinfo):%H:%M} and "
+            "nothing has moved since: the resident is likely out",
+        )
+    elif quiet is not None and not daytime:
+        out["wellbeing_check"] = Judged(False, f"still at {now:%H:%M}: night, sleep")
+    elif quiet is not None and resting:
+        out["wellbeing_check"] = Judged(
+            False, f"{device_words(resting[0])} in use: someone resting explains the stillness"
+        )
+    elif quiet is not None and segment is not None:
+        share, days = exp.quiet_usual_share(segment, quiet, today)
+        if days >= MIN_DAYS:
+            earlier = [s.value for s in exp.quiet.get(segment, []) if s.day < today]
+            longest = max(earlier) if earlier else 0.0
+            if share >= STILL_USUAL_SHARE:
+                out["wellbeing_check"] = Judged(
+                    False,
+                    f"the home is usually this still at {now:%H:%M} ({round(100 * share)} % "
+                    f"of {days} days)",
+                )
+            elif quiet >= max(STILL_FLOOR_MIN, STILL_FACTOR * longest):
+                out["wellbeing_check"] = Judged(
+                    True,
+                    f"The home has been still for {minutes_words(quiet)}, longer than on any of "
+                    f"the last {days} days at this time (longest {minutes_words(longest)}); is "
+                    "everything all right?",
+                )
+            else:
+                out["wellbeing_check"] = Judged(
+                    False, f"still for {minutes_words(quiet)}, not unusual at {now:%H:%M}"
+                )
+
+    # check_in_routine: a room used every day by about now, not used yet today, while the home
+    # shows life in this segment (the resident is in, the routine is not happening).
+    lively = (_number(p.get("events")) or 0) > 0
+    if not daytime:
+        out["check_in_routine"] = Judged(False, f"{now:%H:%M} is night: routines wait for day")
+    elif not lively:
+        # A routine is missed only while the resident is in and about (the home shows life in
+        # this segment); a silent home is the stillness check's to judge.
+        out["check_in_routine"] = Judged(False, "nothing moved in this segment")
+    elif segment is not None:
+        routine = _routine(exp, segment, today, p)
+        if routine is not None:
+            out["check_in_routine"] = routine
+        elif "check_in_routine" in rules and len(exp.days - {today}) >= MIN_DAYS:
+            out["check_in_routine"] = Judged(False, "no room is overdue against its usual time")
+    return out
+
+
+def _routine(exp: Expectations, segment: int, today: date, p: Mapping[str, Any]) -> Judged | None:
+    """The first room whose usual first use today is overdue (module constants)."""
+    first_by_room: dict[str, dict[date, int]] = {}
+    used_today: set[str] = set()
+    for seg, seen in exp.rooms.items():
+        for day, active in seen:
+            if seg < ROUTINE_FIRST_SEGMENT:
+                continue
+            if day == today:
+                used_today |= active
+                continue
+            for room in active:
+                firsts = first_by_room.setdefault(room, {})
+                firsts[day] = min(firsts.get(day, seg), seg)
+    rooms_now = p.get("rooms")
+    if isinstance(rooms_now, Mapping):
+        used_today |= {str(r) for r in rooms_now}
+    earlier_days = {d for seen in exp.rooms.values() for d, _ in seen if d < today}
+    if len(earlier_days) < MIN_DAYS:
+        return None
+    for room in sorted(first_by_room):
+        if room in used_today:
+            continue
+        starts = sorted(first_by_room[room].values())
+        share = len(starts) / len(earlier_days)
+        if share < ROUTINE_USUAL_SHARE:
+            continue
+        q1 = starts[len(starts) // 4]
+        q3 = starts[(3 * len(starts)) // 4]
+        if q3 - q1 > 3:  # first uses spread over more than ~3 hours: no usual time
+            continue
+        deadline = q3 + ROUTINE_GRACE_SEGMENTS
+        if deadline < segment <= deadline + ROUTINE_RELEVANT_SEGMENTS:
+            by = _segment_end(deadline)
+            return Judged(
+                True,
+                f"The {_words(room)} is usually in use by {by} (on {len(starts)} of the last "
+                f"{len(earlier_days)} days); not yet today, though the home is active. Is "
+                "everything all right?",
+            )
+    return None
+
+
+def _segment_end(segment: int) -> str:
+    minutes = min(24 * 60, (segment + 1) * 50)
+    return "24:00" if minutes == 24 * 60 else f"{minutes // 60:02d}:{minutes % 60:02d}"
+
+
+def _sports(
+    p: Mapping[str, Any], now: datetime, exp: Expectations, rules: Mapping[str, str]
+) -> dict[str, Judged]:
+    out: dict[str, Judged] = {}
+    today = now.date()
+    slot = p.get("slot")
+    if not isinstance(slot, int) or p.get("worn_last_60") is False:
+        return out
+    steps = _number(p.get("steps_last_60"))
+    at = p.get("slot_time") or f"{now:%H:%M}"
+    if steps is not None and steps < SEDENTARY_STEPS:
+        share, days = exp.slot_share(exp.steps_hour, slot, today, ACTIVE_STEPS)
+        if days >= MIN_DAYS:
+            usual = share >= ACTIVE_USUAL_SHARE
+            out["suggest_walk"] = Judged(
+                usual,
+                f"{int(steps)} steps in the hour before {at}; this hour is usually an active "
+                f"one for you ({round(100 * share)} % of the last {days} days). A short walk "
+                "fits in now."
+                if usual
+                else f"this hour is active on only {round(100 * share)} % of {days} days",
+            )
+    sitting = _number(p.get("sedentary_min_last_60"))
+    sat = sitting is not None and sitting >= SITTING_MIN
+    if sat and steps is not None and steps < SEDENTARY_STEPS:
+        share, days = exp.slot_share(exp.sitting, slot, today, SITTING_MIN)
+        if days >= MIN_DAYS:
+            unusual = share <= SITTING_UNUSUAL_SHARE
+            out["stand_break"] = Judged(
+                unusual,
+                f"You have been sitting for {int(sitting or 0)} of the last 60 minutes, more "
+                f"than usual at {at} (such an hour on {round(100 * share)} % of the last {days} "
+                "days); stand up and move for a few minutes."
+                if unusual
+                else f"sitting at {at} is usual ({round(100 * share)} % of {days} days)",
+            )
+    so_far = _number(p.get("steps_today"))
+    if slot in PACE_SLOTS and so_far is not None:
+        median = exp.slot_median(exp.steps_today, slot, today)
+        if median is not None and median >= PACE_MIN_MEDIAN:
+            behind = so_far < PACE_SHARE * median
+            out["step_goal_nudge"] = Judged(
+                behind,
+                f"{int(so_far)} steps so far today; by {at} you usually have {int(median)}. "
+                "A walk would help you catch up."
+                if behind
+                else f"{int(so_far)} steps by {at}, not behind the usual {int(median)}",
+            )
+    return out
+
+
+def _code(
+    p: Mapping[str, Any], now: datetime, exp: Expectations, rules: Mapping[str, str]
+) -> dict[str, Judged]:
+    """A pull request or issue that has waited clearly longer than this repository usually
+    takes to answer one (twice its median first response), the longest-waiting first."""
+    out: dict[str, Judged] = {}
+    for (kind, number), (opened, author) in sorted(exp.waiting.items(), key=lambda i: i[1][0]):
+        intent = _CODE_INTENTS[kind]
+        if intent in out:
+            continue
+        usual = exp.response_usual_minutes(kind)
+        if usual is None:
+            continue
+        waited = (now - opened).total_seconds() / 60
+        threshold = RESPONSE_FACTOR * usual
+        if waited < threshold:
+            continue
+        what = "Pull request" if kind == "pull_request" else "Issue"
+        by = f" by {author}" if author else ""
+        answer = "a review or comment" if kind == "pull_request" else "a reply"
+        out[intent] = Judged(
+            True,
+            target=f"{kind}:{number}",
+            sentence=f"{what} #{number}{by} has waited {minutes_words(waited)} for {answer} from "
+            f"anyone else; this repository usually answers within {minutes_words(usual)} "
+            f"(median of {len(exp.response_minutes[kind])}).",
+        )
+    return out
+
+
+_CODE_INTENTS = {"pull_request": "review_nudge", "issue": "triage_nudge"}
+_JUDGES = {"home": _home, "sports": _sports, "code": _code}
+
+
+def judge(
+    scope: str,
+    point: Mapping[str, Any],
+    now: datetime,
+    exp: Expectations | None,
+    rules: Mapping[str, str],
+) -> dict[str, Judged]:
+    """Per service intent at this point: memory's verdict where history can speak, else the
+    baseline's rule (``rules``: intent -> its reason) stands (module docstring)."""
+    verdicts = (
+        _JUDGES[scope](point, now, exp, rules) if exp is not None and scope in _JUDGES else {}
+    )
+    out = dict(verdicts)
+    for intent, reason in rules.items():
+        out.setdefault(intent, Judged(True, reason, baseline=True))
+    return out

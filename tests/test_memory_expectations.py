@@ -1,0 +1,306 @@
+"""Memory that adds and vetoes, never hides (memory/engine/expect.py, usual.py): what is usual,
+learned one event and one point at a time, and the rules policy's judgement on hand-made days."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from memory.engine import usual
+from memory.engine.decide import DecisionContext, EventOnlyPolicy, RulesPolicy
+from memory.engine.expect import Expectations, code_change, is_outer_door, quantile
+from memory.engine.records import POINT_KIND, DayRecord, EngineEvent
+from memory.engine.stream import MemoryStream
+
+ZONE = ZoneInfo("Europe/Madrid")
+START = datetime(2024, 3, 4, tzinfo=ZONE)  # a Monday
+
+
+def _event(n: int, at: datetime, kind: str, value: Any, sensor: str, room: str) -> EngineEvent:
+    payload = {"type": kind, "value": value, "attributes": {"sensor": sensor, "room": room}}
+    return EngineEvent(n, at, "observation", payload)
+
+
+def _point(n: int, at: datetime, **public: Any) -> EngineEvent:
+    return EngineEvent(n, at, POINT_KIND, {"type": "home_segment", **public})
+
+
+def _ctx(current: EngineEvent, exp: Expectations | None, scope: str = "home") -> DecisionContext:
+    now = current.at.astimezone(ZONE)
+    return DecisionContext(
+        scope=scope,  # type: ignore[arg-type]
+        current=current,
+        recent=(current,),
+        now=now,
+        trajectories=(),
+        today=DayRecord(now.date()),
+        regularities=(),
+        expectations=exp,
+    )
+
+
+def _door_history(days: int = 6, minutes: float = 3, sensor: str = "FrontDoor") -> Expectations:
+    """A front door opened every morning and closed ``minutes`` later."""
+    exp = Expectations()
+    for d in range(days):
+        opened = START + timedelta(days=d, hours=9)
+        exp.observe_event(_event(2 * d, opened, "door", "OPEN", sensor, "Entrance"))
+        closed = opened + timedelta(minutes=minutes)
+        exp.observe_event(_event(2 * d + 1, closed, "door", "CLOSE", sensor, "Entrance"))
+    return exp
+
+
+def test_quantile_interpolates_like_numpy() -> None:
+    assert quantile([1.0, 2.0, 3.0, 4.0], 0.5) == 2.5
+    assert quantile([10.0], 0.95) == 10.0
+    assert quantile([0.0, 10.0], 0.95) == pytest.approx(9.5)
+    with pytest.raises(ValueError):
+        quantile([], 0.5)
+
+
+def test_a_device_learns_its_on_times_from_open_and_close_events() -> None:
+    exp = _door_history(days=4)
+    assert exp.device_minutes["FrontDoor"] == [3.0] * 4
+    assert exp.device_usual_minutes("FrontDoor") is None  # four closes say nothing yet
+    exp = _door_history(days=5)
+    assert exp.device_usual_minutes("FrontDoor") == 3.0
+    assert exp.device_longest("FrontDoor") == 3.0
+
+
+def test_a_door_open_far_longer_than_it_ever_stays_is_said_in_words_with_what_is_usual() -> None:
+    exp = _door_history(sensor="OutsideDoor/FrontDoor")
+    now = START + timedelta(days=7, hours=18, minutes=40)
+    since = (now - timedelta(hours=3, minutes=11)).isoformat()
+    item = {"device": "OutsideDoor/FrontDoor", "room": "OutsideDoor", "kind": "door"}
+    point = _point(99, now, segment=22, events=4, on_at_close=[{**item, "since": since}])
+    proposed = RulesPolicy().decide(_ctx(point, exp))
+    assert proposed.action == "intervene" and proposed.intent == "check_device"
+    assert proposed.message == (
+        f"The front door (outside door) has been open since {since[11:16]}, 3 hours 11 minutes; "
+        "it is usually closed within 3 minutes (longest before: 3 minutes)."
+    )
+
+
+def test_a_device_on_for_no_longer_than_usual_is_vetoed_where_the_baseline_would_nag() -> None:
+    exp = _door_history(minutes=50)  # this door stands open for most of an hour, every day
+    now = START + timedelta(days=7, hours=12)
+    since = (now - timedelta(minutes=60)).isoformat()
+    item = {"device": "FrontDoor", "room": "Entrance", "kind": "door", "since": since}
+    point = _point(99, now, segment=14, events=3, on_at_close=[item])
+    assert EventOnlyPolicy().decide(_ctx(point, exp)).intent == "check_device"
+    vetoed = RulesPolicy().decide(_ctx(point, exp))
+    assert vetoed.action == "abstain" and "within its usual" in vetoed.message
+
+
+def test_without_history_the_baseline_rule_stands_in_memory_s_place() -> None:
+    now = START + timedelta(hours=12)
+    since = (now - timedelta(minutes=45)).isoformat()
+    item = {"device": "Oven", "room": "Kitchen", "kind": "electric", "since": since}
+    point = _point(1, now, segment=14, events=3, on_at_close=[item])
+    proposed = RulesPolicy().decide(_ctx(point, Expectations()))
+    assert proposed.intent == "check_device" and "Oven on since" in proposed.message
+
+
+def test_a_seat_or_bed_in_use_is_never_a_device_left_on_and_explains_stillness() -> None:
+    now = START + timedelta(hours=15)
+    since = (now - timedelta(hours=4)).isoformat()
+    seat = {"device": "Seat", "room": "Living", "kind": "pressure", "since": since}
+    point = _point(1, now, segment=18, events=0, quiet_min=200, on_at_close=[seat])
+    assert EventOnlyPolicy().decide(_ctx(point, Expectations())).action == "intervene"
+    judged = RulesPolicy().decide(_ctx(point, Expectations()))
+    assert judged.action == "abstain"
+    assert "someone resting" in judged.message
+
+
+def test_stillness_after_the_outer_door_means_out_not_a_fall() -> None:
+    exp = Expectations()
+    left = START + timedelta(hours=10)
+    exp.observe_event(_event(1, left, "magnetic", "OPEN", "Maindoor", "Entrance"))
+    assert is_outer_door({"type": "magnetic", "attributes": {"sensor": "Maindoor"}})
+    assert not is_outer_door({"type": "door", "attributes": {"sensor": "D002", "room": "Bath"}})
+    point = _point(2, left + timedelta(hours=4), segment=16, events=0, quiet_min=240)
+    judged = RulesPolicy().decide(_ctx(point, exp))
+    assert judged.action == "abstain" and "likely out" in judged.message
+    # Anything that moves after the door means someone is in again.
+    exp.observe_event(_event(3, left + timedelta(hours=1), "motion", "ON", "M1", "Hall"))
+    assert exp.out_since is None
+
+
+def _quiet_days(exp: Expectations, quiet: float, days: int = 6, segment: int = 16) -> None:
+    for d in range(days):
+        at = START + timedelta(days=d, hours=14, minutes=10)
+        exp.observe_point(_point(d, at, segment=segment, quiet_min=quiet), at.date())
+
+
+def test_a_home_usually_still_at_this_hour_vetoes_the_stillness_alarm() -> None:
+    exp = Expectations()
+    _quiet_days(exp, quiet=240)  # every afternoon the home is still for hours: the resident naps
+    at = START + timedelta(days=7, hours=14, minutes=10)
+    point = _point(9, at, segment=16, events=0, quiet_min=200)
+    assert EventOnlyPolicy().decide(_ctx(point, exp)).intent == "wellbeing_check"
+    judged = RulesPolicy().decide(_ctx(point, exp))
+    assert judged.action == "abstain" and "usually this still" in judged.message
+
+
+def test_stillness_longer_than_any_at_this_hour_is_added_below_the_fixed_threshold() -> None:
+    exp = Expectations()
+    _quiet_days(exp, quiet=20)  # the home is always busy at this hour
+    at = START + timedelta(days=7, hours=14, minutes=10)
+    point = _point(9, at, segment=16, events=0, quiet_min=90)
+    assert EventOnlyPolicy().decide(_ctx(point, exp)).action == "abstain"  # under 180 min
+    judged = RulesPolicy().decide(_ctx(point, exp))
+    assert judged.intent == "wellbeing_check"
+    assert judged.message.startswith("The home has been still for 1 hour 30 minutes, longer than")
+
+
+def test_a_room_used_every_morning_not_used_by_its_usual_time_fires_once_per_episode() -> None:
+    stream = MemoryStream("home", ZONE, RulesPolicy())
+    kitchen = 12  # the segment of 10:00-10:50: breakfast, every day
+    for d in range(6):
+        for segment in (10, 11, kitchen):
+            at = START + timedelta(days=d, minutes=50 * (segment + 1))
+            rooms = {"kitchen": 3} if segment == kitchen else {"bedroom": 2}
+            stream.decide_point(
+                _point(100 * d + segment, at, segment=segment, rooms=rooms, events=2)
+            )
+    outcomes = []
+    for segment in (12, 13, 14, 15, 16, 17):  # day 7: up and about, never in the kitchen
+        at = START + timedelta(days=6, minutes=50 * (segment + 1))
+        outcome = stream.decide_point(
+            _point(1000 + segment, at, segment=segment, rooms={"bedroom": 1}, events=1)
+        )
+        outcomes.append(outcome)
+    fired = [o for o in outcomes if o.action == "intervene"]
+    assert len(fired) == 1, [o.controlled.proposed.message for o in outcomes]
+    assert fired[0].controlled.proposed.intent == "check_in_routine"
+    assert "The kitchen is usually in use by 11:40 (on 6 of the last 6 days)" in (
+        fired[0].controlled.proposed.message
+    )
+
+
+def test_a_routine_is_not_checked_at_night_nor_in_a_silent_home() -> None:
+    exp = Expectations()
+    night = _point(1, START + timedelta(hours=2), segment=2, events=2, rooms={"hall": 1})
+    assert usual.judge("home", night.payload, night.at, exp, {"check_in_routine": "x"})[
+        "check_in_routine"
+    ] == usual.Judged(False, "02:00 is night: routines wait for day")
+    silent = _point(2, START + timedelta(hours=11), segment=13, events=0)
+    verdict = usual.judge("home", silent.payload, silent.at, exp, {"check_in_routine": "x"})
+    assert verdict["check_in_routine"].act is False
+
+
+def _slot(n: int, day: int, slot: int, **public: Any) -> EngineEvent:
+    at = START + timedelta(days=day, hours=9 + 3 * slot)
+    base = {"type": "sports_slot", "slot": slot, "slot_time": f"{at:%H:%M}", "worn_last_60": True}
+    return EngineEvent(n, at, POINT_KIND, {**base, **public})
+
+
+def test_an_hour_that_is_usually_active_and_is_not_earns_a_walk_and_a_never_active_one_not() -> (
+    None
+):
+    exp = Expectations()
+    for d in range(6):
+        point = _slot(d, d, 3, steps_last_60=2400, steps_today=9000, sedentary_min_last_60=10)
+        exp.observe_point(point, point.at.date())
+        point = _slot(10 + d, d, 1, steps_last_60=40, steps_today=3000, sedentary_min_last_60=55)
+        exp.observe_point(point, point.at.date())
+    evening = _slot(50, 7, 3, steps_last_60=80, steps_today=8800, sedentary_min_last_60=30)
+    walk = RulesPolicy().decide(_ctx(evening, exp, "sports"))
+    assert walk.intent == "suggest_walk"
+    assert walk.message.startswith("80 steps in the hour before 18:00; this hour is usually an")
+    noon = _slot(51, 7, 1, steps_last_60=60, steps_today=3100, sedentary_min_last_60=58)
+    vetoed = RulesPolicy().decide(_ctx(noon, exp, "sports"))
+    assert vetoed.action == "abstain" and "sitting at 12:00 is usual" in vetoed.message
+
+
+def test_behind_the_usual_pace_is_judged_against_the_person_s_own_median() -> None:
+    exp = Expectations()
+    for d, steps in enumerate((6000, 7000, 8000, 9000, 10000, 11000)):
+        point = _slot(d, d, 2, steps_last_60=900, steps_today=steps)
+        exp.observe_point(point, point.at.date())
+    behind = _slot(9, 7, 2, steps_last_60=900, steps_today=3000)
+    judged = usual.judge("sports", behind.payload, behind.at.astimezone(ZONE), exp, {})
+    assert judged["step_goal_nudge"] == usual.Judged(
+        True,
+        "3000 steps so far today; by 15:00 you usually have 8500. A walk would help you catch up.",
+    )
+
+
+def _gh(n: int, at: datetime, kind: str, **attributes: Any) -> EngineEvent:
+    return EngineEvent(
+        n, at, "observation", {"type": kind, "value": None, "attributes": attributes}
+    )
+
+
+def test_code_reads_opened_answered_and_closed_items_in_both_vocabularies() -> None:
+    assert code_change({"type": "pr_opened", "attributes": {"number": 4, "author": "a"}}) == (
+        "opened",
+        "pull_request",
+        4,
+        "a",
+        None,
+    )
+    archive = {"action": "opened", "number": 9, "actor": "b", "title": "Fix"}
+    assert code_change({"type": "IssuesEvent", "attributes": archive}) == (
+        "opened",
+        "issue",
+        9,
+        "b",
+        "Fix",
+    )
+    comment = {"number": 9, "actor": "c", "pull_request": True, "action": "created"}
+    assert code_change({"type": "IssueCommentEvent", "attributes": comment})[:2] == (
+        "response",
+        "pull_request",
+    )
+    assert code_change({"type": "WatchEvent", "attributes": {"action": "started"}}) is None
+
+
+def _repository(answers_after: list[float]) -> Expectations:
+    exp = Expectations()
+    t = datetime(2024, 1, 1, tzinfo=UTC)
+    for n, hours in enumerate(answers_after, 1):
+        exp.observe_event(_gh(n, t, "pr_opened", number=n, author="dev"))
+        exp.observe_event(
+            _gh(100 + n, t + timedelta(hours=hours), "pr_review", number=n, author="m")
+        )
+        exp.observe_event(_gh(200 + n, t, "pr_opened", number=50 + n, author="renovate[bot]"))
+        t += timedelta(days=1)
+    return exp
+
+
+def test_a_pull_request_waiting_past_twice_the_usual_answer_is_nudged_once() -> None:
+    exp = _repository([2, 3, 4])  # median 3 hours; the bots' pull requests are nobody's wait
+    assert exp.response_usual_minutes("pull_request") == 180
+    assert all(number < 50 for _, number in exp.waiting)
+    opened = datetime(2024, 2, 1, 9, tzinfo=UTC)
+    exp.observe_event(_gh(300, opened, "pr_opened", number=77, author="newcomer"))
+    exp.observe_event(_gh(301, opened, "pr_opened", number=78, author="x", title="[WIP] draft"))
+    assert ("pull_request", 78) not in exp.waiting
+    stream = MemoryStream("code", ZONE, RulesPolicy())
+    stream.expectations = exp
+    decisions = []
+    for n, hours in enumerate((2, 7, 8, 9), 1):  # events on another pull request meanwhile
+        at = opened + timedelta(hours=hours)
+        event = _gh(400 + n, at, "pr_review_comment", number=5, author="m", state="open")
+        decisions.append(stream.process(event))
+    acted = [d for d in decisions if d.action == "intervene"]
+    assert [d.controlled.proposed.target for d in acted] == ["pull_request:77"]
+    assert acted[0].controlled.proposed.message == (
+        "Pull request #77 by newcomer has waited 7 hours for a review or comment from anyone "
+        "else; this repository usually answers within 3 hours (median of 3)."
+    )
+    assert decisions[0].action == "abstain"  # two hours: within the usual
+
+
+def test_expectations_are_copied_with_a_fork_and_learned_only_after_the_decision() -> None:
+    stream = MemoryStream("home", ZONE, RulesPolicy())
+    opened = START + timedelta(hours=9)
+    stream.process(_event(1, opened, "door", "OPEN", "FrontDoor", "Entrance"))
+    fork = stream.fork()
+    stream.process(_event(2, opened + timedelta(minutes=4), "door", "CLOSE", "FrontDoor", "E"))
+    assert stream.expectations.device_minutes == {"FrontDoor": [4.0]}
+    assert fork.expectations.device_minutes == {}
