@@ -304,3 +304,69 @@ def test_expectations_are_copied_with_a_fork_and_learned_only_after_the_decision
     stream.process(_event(2, opened + timedelta(minutes=4), "door", "CLOSE", "FrontDoor", "E"))
     assert stream.expectations.device_minutes == {"FrontDoor": [4.0]}
     assert fork.expectations.device_minutes == {}
+
+
+def _frame(n: int, day: int, start: str, end: str, app: str = "Code", **public: Any) -> EngineEvent:
+    at = datetime.combine(START.date() + timedelta(days=day), datetime.min.time(), ZONE)
+    hours, minutes = (int(x) for x in end.split(":"))
+    at += timedelta(hours=hours, minutes=minutes)
+    minutes_active = public.pop("minutes", 10.0)
+    payload = {
+        "type": "frame_end",
+        "app": app,
+        "start": start,
+        "end": end,
+        "minutes": minutes_active,
+    }
+    return EngineEvent(n, at, POINT_KIND, {**payload, **public})
+
+
+def test_a_long_stretch_of_work_gets_one_break_nudge_not_one_per_frame() -> None:
+    stream = MemoryStream("desktop", ZONE, RulesPolicy())
+    outcomes = []
+    for n, (start, end) in enumerate(
+        [("09:00", "09:30"), ("09:31", "10:00"), ("10:01", "10:40"), ("10:41", "11:00")]
+    ):
+        app = "Code" if n % 2 == 0 else "Firefox"
+        outcomes.append(stream.decide_point(_frame(n, 0, start, end, app, switches_30=2)))
+    acted = [o for o in outcomes if o.action == "intervene"]
+    assert [o.controlled.proposed.intent for o in acted] == ["take_break"]
+    assert acted[0].controlled.proposed.message == (
+        "You have been working since 09:00 without a break of 5 minutes (1 hour 40 minutes); "
+        "take a few minutes away from the screen."
+    )
+    assert outcomes[3].suppressed  # the same stretch, another app: said already
+
+
+def test_switching_is_judged_against_the_person_s_own_usual() -> None:
+    exp = Expectations()
+    for day in range(6):  # this person always juggles many windows
+        for n in range(10):
+            point = _frame(100 * day + n, day, "10:00", f"10:{n + 10}", switches_30=20 + n % 5)
+            exp.observe_point(point, point.at.date())
+    busy = _frame(999, 7, "10:00", "10:30", switches_30=21)
+    judged = usual.judge("desktop", busy.payload, busy.at, exp, {"refocus": "21 frames started"})
+    assert judged["refocus"] == usual.Judged(False, "21 switches is usual for you")
+    frantic = _frame(998, 7, "10:00", "10:30", switches_30=40)
+    said = usual.judge("desktop", frantic.payload, frantic.at, exp, {})["refocus"]
+    assert said.act and said.sentence.startswith("40 apps and windows started in the last 30")
+
+
+def test_the_usual_main_app_not_opened_by_its_usual_time_is_a_moment_to_resume() -> None:
+    exp = Expectations()
+    for day in range(6):
+        for n, (start, end, app) in enumerate(
+            [("08:50", "09:20", "Mail"), ("09:20", "11:50", "Code")]
+        ):
+            point = _frame(10 * day + n, day, start, end, app, minutes=150 if app == "Code" else 30)
+            exp.observe_point(point, point.at.date())
+    mail = _frame(90, 7, "09:00", "10:05", "Mail", minutes=60)
+    said = usual.judge("desktop", mail.payload, mail.at, exp, {})["resume_focus"]
+    assert said == usual.Judged(
+        True,
+        "You usually open Code by 09:20 (it was your main app on 6 of the last 6 days); not yet "
+        "today. Pick it up?",
+        target="start/Code",
+    )
+    early = _frame(91, 7, "08:50", "09:30", "Mail", minutes=40)
+    assert usual.judge("desktop", early.payload, early.at, exp, {})["resume_focus"].act is False

@@ -559,6 +559,8 @@ def control_context(
         }
         return context, ()
     if scope == "desktop":
+        if proposed.target:  # a stretch of work or of switching: one nudge, whatever the app
+            return {"app": proposed.target, "site": None}, ()
         if is_point(current):
             site = current.payload.get("site")
             return {

@@ -190,10 +190,14 @@ def _judged_point(ctx: DecisionContext) -> tuple[Proposed, Mapping[str, usual.Ju
         message = (
             f"{service.message} ({verdict.sentence})" if verdict.baseline else verdict.sentence
         )
+        episode = ctx.episode
+        if verdict.target:  # an episode of its own: the waiting item, the stretch of work
+            day = ctx.now.date().isoformat()
+            episode = verdict.target if ctx.scope == "code" else f"{day}/{verdict.target}"
         proposed = Proposed(
             "intervene",
             service.intent,
-            ctx.episode,
+            episode,
             message=message,
             evidence_ids=(current_ref(ctx.current),),
             target=verdict.target,

@@ -48,6 +48,10 @@ ACTIVE_STEPS = 1000.0  # steps in an hour that make it an active one (a short wa
 SEDENTARY_STEPS = 250.0
 SITTING_MIN = 50.0
 ROUTINE_USUAL_SHARE = 0.7  # a room active at this segment on 70% of the earlier days
+# Desktop: switching is unusual above the 95th percentile of this person's earlier points (and
+# at least the baseline's floor); the usual main app is the day's most used on 60 % of the days.
+SWITCH_QUANTILE = 0.95
+MAIN_APP_SHARE = 0.6
 # Code: "clearly longer than usual" is beyond twice this repository's median first-response time
 # for its kind (pull request or issue), once it has seen a few answers (fewer say nothing).
 CODE_MIN_SAMPLES = 3
@@ -196,6 +200,12 @@ class Expectations:
     # when and by whom; first-response delays (minutes) of those answered, per kind.
     waiting: dict[tuple[str, int], tuple[datetime, str | None]] = field(default_factory=dict)
     response_minutes: dict[str, list[float]] = field(default_factory=dict)
+    # Desktop, per day: active minutes and first start ("HH:MM") per app, the frames' spans,
+    # and the switching seen at each point.
+    app_minutes: dict[date, dict[str, float]] = field(default_factory=dict)
+    app_first: dict[date, dict[str, str]] = field(default_factory=dict)
+    spans: dict[date, list[tuple[str, str]]] = field(default_factory=dict)
+    switches: list[Seen] = field(default_factory=list)
 
     # -- learning -------------------------------------------------------------------------------
 
@@ -270,6 +280,8 @@ class Expectations:
             if isinstance(rooms, Mapping):
                 active = frozenset(str(r) for r, n in rooms.items() if _number(n))
                 self.rooms.setdefault(segment, []).append((day, active))
+        if p.get("type") == "frame_end":
+            self._frame(p, day)
         slot = p.get("slot")
         if isinstance(slot, int) and p.get("worn_last_60") is not False:
             for name, into in (
@@ -280,6 +292,44 @@ class Expectations:
                 number = _number(p.get(name))
                 if number is not None:
                     into.setdefault(slot, []).append(Seen(day, number))
+
+    def _frame(self, p: Mapping[str, Any], day: date) -> None:
+        app, start, end = p.get("app"), p.get("start"), p.get("end")
+        minutes = _number(p.get("minutes"))
+        if isinstance(app, str) and minutes is not None:
+            used = self.app_minutes.setdefault(day, {})
+            used[app] = used.get(app, 0.0) + minutes
+            if isinstance(start, str):
+                self.app_first.setdefault(day, {}).setdefault(app, start)
+        if isinstance(start, str) and isinstance(end, str):
+            self.spans.setdefault(day, []).append((start, end))
+        switches = _number(p.get("switches_30"))
+        if switches is not None:
+            self.switches.append(Seen(day, switches))
+
+    def switches_usual(self, today: date) -> tuple[float, int] | None:
+        """The 95th percentile of switching at this person's earlier points, and over how many
+        days; None before :data:`MIN_DAYS` days."""
+        earlier = [s.value for s in self.switches if s.day < today]
+        days = len({s.day for s in self.switches if s.day < today})
+        if days < MIN_DAYS:
+            return None
+        return quantile(earlier, SWITCH_QUANTILE), days
+
+    def main_app(self, today: date) -> tuple[str, list[str], int] | None:
+        """The app most used on at least :data:`MAIN_APP_SHARE` of the earlier days, its first
+        starts on those days ("HH:MM"), and the number of earlier days; None if there is none."""
+        earlier = [d for d in self.app_minutes if d < today]
+        if len(earlier) < MIN_DAYS:
+            return None
+        mains: dict[str, list[date]] = {}
+        for d in earlier:
+            used = self.app_minutes[d]
+            mains.setdefault(max(sorted(used), key=lambda a: used[a]), []).append(d)
+        app, days = max(sorted(mains.items()), key=lambda item: len(item[1]))
+        if len(days) < MAIN_APP_SHARE * len(earlier):
+            return None
+        return app, sorted(self.app_first[d][app] for d in days), len(earlier)
 
     # -- what is usual ----------------------------------------------------------------------------
 

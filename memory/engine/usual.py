@@ -52,6 +52,14 @@ ROUTINE_GRACE_SEGMENTS = 1
 ROUTINE_RELEVANT_SEGMENTS = 3
 ROUTINE_FIRST_SEGMENT = 6  # 05:00: earlier activity continues the night
 PACE_SLOTS = frozenset({1, 2, 3})  # noon, mid-afternoon and evening: a pace to fall behind
+# Desktop: the baseline's break rule (90 minutes of frames, no gap of 5) nudged once per stretch;
+# switching at least the baseline's floor; the main app late past its usual first start plus
+# half an hour, for three hours.
+WORK_SPAN_MIN = 90
+BREAK_MIN = 5
+SWITCH_FLOOR = 12
+MAIN_APP_GRACE_MIN = 30
+MAIN_APP_RELEVANT_MIN = 180
 
 
 @dataclass(frozen=True, slots=True)
@@ -327,8 +335,80 @@ def _code(
     return out
 
 
+def _clock(text: str) -> int:
+    hours, _, minutes = text.partition(":")
+    return int(hours) * 60 + int(minutes or 0)
+
+
+def _hhmm(minutes: float) -> str:
+    whole = int(minutes)
+    return f"{whole // 60:02d}:{whole % 60:02d}"
+
+
+def _desktop(
+    p: Mapping[str, Any], now: datetime, exp: Expectations, rules: Mapping[str, str]
+) -> dict[str, Judged]:
+    out: dict[str, Judged] = {}
+    today = now.date()
+    clock = now.hour * 60 + now.minute
+
+    # take_break: one nudge per stretch of work without a break (the stretch is its target).
+    spans = sorted(
+        (_clock(a), _clock(b))
+        for a, b in [*exp.spans.get(today, []), (p.get("start"), p.get("end"))]
+        if isinstance(a, str) and isinstance(b, str)
+    )
+    reach: tuple[int, int] | None = None
+    for start, end in spans:
+        if reach is None or start - reach[1] >= BREAK_MIN:
+            reach = (start, end)
+        else:
+            reach = (reach[0], max(reach[1], end))
+    if reach is not None and reach[1] - reach[0] >= WORK_SPAN_MIN:
+        out["take_break"] = Judged(
+            True,
+            f"You have been working since {_hhmm(reach[0])} without a break of "
+            f"{BREAK_MIN} minutes ({minutes_words(reach[1] - reach[0])}); take a few minutes "
+            "away from the screen.",
+            target=f"work@{_hhmm(reach[0])}",
+        )
+
+    # refocus: switching above what is usual for this person (and at least the baseline floor).
+    switches = _number(p.get("switches_30"))
+    usual = exp.switches_usual(today)
+    if switches is not None and usual is not None:
+        high, days = usual
+        if switches > high and switches >= SWITCH_FLOOR:
+            out["refocus"] = Judged(
+                True,
+                f"{int(switches)} apps and windows started in the last 30 minutes, more than on "
+                f"95 % of your moments over the last {days} days ({int(high)}); close what you "
+                "do not need and pick one task.",
+                target=f"switching@{now:%H}",
+            )
+        else:
+            out["refocus"] = Judged(False, f"{int(switches)} switches is usual for you")
+
+    # resume_focus: the usual main app not opened yet by its usual time.
+    main = exp.main_app(today)
+    if main is not None:
+        app, starts, days = main
+        used_today = set(exp.app_minutes.get(today, {})) | {p.get("app")}
+        deadline = _clock(starts[(3 * len(starts)) // 4]) + MAIN_APP_GRACE_MIN
+        late = app not in used_today and deadline < clock <= deadline + MAIN_APP_RELEVANT_MIN
+        out["resume_focus"] = Judged(
+            late,
+            f"You usually open {app} by {_hhmm(deadline - MAIN_APP_GRACE_MIN)} (it was your "
+            f"main app on {len(starts)} of the last {days} days); not yet today. Pick it up?"
+            if late
+            else f"{app} is in use or not due yet",
+            target=f"start/{app}" if late else "",
+        )
+    return out
+
+
 _CODE_INTENTS = {"pull_request": "review_nudge", "issue": "triage_nudge"}
-_JUDGES = {"home": _home, "sports": _sports, "code": _code}
+_JUDGES = {"home": _home, "sports": _sports, "code": _code, "desktop": _desktop}
 
 
 def judge(
