@@ -11,10 +11,12 @@ import pytest
 from django.test import Client
 
 from aframes_web.api.errors import PROBLEMS, TYPE_PREFIX
+from aframes_web.streams.models import Event
 from aframes_web.streams.services import entity_create
 from tests.conftest import ApiClient, snapshot
 
 pytestmark = pytest.mark.django_db
+
 EVENTS = "/api/v1/entities/alice-laptop/events"
 
 
@@ -260,6 +262,30 @@ def test_json_nested_past_the_parsers_limit_is_a_400_not_a_500(owner_api, deskto
     # Any JSON body the API reads, not only events.
     made = owner_api.post("/api/v1/entities", deep)
     assert made.status_code == 400 and "too deeply" in made.json()["detail"]
+
+
+def test_decide_reads_its_body_as_every_other_door_does(owner_api, desktop) -> None:
+    """Deep nesting, a 5,000-digit number, bytes that are not UTF-8 and text that is not JSON:
+    each a 400 that says what is wrong with the body, never a 500 nor Python's advice."""
+    decide = "/api/v1/entities/alice-laptop/decide"
+    deep = owner_api.post(decide, "[" * 2000 + "]" * 2000)
+    assert deep.status_code == 400 and "too deeply" in deep.json()["detail"]
+    brackets = owner_api.post(decide, "[" * 100_000)
+    assert brackets.status_code == 400 and "too deeply" in brackets.json()["detail"]
+    huge = owner_api.post(decide, '{"payload": {"n": ' + "9" * 5000 + "}}")
+    assert huge.status_code == 400
+    said = huge.json()["detail"]
+    assert "more than 4,300 digits" in said and "set_int_max_str_digits" not in said
+    latin = owner_api.post(decide, '{"a": "caf\xe9"}'.encode("latin-1"))
+    assert latin.status_code == 400 and "not UTF-8" in latin.json()["detail"]
+    garbled = owner_api.post(decide, "{not json")
+    assert garbled.status_code == 400 and "is not JSON" in garbled.json()["detail"]
+    # The batch door and DRF's parser say the same of the same number.
+    for path in (EVENTS, "/api/v1/entities"):
+        answer = owner_api.post(path, '[{"n": ' + "9" * 5000 + "}]")
+        assert answer.status_code == 400, path
+        assert "more than 4,300 digits" in json.dumps(answer.json()), path
+    assert Event.objects.count() == 0
 
 
 def test_a_monitor_of_a_hundred_digits_is_refused_not_stored_or_crashed(owner_api, desktop):

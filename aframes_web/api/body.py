@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import zlib
 from typing import Any
 
 from django.http import HttpRequest
 
 from aframes_web.api.errors import Problem
-from aframes_web.api.parsers import TOO_DEEP
+from aframes_web.api.parsers import Unreadable, json_value
 from aframes_web.streams.records import ItemError
 
 NDJSON_TYPES = ("application/x-ndjson", "application/jsonl", "application/ndjson")
@@ -113,11 +112,9 @@ def decode_events(request: HttpRequest, body: bytes, *, max_events: int) -> list
                 count = sum(1 for x in lines if x.strip())
                 raise BodyError(413, too_many.format(n=count, limit=max_events))
             try:
-                items.append(json.loads(line))
-            except (ValueError, UnicodeDecodeError) as exc:
-                errors.append(ItemError(index, "", f"line {number} is not JSON: {exc}"))
-            except RecursionError:
-                errors.append(ItemError(index, "", f"line {number} {TOO_DEEP}"))
+                items.append(json_value(line, f"line {number}"))
+            except Unreadable as exc:
+                errors.append(ItemError(index, "", str(exc).removesuffix(".")))
             index += 1
         if errors:
             raise BodyError(
@@ -126,11 +123,9 @@ def decode_events(request: HttpRequest, body: bytes, *, max_events: int) -> list
         return items
     if media in JSON_TYPES or media == "":
         try:
-            data = json.loads(body)
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise BodyError(400, f"The body is not valid JSON: {exc}.") from None
-        except RecursionError:
-            raise BodyError(400, f"The body {TOO_DEEP}") from None
+            data = json_value(body)
+        except Unreadable as exc:
+            raise BodyError(400, str(exc)) from None
         if not isinstance(data, list):
             raise BodyError(
                 400,

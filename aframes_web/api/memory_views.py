@@ -5,7 +5,6 @@ Thin: each validates its input and calls one service or selector of ``memory``.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from django.conf import settings
@@ -21,6 +20,7 @@ from aframes_web.api.body import BodyError, read_body
 from aframes_web.api.errors import Problem
 from aframes_web.api.paging import Keyset, keyset_page
 from aframes_web.api.params import choice_param, day_param, day_value, policy_param, time_param
+from aframes_web.api.parsers import Unreadable, json_value
 from aframes_web.streams.services import BatchRejected
 from aframes_web.teams.models import Scope
 from memory import present, selectors
@@ -148,11 +148,11 @@ class EntityDecideView(TeamAPIView):
         policy = _policy(request)
         try:
             body = read_body(request._request, limit=settings.AFRAMES_MAX_BATCH_BYTES)
-            item = json.loads(body) if body else None
+            item = json_value(body) if body else None
         except BodyError as err:
             raise err.problem() from None
-        except (ValueError, UnicodeDecodeError) as err:
-            raise _rejected(f"The body is not JSON: {err}.", []) from None
+        except Unreadable as err:
+            raise _rejected(str(err), []) from None
         if not isinstance(item, dict):
             raise _rejected(
                 "The body must be one event: a JSON object with occurred_at, kind, "

@@ -1,10 +1,18 @@
-"""The request-body parser DRF uses for every JSON body the API reads (settings:
-``DEFAULT_PARSER_CLASSES``)."""
+"""Reading JSON off the wire, one way for every body the API reads: DRF's parser
+(``DEFAULT_PARSER_CLASSES``), event batches (``body.py``) and single events (``decide``).
+
+Whatever a client sends, the answer is a 400 with a sentence about the body, never a 500 and
+never Python's own advice: JSON nested past the recursion limit, a number longer than Python
+converts, bytes that are not UTF-8 and text that is not JSON each get their own message.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import json
+import sys
+from typing import Any, NoReturn
 
+from django.conf import settings
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
@@ -12,12 +20,49 @@ from rest_framework.parsers import JSONParser
 TOO_DEEP = "nests arrays or objects too deeply to read (hundreds of levels); flatten it."
 
 
+class Unreadable(ValueError):
+    """A JSON text that cannot be read; the message is what the client is told."""
+
+
+def _refuse_constant(name: str) -> NoReturn:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def json_value(text: bytes | str, what: str = "The body", *, strict: bool = False) -> Any:
+    """The value of a JSON ``text``, or :class:`Unreadable` saying what is wrong with it.
+    ``strict``: NaN and Infinity are refused, as JSON itself does."""
+    try:
+        if strict:
+            return json.loads(text, parse_constant=_refuse_constant)
+        return json.loads(text)
+    except RecursionError:
+        raise Unreadable(f"{what} {TOO_DEEP}") from None
+    except UnicodeDecodeError as exc:
+        raise Unreadable(f"{what} is not UTF-8 text ({exc.reason} at byte {exc.start}).") from None
+    except ValueError as exc:
+        if "integer string conversion" in str(exc):
+            digits = sys.get_int_max_str_digits()
+            raise Unreadable(
+                f"{what} holds a number of more than {digits:,} digits; no field takes one."
+            ) from None
+        raise Unreadable(f"{what} is not JSON: {exc}.") from None
+
+
 class JsonParser(JSONParser):
-    """DRF's JSON parser, with JSON nested past Python's recursion limit a 400 like any other
-    unreadable body instead of a 500."""
+    """DRF's JSON parser reading through :func:`json_value`: any unreadable body is a 400."""
 
     def parse(self, stream: Any, media_type: Any = None, parser_context: Any = None) -> Any:
+        encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
+        raw = stream.read() if stream is not None else b""
         try:
-            return super().parse(stream, media_type, parser_context)
-        except RecursionError:
-            raise ParseError(f"The body {TOO_DEEP}") from None
+            text = raw.decode(encoding)
+        except UnicodeDecodeError as exc:
+            raise ParseError(
+                f"The body is not {encoding} text ({exc.reason} at byte {exc.start})."
+            ) from None
+        except LookupError:
+            raise ParseError(f"The body's charset {encoding!r} is unknown; send UTF-8.") from None
+        try:
+            return json_value(text, strict=self.strict)
+        except Unreadable as exc:
+            raise ParseError(str(exc)) from None
