@@ -5,6 +5,8 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from aframes_web.mcp.metadata import protected_resource
+
 # /healthz is answered by aframes_web.health.HealthCheckMiddleware, before any URL routing.
 urlpatterns = [
     path("login/", auth_views.LoginView.as_view(), name="login"),
@@ -16,5 +18,8 @@ urlpatterns = [
     # inline script and keeps the Content-Security-Policy.
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),
     path("api/v1/", include("aframes_web.api.urls")),
+    # RFC 9728 Protected Resource Metadata of the MCP endpoint (mcp/metadata.py).
+    path(".well-known/oauth-protected-resource", protected_resource),
+    path(".well-known/oauth-protected-resource/<path:resource>", protected_resource),
     path("", include("aframes_web.dashboard.urls")),
 ]

@@ -459,6 +459,50 @@ def test_auth_failures_are_refused_before_any_tool(server_url, team) -> None:
     assert _initialize(server_url, {"Authorization": f"Bearer {good.key}"}).status_code == 401
 
 
+def test_a_401_names_the_resource_metadata_that_says_how_to_get_a_token(server_url, team) -> None:
+    """MCP authorization (RFC 9728): the challenge points at the metadata; the metadata says
+    bearer tokens from manage.py create_token are the way in, with no OAuth server."""
+    host = server_url.removeprefix("http://")
+    for headers in ({}, {"Authorization": "Bearer afr_nope_nope"}):
+        refused = _initialize(server_url, headers)
+        assert refused.status_code == 401
+        challenge = refused.headers["www-authenticate"]
+        assert challenge.startswith("Bearer ")
+        expected = f'resource_metadata="http://{host}/.well-known/oauth-protected-resource/mcp"'
+        assert expected in challenge and challenge.count("resource_metadata") == 1
+    for path in (
+        "/.well-known/oauth-protected-resource/mcp",
+        "/.well-known/oauth-protected-resource",
+    ):
+        document = httpx2.get(server_url + path, timeout=10).json()
+        assert document["resource"] == f"http://{host}/mcp"
+        assert document["authorization_servers"] == []
+        assert document["bearer_methods_supported"] == ["header"]
+        assert "manage.py create_token" in document["aframes_authentication"]
+
+
+def test_the_sdk_client_connects_with_a_good_token_and_is_refused_with_a_bad_one_or_none(
+    server_url, team
+) -> None:
+    good = key(team, ["read"])
+    assert {t.name for t in _list_tools(server_url, {"Authorization": f"Bearer {good}"})} >= TOOLS
+    for headers in ({"Authorization": "Bearer afr_nope_nope"}, {}):
+        # The SDK's client, given no OAuth provider, reports the 401 as an error response of
+        # the handshake (raised through its task groups): no session, no tool.
+        with pytest.raises(BaseExceptionGroup) as refused:
+            _list_tools(server_url, headers)
+        assert "Server returned an error response" in repr(refused.value)
+
+
+def _list_tools(url: str, headers: dict[str, str]) -> list[Any]:
+    async def run() -> list[Any]:
+        http = httpx2.AsyncClient(headers=headers, timeout=30)
+        async with Client(streamable_http_client(f"{url}/mcp", http_client=http)) as client:
+            return list((await client.list_tools()).tools)
+
+    return asyncio.run(run())
+
+
 def test_hosts_and_origins_outside_allowed_hosts_are_refused(server_url, team) -> None:
     auth = {"Authorization": f"Bearer {key(team, ['read'])}"}
     assert _initialize(server_url, {**auth, "Host": "evil.example"}).status_code == 400

@@ -33,6 +33,7 @@ from starlette.responses import PlainTextResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from aframes_web.mcp import tools
+from aframes_web.mcp.metadata import ResourceMetadataChallenge
 from aframes_web.teams.auth import Principal
 from aframes_web.teams.selectors import token_for_key
 from aframes_web.teams.services import token_touch
@@ -228,5 +229,6 @@ def http_app() -> Starlette:
         # Hosts and origins are checked by AllowedHosts, against the settings Django uses.
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
     )
+    app.add_middleware(ResourceMetadataChallenge, mcp_path=MCP_PATH)
     app.add_middleware(AllowedHosts)
     return app
