@@ -115,6 +115,20 @@ def test_a_seat_or_bed_in_use_is_never_a_device_left_on_and_explains_stillness()
     assert "someone resting" in judged.message
 
 
+def test_a_veto_of_one_device_never_hides_the_baseline_alarm_of_another() -> None:
+    exp = _door_history(minutes=50)  # the front door: usually open for most of an hour
+    now = START + timedelta(days=7, hours=12)
+    door = {"device": "FrontDoor", "room": "Entrance", "kind": "door"}
+    oven = {"device": "Oven", "room": "Kitchen", "kind": "electric"}  # never seen closing
+    items = [
+        {**door, "since": (now - timedelta(minutes=60)).isoformat()},
+        {**oven, "since": (now - timedelta(minutes=45)).isoformat()},
+    ]
+    point = _point(99, now, segment=14, events=3, on_at_close=items)
+    proposed = RulesPolicy().decide(_ctx(point, exp))
+    assert proposed.intent == "check_device" and "Oven on since" in proposed.message
+
+
 def test_stillness_after_the_outer_door_means_out_not_a_fall() -> None:
     exp = Expectations()
     left = START + timedelta(hours=10)

@@ -281,7 +281,7 @@ def _recent_blocker(scope: Scope, current: EngineEvent, prior: Sequence[EngineEv
 
 # Our choices for the event-only rules at decision points: plain thresholds on what a point
 # and the last days' points show, no memory beyond them.
-DEVICE_OPEN_MIN = 30  # home: a door or appliance on for this long
+DEVICE_OPEN_MIN = usual.DEVICE_OPEN_MIN  # home: a door or appliance on for this long
 STILL_MIN = 180  # home: minutes without an event, in the daytime hours below
 DAYTIME = (time(8), time(22))
 SEDENTARY_STEPS = 250  # sports: steps in the hour below which it was sedentary

@@ -40,6 +40,8 @@ from memory.engine.expect import (
     since_minutes,
 )
 
+# The event-only baseline's rule for a device with no history (decide.py reads it from here).
+DEVICE_OPEN_MIN = 30  # home: a door or appliance on for this long
 # Our choices, each the "clearly, not marginally" reading a careful annotator gives a rule:
 DEVICE_FLOOR_MIN = 10.0  # a device on for less is never "left on", however short it usually is
 STILL_FACTOR = 1.5  # stillness worth a check: half as long again as any at this segment before
@@ -115,39 +117,47 @@ def _home(
         for i in p.get("on_at_close") or ()
         if isinstance(i, Mapping) and i.get("kind") in OCCUPANCY
     ]
-    # check_device: the longest-open device that is open for longer than it usually is.
-    for item in p.get("on_at_close") or ():
-        if not isinstance(item, Mapping) or not isinstance(item.get("since"), str):
+    # check_device: the longest-open device first; memory judges a device with history, and a
+    # device without one is left to the baseline's rule (a veto of one never hides another).
+    held = [i for i in p.get("on_at_close") or () if isinstance(i, Mapping)]
+    vetoes: list[str] = []
+    for item in sorted(held, key=lambda i: str(i.get("since"))):
+        if not isinstance(item.get("since"), str):
             continue
         if item.get("kind") in OCCUPANCY:
-            out.setdefault(
-                "check_device",
-                Judged(False, f"{device_words(item)} in use: someone resting, not left on"),
-            )
+            vetoes.append(f"{device_words(item)} in use: someone resting, not left on")
             continue
         minutes = since_minutes(now, item["since"])
         usual = exp.device_usual_minutes(str(item.get("device")))
         if minutes is None or usual is None:
-            continue  # no history of this device: the baseline's rule speaks for it
+            # No history of this device: the baseline's rule speaks for it, about it alone.
+            if minutes is not None and minutes >= DEVICE_OPEN_MIN:
+                since = datetime.fromisoformat(item["since"]).strftime("%H:%M")
+                device = item.get("device")
+                out["check_device"] = Judged(True, f"{device} on since {since}", baseline=True)
+                break
+            continue
         on, off = _open_word(item)
-        since = datetime.fromisoformat(item["since"]).strftime("%H:%M")
-        threshold = max(DEVICE_FLOOR_MIN, DEVICE_FACTOR * usual)
-        if minutes >= threshold:
-            longest = exp.device_longest(str(item.get("device"))) or usual
-            out["check_device"] = Judged(
-                True,
-                f"{device_words(item).capitalize()} has been {on} since {since}, "
-                f"{minutes_words(minutes)}; it is usually {off} within "
-                f"{minutes_words(usual)} (longest before: {minutes_words(longest)}).",
+        if minutes < max(DEVICE_FLOOR_MIN, DEVICE_FACTOR * usual):
+            vetoes.append(
+                f"{device_words(item)} {on} for {minutes_words(minutes)}, within its usual "
+                f"(twice {minutes_words(usual)})"
             )
-            break
-        out.setdefault(
-            "check_device",
-            Judged(
-                False,
-                f"{device_words(item)} on for {minutes_words(minutes)}, within its usual "
-                f"(twice {minutes_words(usual)})",
-            ),
+            continue
+        since = datetime.fromisoformat(item["since"]).strftime("%H:%M")
+        longest = exp.device_longest(str(item.get("device"))) or usual
+        out["check_device"] = Judged(
+            True,
+            f"{device_words(item).capitalize()} has been {on} since {since}, "
+            f"{minutes_words(minutes)}; it is usually {off} within "
+            f"{minutes_words(usual)} (longest before: {minutes_words(longest)}).",
+        )
+        break
+    if "check_device" not in out and held:
+        # Every device is judged above; the baseline's own reason would name a device memory
+        # explained (or a seat), so it is not asked.
+        out["check_device"] = Judged(
+            False, "; ".join(vetoes) or f"nothing on for {DEVICE_OPEN_MIN} minutes yet"
         )
 
     # wellbeing_check: stillness, judged against the same segment on earlier days.
