@@ -27,6 +27,9 @@ def test_create_rejects_bad_timezone_scope_key_and_duplicates(owner_api) -> None
     assert bad_scope.status_code == 400 and "scope" in bad_scope.json()["fields"]
     bad_key = owner_api.post("/api/v1/entities", {"key": "a b/c", "scope": "home"})
     assert bad_key.status_code == 400 and "not a valid key" in bad_key.json()["detail"]
+    # Python's `$` matches before a final newline; the key pattern (and JSON Schema's) does not.
+    newline = owner_api.post("/api/v1/entities", {"key": "a\n", "scope": "home"})
+    assert newline.status_code == 400 and "not a valid key" in newline.json()["detail"]
     owner_api.post("/api/v1/entities", {"key": "a", "scope": "home"})
     again = owner_api.post("/api/v1/entities", {"key": "a", "scope": "home"})
     assert again.status_code == 409

@@ -169,7 +169,7 @@ def url_matches(template: str, url: str) -> bool:
 def parse_slot(text: str) -> tuple[str, str]:
     """``name=value`` as (name, value); the value may be empty and may hold ``=``."""
     name, sep, value = text.partition("=")
-    if not sep or not _SLOT_NAME.match(name):
+    if not sep or not _SLOT_NAME.fullmatch(name):
         raise SlotError(
             f"slot {text!r} is not name=value (a name of letters, digits, _ . -, then =, "
             "then the value), e.g. --slot amount=12.50"

@@ -36,7 +36,12 @@ class TextField(serializers.CharField):
 
 @extend_schema_field({"type": "string", "pattern": ENTITY_KEY_RE.pattern, "maxLength": 100})
 class EntityKeyField(TextField):
-    """Checked by ``entity_create`` (its message names the rule); the schema states the rule."""
+    """Checked by ``entity_create`` (its message names the rule); the schema states the rule.
+    Taken as sent: a key with surrounding white space is refused, not silently trimmed into
+    another key."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(trim_whitespace=False, **kwargs)
 
 
 @extend_schema_field({"type": "string", "enum": sorted(available_timezones()), "default": "UTC"})

@@ -64,7 +64,7 @@ class ImportUploadForm(forms.Form):
 
     def clean_entity(self) -> str:
         key = self.cleaned_data["entity"]
-        if not ENTITY_KEY_RE.match(key):
+        if not ENTITY_KEY_RE.fullmatch(key):
             raise forms.ValidationError(
                 "Use 1-100 letters, digits and . _ : @ -, starting with a letter or digit."
             )

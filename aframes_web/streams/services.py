@@ -98,7 +98,7 @@ def check_timezone(name: str) -> ZoneInfo:
 def entity_create(
     *, team: Team, key: str, scope: str, name: str | None = None, timezone_name: str = "UTC"
 ) -> Entity:
-    if not ENTITY_KEY_RE.match(key):
+    if not ENTITY_KEY_RE.fullmatch(key):
         raise EntityError(
             "key",
             f"{key!r} is not a valid key: 1-100 characters, letters, digits and . _ : @ -, "

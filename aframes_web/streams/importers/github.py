@@ -168,7 +168,7 @@ def _compact(attributes: dict[str, Any]) -> dict[str, Any]:
 
 def entity_key(full_name: str) -> str | None:
     """``owner/name`` as a sub-entity key: ``owner.name``, lower-cased; None if not a repo name."""
-    match = _REPO_NAME_RE.match(full_name)
+    match = _REPO_NAME_RE.fullmatch(full_name)
     if match is None:
         return None
     key = f"{match[1]}.{match[2]}".lower()
