@@ -231,4 +231,3 @@ def _check_citations(
             raise CausalityViolation(f"{decision.point}: cites event {rest}, not seen yet")
         if kind == "point" and int(rest) not in decided and int(rest) != current.id:
             raise CausalityViolation(f"{decision.point}: cites point {rest}, not seen yet")
-
