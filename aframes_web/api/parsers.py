@@ -12,7 +12,6 @@ import json
 import sys
 from typing import Any, NoReturn
 
-from django.conf import settings
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
@@ -49,20 +48,19 @@ def json_value(text: bytes | str, what: str = "The body", *, strict: bool = Fals
 
 
 class JsonParser(JSONParser):
-    """DRF's JSON parser reading through :func:`json_value`: any unreadable body is a 400."""
+    """DRF's JSON parser, with its unreadable bodies worded as :func:`json_value` words them:
+    nested past the recursion limit or a number past Python's digit limit is a 400 like any
+    other unreadable body, never a 500 nor Python's advice."""
 
     def parse(self, stream: Any, media_type: Any = None, parser_context: Any = None) -> Any:
-        encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
-        raw = stream.read() if stream is not None else b""
         try:
-            text = raw.decode(encoding)
-        except UnicodeDecodeError as exc:
-            raise ParseError(
-                f"The body is not {encoding} text ({exc.reason} at byte {exc.start})."
-            ) from None
-        except LookupError:
-            raise ParseError(f"The body's charset {encoding!r} is unknown; send UTF-8.") from None
-        try:
-            return json_value(text, strict=self.strict)
-        except Unreadable as exc:
-            raise ParseError(str(exc)) from None
+            return super().parse(stream, media_type, parser_context)
+        except RecursionError:
+            raise ParseError(f"The body {TOO_DEEP}") from None
+        except ParseError as exc:
+            if "integer string conversion" in str(exc.detail):
+                digits = sys.get_int_max_str_digits()
+                raise ParseError(
+                    f"The body holds a number of more than {digits:,} digits; no field takes one."
+                ) from None
+            raise
