@@ -27,6 +27,12 @@ def _refuse_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not a JSON number")
 
 
+def _too_long(what: str) -> str:
+    """What a number longer than Python converts is told (not Python's own advice)."""
+    digits = sys.get_int_max_str_digits()
+    return f"{what} holds a number of more than {digits:,} digits; no field takes one."
+
+
 def json_value(text: bytes | str, what: str = "The body", *, strict: bool = False) -> Any:
     """The value of a JSON ``text``, or :class:`Unreadable` saying what is wrong with it.
     ``strict``: NaN and Infinity are refused, as JSON itself does."""
@@ -40,10 +46,7 @@ def json_value(text: bytes | str, what: str = "The body", *, strict: bool = Fals
         raise Unreadable(f"{what} is not UTF-8 text ({exc.reason} at byte {exc.start}).") from None
     except ValueError as exc:
         if "integer string conversion" in str(exc):
-            digits = sys.get_int_max_str_digits()
-            raise Unreadable(
-                f"{what} holds a number of more than {digits:,} digits; no field takes one."
-            ) from None
+            raise Unreadable(_too_long(what)) from None
         raise Unreadable(f"{what} is not JSON: {exc}.") from None
 
 
@@ -59,8 +62,5 @@ class JsonParser(JSONParser):
             raise ParseError(f"The body {TOO_DEEP}") from None
         except ParseError as exc:
             if "integer string conversion" in str(exc.detail):
-                digits = sys.get_int_max_str_digits()
-                raise ParseError(
-                    f"The body holds a number of more than {digits:,} digits; no field takes one."
-                ) from None
+                raise ParseError(_too_long("The body")) from None
             raise

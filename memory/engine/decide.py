@@ -40,7 +40,7 @@ from memory.engine.catalogue import (
     services,
 )
 from memory.engine.control import Proposed, Scope
-from memory.engine.expect import Expectations
+from memory.engine.expect import Expectations, as_number
 from memory.engine.records import DayRecord, EngineEvent, Path, Predicate
 from memory.engine.refs import current_ref, regularity_id
 from memory.engine.retrieve import Retrieved
@@ -289,9 +289,7 @@ ACTIVE_STEPS = 1000  # sports: steps in the hour above which it was active
 SITTING_MIN = 50  # sports: sedentary minutes of the hour
 PACE_SHARE = 0.5  # sports: steps so far below this share of yesterday's at the slot
 PACE_SLOTS = frozenset({1, 2, 3})
-WORK_SPAN = timedelta(minutes=90)  # desktop: frames covering this long without a break
-BREAK = timedelta(minutes=5)
-SWITCHES = 12  # desktop: frame starts in the last 30 minutes
+SWITCHES = usual.SWITCH_FLOOR  # desktop: frame starts in the last 30 minutes
 
 
 def _point_rule(ctx: DecisionContext, prior: Sequence[EngineEvent]) -> Proposed:
@@ -311,12 +309,6 @@ def _point_rule(ctx: DecisionContext, prior: Sequence[EngineEvent]) -> Proposed:
             evidence_ids=(current_ref(ctx.current),),
         )
     return ctx.abstain("event_only: no rule holds at this point")
-
-
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
-        return None
-    return float(value)
 
 
 def _same_slot_yesterday(
@@ -350,7 +342,7 @@ def _home_rules(ctx: DecisionContext, prior: Sequence[EngineEvent]) -> dict[str,
             if ctx.now - opened >= timedelta(minutes=DEVICE_OPEN_MIN):
                 found["check_device"] = f"{item.get('device')} on since {opened.strftime('%H:%M')}"
                 break
-    quiet = _number(p.get("quiet_min"))
+    quiet = as_number(p.get("quiet_min"))
     if quiet is not None and quiet >= STILL_MIN and DAYTIME[0] <= ctx.now.time() < DAYTIME[1]:
         found["wellbeing_check"] = f"no sensor event for {int(quiet)} minutes"
     return found
@@ -359,18 +351,18 @@ def _home_rules(ctx: DecisionContext, prior: Sequence[EngineEvent]) -> dict[str,
 def _sports_rules(ctx: DecisionContext, prior: Sequence[EngineEvent]) -> dict[str, str]:
     p = ctx.current.payload
     found: dict[str, str] = {}
-    steps = _number(p.get("steps_last_60"))
+    steps = as_number(p.get("steps_last_60"))
     yesterday = _same_slot_yesterday(ctx, prior, "slot")
     if steps is not None and steps < SEDENTARY_STEPS and yesterday is not None:
-        before = _number(yesterday.payload.get("steps_last_60"))
+        before = as_number(yesterday.payload.get("steps_last_60"))
         if before is not None and before >= ACTIVE_STEPS:
             found["suggest_walk"] = f"{int(steps)} steps in the last hour, {int(before)} yesterday"
-    today = _number(p.get("steps_today"))
+    today = as_number(p.get("steps_today"))
     if p.get("slot") in PACE_SLOTS and today is not None and yesterday is not None:
-        before = _number(yesterday.payload.get("steps_today"))
+        before = as_number(yesterday.payload.get("steps_today"))
         if before is not None and before >= ACTIVE_STEPS and today < PACE_SHARE * before:
             found["step_goal_nudge"] = f"{int(today)} steps so far, {int(before)} by now yesterday"
-    sitting = _number(p.get("sedentary_min_last_60"))
+    sitting = as_number(p.get("sedentary_min_last_60"))
     if (
         sitting is not None
         and sitting >= SITTING_MIN
@@ -385,27 +377,22 @@ def _desktop_rules(ctx: DecisionContext, prior: Sequence[EngineEvent]) -> dict[s
     p = ctx.current.payload
     found: dict[str, str] = {}
     today = [e for e in (*prior, ctx.current) if e.payload.get("day") == p.get("day")]
-    spans = sorted(
-        (_clock_on(ctx, e.payload.get("start")), _clock_on(ctx, e.payload.get("end")))
-        for e in today
+    reach = usual.work_stretch(
+        (_clock_on(e.payload.get("start")), _clock_on(e.payload.get("end"))) for e in today
     )
-    reach = None
-    for start, end in spans:
-        if reach is None or start - reach[1] >= BREAK:
-            reach = (start, end)
-        else:
-            reach = (reach[0], max(reach[1], end))
-    if reach is not None and reach[1] - reach[0] >= WORK_SPAN:
-        found["take_break"] = f"frames without a break since {reach[0].strftime('%H:%M')}"
-    switches = _number(p.get("switches_30"))
+    if reach is not None and reach[1] - reach[0] >= usual.WORK_SPAN_MIN:
+        found["take_break"] = f"frames without a break since {usual.hhmm(reach[0])}"
+    switches = as_number(p.get("switches_30"))
     if switches is not None and switches >= SWITCHES:
         found["refocus"] = f"{int(switches)} frames started in the last 30 minutes"
     return found
 
 
-def _clock_on(ctx: DecisionContext, clock: Any) -> datetime:
+def _clock_on(clock: Any) -> int:
+    """A point's local ``HH:MM`` as minutes since midnight (anything else: midnight)."""
     text = clock if isinstance(clock, str) and len(clock) == 5 else "00:00"
-    return datetime.combine(ctx.now.date(), time.fromisoformat(text))
+    moment = time.fromisoformat(text)
+    return moment.hour * 60 + moment.minute
 
 
 _POINT_RULES: Mapping[str, Callable[[DecisionContext, Sequence[EngineEvent]], dict[str, str]]] = (

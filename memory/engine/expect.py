@@ -94,7 +94,8 @@ def _median(values: list[float]) -> float:
     return quantile(values, 0.5)
 
 
-def _number(value: Any) -> float | None:
+def as_number(value: Any) -> float | None:
+    """A payload value as a number; None for bools, NaN and anything not a number."""
     if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
         return None
     return float(value)
@@ -273,12 +274,12 @@ class Expectations:
         self.days.add(day)
         segment = p.get("segment")
         if isinstance(segment, int):
-            quiet = _number(p.get("quiet_min"))
+            quiet = as_number(p.get("quiet_min"))
             if quiet is not None:
                 self.quiet.setdefault(segment, []).append(Seen(day, quiet))
             rooms = p.get("rooms")
             if isinstance(rooms, Mapping):
-                active = frozenset(str(r) for r, n in rooms.items() if _number(n))
+                active = frozenset(str(r) for r, n in rooms.items() if as_number(n))
                 self.rooms.setdefault(segment, []).append((day, active))
         if p.get("type") == "frame_end":
             self._frame(p, day)
@@ -289,13 +290,13 @@ class Expectations:
                 ("steps_today", self.steps_today),
                 ("sedentary_min_last_60", self.sitting),
             ):
-                number = _number(p.get(name))
+                number = as_number(p.get(name))
                 if number is not None:
                     into.setdefault(slot, []).append(Seen(day, number))
 
     def _frame(self, p: Mapping[str, Any], day: date) -> None:
         app, start, end = p.get("app"), p.get("start"), p.get("end")
-        minutes = _number(p.get("minutes"))
+        minutes = as_number(p.get("minutes"))
         if isinstance(app, str) and minutes is not None:
             used = self.app_minutes.setdefault(day, {})
             used[app] = used.get(app, 0.0) + minutes
@@ -303,7 +304,7 @@ class Expectations:
                 self.app_first.setdefault(day, {}).setdefault(app, start)
         if isinstance(start, str) and isinstance(end, str):
             self.spans.setdefault(day, []).append((start, end))
-        switches = _number(p.get("switches_30"))
+        switches = as_number(p.get("switches_30"))
         if switches is not None:
             self.switches.append(Seen(day, switches))
 

@@ -16,7 +16,7 @@ words, times and durations with units, what is usual beside what is happening.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, time
 from typing import Any
@@ -36,6 +36,7 @@ from memory.engine.expect import (
     SITTING_UNUSUAL_SHARE,
     STILL_USUAL_SHARE,
     Expectations,
+    as_number,
     minutes_words,
     since_minutes,
 )
@@ -54,9 +55,9 @@ ROUTINE_GRACE_SEGMENTS = 1
 ROUTINE_RELEVANT_SEGMENTS = 3
 ROUTINE_FIRST_SEGMENT = 6  # 05:00: earlier activity continues the night
 PACE_SLOTS = frozenset({1, 2, 3})  # noon, mid-afternoon and evening: a pace to fall behind
-# Desktop: the baseline's break rule (90 minutes of frames, no gap of 5) nudged once per stretch;
-# switching at least the baseline's floor; the main app late past its usual first start plus
-# half an hour, for three hours.
+# Desktop: the baseline's break rule (90 minutes of frames, no gap of 5; decide.py reads these)
+# nudged once per stretch; switching at least the baseline's floor; the main app late past its
+# usual first start plus half an hour, for three hours.
 WORK_SPAN_MIN = 90
 BREAK_MIN = 5
 SWITCH_FLOOR = 12
@@ -73,12 +74,6 @@ class Judged:
     sentence: str
     baseline: bool = False
     target: str = ""  # what it is about, when not the current event's object (control.Proposed)
-
-
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
-        return None
-    return float(value)
 
 
 def _words(name: str) -> str:
@@ -161,7 +156,7 @@ def _home(
         )
 
     # wellbeing_check: stillness, judged against the same segment on earlier days.
-    quiet = _number(p.get("quiet_min"))
+    quiet = as_number(p.get("quiet_min"))
     daytime = DAYTIME[0] <= now.time().replace(tzinfo=None) < DAYTIME[1]
     if quiet is not None and exp.out_since is not None and exp.out_since <= now:
         out["wellbeing_check"] = Judged(
@@ -200,7 +195,7 @@ def _home(
 
     # check_in_routine: a room used every day by about now, not used yet today, while the home
     # shows life in this segment (the resident is in, the routine is not happening).
-    lively = (_number(p.get("events")) or 0) > 0
+    lively = (as_number(p.get("events")) or 0) > 0
     if not daytime:
         out["check_in_routine"] = Judged(False, f"{now:%H:%M} is night: routines wait for day")
     elif not lively:
@@ -272,7 +267,7 @@ def _sports(
     slot = p.get("slot")
     if not isinstance(slot, int) or p.get("worn_last_60") is False:
         return out
-    steps = _number(p.get("steps_last_60"))
+    steps = as_number(p.get("steps_last_60"))
     at = p.get("slot_time") or f"{now:%H:%M}"
     if steps is not None and steps < SEDENTARY_STEPS:
         share, days = exp.slot_share(exp.steps_hour, slot, today, ACTIVE_STEPS)
@@ -286,7 +281,7 @@ def _sports(
                 if usual
                 else f"this hour is active on only {round(100 * share)} % of {days} days",
             )
-    sitting = _number(p.get("sedentary_min_last_60"))
+    sitting = as_number(p.get("sedentary_min_last_60"))
     sat = sitting is not None and sitting >= SITTING_MIN
     if sat and steps is not None and steps < SEDENTARY_STEPS:
         share, days = exp.slot_share(exp.sitting, slot, today, SITTING_MIN)
@@ -300,7 +295,7 @@ def _sports(
                 if unusual
                 else f"sitting at {at} is usual ({round(100 * share)} % of {days} days)",
             )
-    so_far = _number(p.get("steps_today"))
+    so_far = as_number(p.get("steps_today"))
     if slot in PACE_SLOTS and so_far is not None:
         median = exp.slot_median(exp.steps_today, slot, today)
         if median is not None and median >= PACE_MIN_MEDIAN:
@@ -350,9 +345,23 @@ def _clock(text: str) -> int:
     return int(hours) * 60 + int(minutes or 0)
 
 
-def _hhmm(minutes: float) -> str:
+def hhmm(minutes: float) -> str:
+    """Minutes since local midnight as ``HH:MM``."""
     whole = int(minutes)
     return f"{whole // 60:02d}:{whole % 60:02d}"
+
+
+def work_stretch(spans: Iterable[tuple[int, int]]) -> tuple[int, int] | None:
+    """The latest stretch of work (start, end in minutes since midnight) among frame spans,
+    frames closer than :data:`BREAK_MIN` apart joined: the baseline's rule and memory's read it
+    alike."""
+    reach: tuple[int, int] | None = None
+    for start, end in sorted(spans):
+        if reach is None or start - reach[1] >= BREAK_MIN:
+            reach = (start, end)
+        else:
+            reach = (reach[0], max(reach[1], end))
+    return reach
 
 
 def _desktop(
@@ -363,28 +372,21 @@ def _desktop(
     clock = now.hour * 60 + now.minute
 
     # take_break: one nudge per stretch of work without a break (the stretch is its target).
-    spans = sorted(
-        (_clock(a), _clock(b))
-        for a, b in [*exp.spans.get(today, []), (p.get("start"), p.get("end"))]
-        if isinstance(a, str) and isinstance(b, str)
+    frames = [*exp.spans.get(today, []), (p.get("start"), p.get("end"))]
+    reach = work_stretch(
+        (_clock(a), _clock(b)) for a, b in frames if isinstance(a, str) and isinstance(b, str)
     )
-    reach: tuple[int, int] | None = None
-    for start, end in spans:
-        if reach is None or start - reach[1] >= BREAK_MIN:
-            reach = (start, end)
-        else:
-            reach = (reach[0], max(reach[1], end))
     if reach is not None and reach[1] - reach[0] >= WORK_SPAN_MIN:
         out["take_break"] = Judged(
             True,
-            f"You have been working since {_hhmm(reach[0])} without a break of "
+            f"You have been working since {hhmm(reach[0])} without a break of "
             f"{BREAK_MIN} minutes ({minutes_words(reach[1] - reach[0])}); take a few minutes "
             "away from the screen.",
-            target=f"work@{_hhmm(reach[0])}",
+            target=f"work@{hhmm(reach[0])}",
         )
 
     # refocus: switching above what is usual for this person (and at least the baseline floor).
-    switches = _number(p.get("switches_30"))
+    switches = as_number(p.get("switches_30"))
     usual = exp.switches_usual(today)
     if switches is not None and usual is not None:
         high, days = usual
@@ -408,7 +410,7 @@ def _desktop(
         late = app not in used_today and deadline < clock <= deadline + MAIN_APP_RELEVANT_MIN
         out["resume_focus"] = Judged(
             late,
-            f"You usually open {app} by {_hhmm(deadline - MAIN_APP_GRACE_MIN)} (it was your "
+            f"You usually open {app} by {hhmm(deadline - MAIN_APP_GRACE_MIN)} (it was your "
             f"main app on {len(starts)} of the last {days} days); not yet today. Pick it up?"
             if late
             else f"{app} is in use or not due yet",
