@@ -30,6 +30,15 @@ def test_create_rejects_bad_timezone_scope_key_and_duplicates(owner_api) -> None
     # Python's `$` matches before a final newline; the key pattern (and JSON Schema's) does not.
     newline = owner_api.post("/api/v1/entities", {"key": "a\n", "scope": "home"})
     assert newline.status_code == 400 and "not a valid key" in newline.json()["detail"]
+    # A number is not a key: it is refused, not turned into the text of its spelling.
+    for value, said in ((6.5e-111, "a number"), (12, "a number"), (True, "true or false")):
+        number = owner_api.post("/api/v1/entities", {"key": value, "scope": "home"}, format="json")
+        assert number.status_code == 400
+        assert f"must be a JSON string, not {said}" in number.json()["fields"]["key"][0]
+    named = owner_api.post(
+        "/api/v1/entities", {"key": "n", "scope": "home", "name": ["x"]}, format="json"
+    )
+    assert named.status_code == 400 and "not an array" in named.json()["fields"]["name"][0]
     owner_api.post("/api/v1/entities", {"key": "a", "scope": "home"})
     again = owner_api.post("/api/v1/entities", {"key": "a", "scope": "home"})
     assert again.status_code == 409

@@ -27,11 +27,32 @@ def _storable(value: str) -> None:
 
 
 class TextField(serializers.CharField):
-    """A string a database can store: no U+0000 (DRF refuses it already), no lone surrogate."""
+    """A string a database can store: no U+0000 (DRF refuses it already), no lone surrogate.
+
+    Only a JSON string: DRF's CharField would turn a number into its text (``6.5e-111`` into
+    a key of that spelling), which is not what the client meant and not what the schema says.
+    """
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.validators.append(_storable)
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            raise serializers.ValidationError(
+                f"must be a JSON string, not {_json_type(data)}", code="invalid"
+            )
+        return str(super().to_internal_value(data))
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, dict):
+        return "an object"
+    return "an array" if isinstance(value, list) else "null"
 
 
 @extend_schema_field({"type": "string", "pattern": ENTITY_KEY_RE.pattern, "maxLength": 100})
