@@ -28,6 +28,9 @@ as ×). Each is None ("N/A") where its denominator is zero; coverage, effectiven
 frequency are N/A without positives. Other benchmarks' false-alarm rates are reported under
 their own names, never as intrusion: ``fp_share_of_interventions`` FP/(TP+FP) (ProactiveBench)
 and ``fp_share_of_points`` FP/N (ContextAgent, N the scored points).
+**Timeliness** of what was caught: the share of true positives at the labelled point itself
+and their mean delay after it in minutes (``timeliness``), beside ProactiveBench's outcome
+names (``proactivebench``).
 
 **Intervals.** 95% intervals resample whole streams (entities) with replacement, pooling their
 counts, :data:`RESAMPLES` times with a fixed seed, and take the 2.5th and 97.5th percentiles of
@@ -60,6 +63,10 @@ class Confusion:
     wrong_service: int = 0
     unlabelled: int = 0
     points: int = 0  # scored (labelled) points
+    # Timeliness of the true positives: how many came at the labelled point itself, and the
+    # minutes from each labelled point to its matching intervention, summed.
+    on_time: int = 0
+    lag_min: float = 0.0
 
     def __add__(self, other: Confusion) -> Confusion:
         return Confusion(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
@@ -98,8 +105,10 @@ def score_stream(
     """
     abstained = MethodDecision("", "abstain")
     by_point = {d.point: d for d in decisions}
+    times = dict(points)
     counts = dict.fromkeys(("tp", "fp", "fn", "tn", "invalid", "wrong_service", "unlabelled"), 0)
-    counts["points"] = 0
+    counts["points"] = counts["on_time"] = 0
+    lag = 0.0
     found: list[Scored] = []
     opened: list[_Open] = []
 
@@ -139,13 +148,16 @@ def score_stream(
         if match is not None:
             match.matched = True
             counts["tp"] += 1
+            late = (at - times.get(match.label.point, at)).total_seconds() / 60
+            counts["on_time"] += late <= 0
+            lag += max(0.0, late)
             found.append(Scored(key, "TP", match.label, decision))
             continue
         counts["fp"] += 1
         counts["wrong_service"] += any(not o.matched for o in opened)
         found.append(Scored(key, "FP", label, decision))
     expire(None)
-    return Confusion(**counts), found
+    return Confusion(**counts, lag_min=lag), found
 
 
 def _ratio(num: float, den: float) -> float | None:
@@ -247,9 +259,20 @@ def summary(clusters: Sequence[Confusion], *, resamples: int = RESAMPLES) -> dic
         value = function(pooled)
         out[name] = None if value is None else round(value, 4)
     out.update({f.name: getattr(pooled, f.name) for f in fields(pooled)})
+    out["lag_min"] = round(pooled.lag_min, 1)
     out.update(interventions=pooled.tp + pooled.fp, positives=pooled.positives)
     out["proactivebench"] = proactivebench(pooled)
+    out["timeliness"] = timeliness(pooled)
     return out
+
+
+def timeliness(c: Confusion) -> dict[str, Any]:
+    """When the caught opportunities were caught: the share of true positives at the labelled
+    point itself (its first actionable window) and their mean delay after it in minutes; None
+    without a true positive. A match is never early: an opportunity opens at its label."""
+    if not c.tp:
+        return {"on_time_share": None, "mean_lag_min": None}
+    return {"on_time_share": round(c.on_time / c.tp, 4), "mean_lag_min": round(c.lag_min / c.tp, 1)}
 
 
 def proactivebench(c: Confusion) -> dict[str, Any]:

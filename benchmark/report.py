@@ -9,7 +9,9 @@ PNG plots (matplotlib, Agg backend: no display needed).
 * ``outcomes.jsonl``: every TP, FP and FN with the point, the label and the decision.
 * ``metrics_<scope>.png``: the metrics per method with their intervals;
   ``timeline_<scope>.png``: the decisions of two methods against the labels on the stream of
-  the scope with the most positives, TP, FP and FN marked.
+  the scope with the most positives, TP, FP and FN marked;
+  ``curve_<scope>.png`` (a run with a threshold curve): ProactMem's effectiveness and intrusion
+  against its score threshold, the default marked, to choose an operating point by.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from typing import Any
 
 from benchmark.metrics import METRIC_FUNCTIONS, METRICS, Confusion
 from benchmark.run import Evaluation
+from memory.engine.decide import DEFAULT_FALSE_ALARM_COST, DEFAULT_THRESHOLD
 
 RATE_METRICS = ("relevance", "coverage", "effectiveness", "intrusion", "balance")
 TIMELINE_METHODS = ("proactmem", "event_only")
@@ -68,6 +71,9 @@ def markdown(results: Mapping[str, Any]) -> str:
             counts = " | ".join(str(figures[k]) for k in ("tp", "fp", "fn", "tn", "invalid"))
             lines.append(f"| {method} | {cells} | {counts} |")
         lines.append("")
+        curve = (results.get("threshold_curve") or {}).get(scope)
+        if curve:
+            lines += curve_markdown(curve)
     overall = results.get("overall") or {}
     if overall:
         lines += ["## all scopes pooled", ""]
@@ -88,6 +94,27 @@ def markdown(results: Mapping[str, Any]) -> str:
             f"{row['positives']} | {rate} | {kinds} |"
         )
     return "\n".join(lines) + "\n"
+
+
+def curve_markdown(curve: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The threshold curve of one scope as a table under its results."""
+    lines = [
+        "ProactMem against its score threshold (a false alarm costing c missed needs sets the "
+        f"threshold c/(1+c); the default, c = {DEFAULT_FALSE_ALARM_COST:g}, is "
+        f"{DEFAULT_THRESHOLD:.2f}):",
+        "",
+        "| threshold | false-alarm cost | effectiveness | intrusion | TP | FP | FN |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for row in curve:
+        cost = "∞" if row["false_alarm_cost"] is None else f"{row['false_alarm_cost']:g}"
+        eff, intr = row["effectiveness"], row["intrusion"]
+        lines.append(
+            f"| {row['threshold']:.2f} | {cost} | {'N/A' if eff is None else f'{eff:.3f}'} | "
+            f"{'N/A' if intr is None else f'{intr:.3f}'} | {row['tp']} | {row['fp']} | "
+            f"{row['fn']} |"
+        )
+    return [*lines, ""]
 
 
 def write(evaluation: Evaluation, out: Path, *, plots: bool = True) -> list[Path]:
@@ -188,7 +215,26 @@ def plots(evaluation: Evaluation) -> dict[str, bytes]:
         timeline = timeline_png(evaluation, scope)
         if timeline is not None:
             found[f"timeline_{scope}.png"] = timeline
+    for scope, curve in (evaluation.results.get("threshold_curve") or {}).items():
+        found[f"curve_{scope}.png"] = curve_png(scope, curve)
     return found
+
+
+def curve_png(scope: str, curve: Sequence[Mapping[str, Any]]) -> bytes:
+    """Effectiveness and intrusion against the score threshold, the default marked."""
+    plt = pyplot()
+
+    figure, axis = plt.subplots(figsize=(7, 4))
+    xs = [row["threshold"] for row in curve]
+    for metric, color in (("effectiveness", "tab:blue"), ("intrusion", "tab:red")):
+        axis.plot(xs, [row[metric] or 0.0 for row in curve], marker="o", color=color, label=metric)
+    axis.axvline(DEFAULT_THRESHOLD, color="grey", linestyle="--", label="default threshold")
+    axis.set_xlim(0, 1)
+    axis.set_ylim(0, 1)
+    axis.set_xlabel("score threshold (a false alarm costing c misses: c / (1 + c))")
+    axis.set_title(f"ProactiveStream, {scope}: ProactMem against its threshold")
+    axis.legend(fontsize=8)
+    return _png(figure)
 
 
 def _png(figure: Any) -> bytes:

@@ -14,13 +14,16 @@ from typing import Any
 
 from benchmark.labelers.base import Label
 from benchmark.labelers.registry import reference_labels
-from benchmark.methods.registry import MethodSpec
-from benchmark.metrics import Confusion, score_stream, summary
+from benchmark.methods.registry import MethodSpec, at_threshold
+from benchmark.metrics import METRIC_FUNCTIONS, Confusion, score_stream, summary
 from benchmark.reference import LabelKey, for_entity
 from benchmark.replay import MethodDecision, StreamRun, replay
 from benchmark.streams.records import Stream
 
 Progress = Callable[[str, int, int], None]  # (stream, points done, points in stream)
+# The threshold curve's points: scores from 0 (every candidate) to 1 (only what goes beyond all
+# of history), finer where the costs teams pick fall (a false alarm worth 1 to 9 misses).
+CURVE_THRESHOLDS = (0.0, 0.2, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0)
 
 
 @dataclass(frozen=True)
@@ -68,12 +71,20 @@ def evaluate(
     control: bool = True,
     progress: Progress | None = None,
     resamples: int | None = None,
+    curve: Sequence[float] = (),
 ) -> Evaluation:
-    """Replay, label, score and summarise ``streams`` (each an entity) for ``methods``."""
+    """Replay, label, score and summarise ``streams`` (each an entity) for ``methods``.
+
+    ``curve``: thresholds at which ProactMem is also replayed (a pass of its own, not counted
+    in the replay speed), for ``results["threshold_curve"]``: per scope, effectiveness and
+    intrusion against the threshold, so a team can choose its operating point.
+    """
     evaluation = Evaluation(results={})
     per_stream: list[dict[str, Any]] = []
     clusters: dict[str, dict[str, list[Confusion]]] = {}
+    curves: dict[str, dict[float, list[Confusion]]] = {}
     speed: dict[str, dict[str, float]] = {}
+    at_curve = [at_threshold(t) for t in curve]
     for stream in streams:
         tick = None
         if progress is not None:
@@ -111,6 +122,11 @@ def evaluate(
                 )
                 for o in counted
             ]
+        if at_curve:
+            swept = replay(stream, at_curve, complete=complete, control=control)
+            for threshold, spec in zip(curve, at_curve, strict=True):
+                c, _ = score_stream(times, labels, swept.decisions[spec.name])
+                curves.setdefault(stream.scope, {}).setdefault(threshold, []).append(c)
         per_stream.append(row)
         held = speed.setdefault(stream.scope, {"points": 0, "events": 0, "seconds": 0.0})
         held["points"] += len(stream.points)
@@ -145,7 +161,30 @@ def evaluate(
         "decision_points": total_points,
         "synthetic_scopes": sorted({s.scope for s in streams if s.synthetic}),
     }
+    if curves:
+        evaluation.results["threshold_curve"] = {
+            scope: [curve_point(t, cs) for t, cs in sorted(by_threshold.items())]
+            for scope, by_threshold in curves.items()
+        }
     return evaluation
+
+
+def curve_point(threshold: float, clusters: Sequence[Confusion]) -> dict[str, Any]:
+    """One point of the threshold curve: the threshold, the false-alarm cost (in misses) that
+    sets it, and the pooled counts and figures there."""
+    pooled = Confusion()
+    for c in clusters:
+        pooled += c
+    cost = None if threshold >= 1.0 else round(threshold / (1.0 - threshold), 3)
+    figures = {name: METRIC_FUNCTIONS[name](pooled) for name in ("effectiveness", "intrusion")}
+    return {
+        "threshold": threshold,
+        "false_alarm_cost": cost,
+        **{k: None if v is None else round(v, 4) for k, v in figures.items()},
+        "tp": pooled.tp,
+        "fp": pooled.fp,
+        "fn": pooled.fn,
+    }
 
 
 def _stream_row(stream: Stream, labels: Mapping[str, Label], source: str) -> dict[str, Any]:

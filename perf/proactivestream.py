@@ -9,7 +9,8 @@ person; code: the kubernetes GH Archive events, one entity per repository, and t
 objects), plus SYNTHETIC desktop days (``benchmark/synthetic/desktop.py``: no openly licensed
 real capture exists; their results are marked as such), then ``proactivestream run --scope
 all`` with every method. It prints the results table per scope and, as its last line, one JSON
-object: every metric of every method per scope with its 95% interval, and the replay speed
+object: every metric of every method per scope with its 95% interval (with ProactiveBench's
+outcome names and timeliness), ProactMem's threshold curve per scope, and the replay speed
 (``replay_points_per_s`` per scope: decision points per second with all methods deciding at
 each, memory built along the way; ``replay_events_per_s``: events and points per second).
 """
@@ -134,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
             [
                 sys.executable, "manage.py", "proactivestream", "run", "--team", "bench",
                 "--scope", "all", "--methods", args.methods, "--synthetic", DESKTOP_KEY,
-                "--out", str(out),
+                "--curve", "--out", str(out),
             ],
             cwd=ROOT, env=env, capture_output=True, text=True,
         )  # fmt: skip
@@ -168,6 +169,16 @@ def main(argv: list[str] | None = None) -> int:
                     f"recall {pb['recall']}, F1 {pb['f1']}, false-alarm rate "
                     f"{pb['false_alarm_rate']}"
                 )
+    print("ProactMem against its score threshold (effectiveness / intrusion):")
+    for scope, curve in (results.get("threshold_curve") or {}).items():
+        cells = ", ".join(
+            f"{row['threshold']:.2f}: {row['effectiveness']} / {row['intrusion']}" for row in curve
+        )
+        print(f"  {scope}: {cells}")
+    print("Timeliness of ProactMem's catches (share at the labelled point, mean delay):")
+    for scope, by_method in results["scopes"].items():
+        t = (by_method.get("proactmem") or {}).get("timeliness") or {}
+        print(f"  {scope}: {t.get('on_time_share')} on time, mean {t.get('mean_lag_min')} min late")
     print(f"The run took {wall:.0f} s in all (decision points built, replayed, scored, plotted).")
     print(f"Files: {out}")
     figures = {
@@ -175,6 +186,7 @@ def main(argv: list[str] | None = None) -> int:
         "proactmem_vs_event_only": ratios,
         "replay_points_per_s": speeds,
         "replay_events_per_s": results["replay_events_per_s"],
+        "threshold_curve": results.get("threshold_curve"),
         "decision_points": results["decision_points"],
         "synthetic_scopes": results["synthetic_scopes"],
         "run_s": round(wall, 1),

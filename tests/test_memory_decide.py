@@ -552,6 +552,7 @@ def test_rules_pending_message_says_not_yet_after_the_service_intro() -> None:
         message=f"{walk.message} Usually a walk by 10:00 after a decision point while "
         "available; not yet at 09:30.",
         evidence_ids=("event:10", TRIGGER_FACT, RID),
+        score=0.8,  # the regularity's smoothed confidence
     )
 
 

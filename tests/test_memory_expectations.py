@@ -10,8 +10,21 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from memory.engine import usual
-from memory.engine.decide import DecisionContext, EventOnlyPolicy, RulesPolicy
-from memory.engine.expect import Expectations, code_change, is_outer_door, quantile
+from memory.engine.decide import (
+    DEFAULT_FALSE_ALARM_COST,
+    DEFAULT_THRESHOLD,
+    DecisionContext,
+    EventOnlyPolicy,
+    RulesPolicy,
+    threshold_for,
+)
+from memory.engine.expect import (
+    Expectations,
+    code_change,
+    is_outer_door,
+    quantile,
+    share_below,
+)
 from memory.engine.records import POINT_KIND, DayRecord, EngineEvent
 from memory.engine.stream import MemoryStream
 
@@ -240,6 +253,7 @@ def test_behind_the_usual_pace_is_judged_against_the_person_s_own_median() -> No
     assert judged["step_goal_nudge"] == usual.Judged(
         True,
         "3000 steps so far today; by 15:00 you usually have 8500. A walk would help you catch up.",
+        score=1.0,  # every earlier day had more steps by now
     )
 
 
@@ -381,6 +395,61 @@ def test_the_usual_main_app_not_opened_by_its_usual_time_is_a_moment_to_resume()
         "You usually open Code by 09:20 (it was your main app on 6 of the last 6 days); not yet "
         "today. Pick it up?",
         target="start/Code",
+        score=1.0,  # opened by then on every earlier day
     )
     early = _frame(91, 7, "08:50", "09:30", "Mail", minutes=40)
     assert usual.judge("desktop", early.payload, early.at, exp, {})["resume_focus"].act is False
+
+
+# -- one score per candidate, and the team's threshold -------------------------------------------
+
+
+def test_the_threshold_is_where_acting_pays_for_the_team_s_cost_of_a_false_alarm() -> None:
+    assert threshold_for(1.0) == 0.5  # a false alarm and a miss cost alike: even odds
+    assert threshold_for(3.0) == 0.75
+    assert threshold_for(DEFAULT_FALSE_ALARM_COST) == DEFAULT_THRESHOLD
+    for bad in (0.0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="positive number of misses"):
+            threshold_for(bad)
+
+
+def test_a_moment_carries_the_share_of_history_it_goes_beyond_as_its_score() -> None:
+    # Six openings of three minutes, one of 20: an open of 50 minutes goes beyond all seven.
+    exp = _door_history(minutes=3)
+    exp.observe_event(
+        _event(90, START + timedelta(days=6, hours=9), "door", "OPEN", "FrontDoor", "E")
+    )
+    exp.observe_event(
+        _event(
+            91, START + timedelta(days=6, hours=9, minutes=20), "door", "CLOSE", "FrontDoor", "E"
+        )
+    )
+    assert exp.device_shorter_share("FrontDoor", 10) == 6 / 7
+    now = START + timedelta(days=8, hours=12)
+    item = {"device": "FrontDoor", "room": "Entrance", "kind": "door"}
+    since = (now - timedelta(minutes=50)).isoformat()
+    point = _point(99, now, segment=14, events=3, on_at_close=[{**item, "since": since}])
+    proposed = RulesPolicy().decide(_ctx(point, exp))
+    assert proposed.intent == "check_device" and proposed.score == 1.0
+    # A pull request answered later than two of three earlier ones were: 2/3 of history.
+    assert share_below([120.0, 180.0, 600.0], 400.0) == pytest.approx(2 / 3)
+
+
+def test_a_candidate_below_the_team_s_threshold_is_not_proposed_and_says_why() -> None:
+    now = START + timedelta(hours=12)
+    item = {"device": "Oven", "room": "Kitchen", "kind": "electric",
+            "since": (now - timedelta(minutes=45)).isoformat()}  # fmt: skip
+    point = _point(1, now, segment=14, events=3, on_at_close=[item])
+    # No history of the oven: the baseline's rule alone, at even odds.
+    acted = RulesPolicy().decide(_ctx(point, Expectations()))
+    assert acted.action == "intervene" and acted.score == usual.BASELINE_SCORE
+    wary = RulesPolicy(threshold=threshold_for(3.0)).decide(_ctx(point, Expectations()))
+    assert wary.action == "abstain"
+    assert "check_device: Oven on since" in wary.message
+    assert "score 0.50 is below the threshold 0.75" in wary.message
+    # What memory backs fully still passes the wariest threshold.
+    exp = _door_history(sensor="FrontDoor")
+    door = {"device": "FrontDoor", "room": "Entrance", "kind": "door",
+            "since": (now - timedelta(hours=2)).isoformat()}  # fmt: skip
+    late = _point(2, now + timedelta(days=7), segment=14, events=3, on_at_close=[door])
+    assert RulesPolicy(threshold=1.0).decide(_ctx(late, exp)).action == "intervene"

@@ -179,6 +179,24 @@ def test_summary_reports_every_metric_its_interval_and_the_counts() -> None:
     }
 
 
+def test_timeliness_counts_catches_at_the_labelled_point_and_the_delay_of_the_others() -> None:
+    until = T0 + timedelta(minutes=200)
+    labels = _negative(
+        6,
+        p1=Label("p1", "intervene", "check_device", valid_until=until),
+        p4=Label("p4", "intervene", "wellbeing_check"),
+    )
+    # p1's opportunity caught two points (100 minutes) late, p4's at its own point.
+    decisions = [_d("p3", "intervene", "check_device"), _d("p4", "intervene", "wellbeing_check")]
+    c, found = _run(labels, decisions)
+    assert (c.tp, c.on_time, c.lag_min) == (2, 1, 100.0)
+    assert summary([c])["timeliness"] == {"on_time_share": 0.5, "mean_lag_min": 50.0}
+    assert summary([Confusion(fn=2, tn=3)])["timeliness"] == {
+        "on_time_share": None,
+        "mean_lag_min": None,
+    }
+
+
 def test_the_bench_compares_proactmem_with_event_only_and_names_the_ablations_that_earn() -> None:
     from perf.proactivestream import memory_against_baseline
 

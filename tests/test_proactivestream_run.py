@@ -14,7 +14,10 @@ from django.test import Client
 
 from aframes_web.proactivestream.models import BenchmarkRun, RunArtefact, RunOutcome
 from aframes_web.proactivestream.services import run_create, run_execute
+from aframes_web.streams.selectors import entity_get
 from aframes_web.streams.services import entity_create
+from benchmark.run import CURVE_THRESHOLDS
+from memory.services.deciding import policy_named
 from tests import proactive_streams as data
 from tests.conftest import need_service
 from tests.test_proactivestream_service import _first_days
@@ -138,6 +141,8 @@ def test_a_run_scores_against_a_label_file_where_it_has_the_stream(
         (["--team", "acme", "--scope", "home", "--entity", "nope"], "no home entity nope"),
         (["--team", "acme", "--scope", "home", "--labels", "jsonl:/nope.jsonl"], "no such file"),
         (["--team", "acme", "--scope", "home", "--labels", "oracle"], "use labeler"),
+        (["--team", "acme", "--scope", "home", "--false-alarm-cost", "0"], "positive number"),
+        (["--team", "acme", "--scope", "home", "--false-alarm-cost", "-2"], "positive number"),
     ],
 )
 def test_run_refuses_what_it_cannot_do_with_a_clear_message(
@@ -273,3 +278,64 @@ def test_members_read_runs_outsiders_get_404_and_only_owners_start_runs(
         f"/t/acme/benchmark/{done_run.pk}/files/results.md",
     ):
         assert stranger.get(path).status_code == 404, path
+
+
+def test_a_run_with_a_curve_shows_proactmem_against_its_threshold(
+    team: Any, home: Any, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    printed, _ = _command(
+        "run", "--team", "acme", "--scope", "home", "--methods", "proactmem,event_only",
+        "--false-alarm-cost", "4", "--curve", "--out", str(out),
+    )  # fmt: skip
+    run = BenchmarkRun.objects.get()
+    assert run.config["false_alarm_cost"] == 4.0 and run.config["curve"] is True
+    results = json.loads((out / "results.json").read_text())
+    curve = results["threshold_curve"]["home"]
+    assert [row["threshold"] for row in curve] == list(CURVE_THRESHOLDS)
+    assert curve[0]["false_alarm_cost"] == 0.0 and curve[-1]["false_alarm_cost"] is None
+    # The run's ProactMem acts from 4 / (1 + 4): its counts are the curve's at 0.8.
+    [at_cost] = [row for row in curve if row["threshold"] == 0.8]
+    assert at_cost["false_alarm_cost"] == 4.0
+    mem = results["scopes"]["home"]["proactmem"]
+    assert (at_cost["tp"], at_cost["fp"], at_cost["fn"]) == (mem["tp"], mem["fp"], mem["fn"])
+    # Asking more of a score never adds an intervention.
+    made = [row["tp"] + row["fp"] for row in curve]
+    assert made == sorted(made, reverse=True)
+    assert (out / "curve_home.png").read_bytes()[:4] == b"\x89PNG"
+    assert "ProactMem against its score threshold" in printed
+    assert RunArtefact.objects.filter(run=run, name="curve_home.png").exists()
+    assert "timeliness" in mem and "on_time_share" in mem["timeliness"]
+
+
+def test_an_owner_sets_what_a_false_alarm_costs_and_decisions_follow_it(
+    team: Any, owner: Any, member: Any
+) -> None:
+    client = _signed_in(owner)
+    page = client.get("/t/acme/").content.decode()
+    assert "When ProactMem acts" in page and "It acts from <strong>0.50</strong>" in page
+    saved = client.post("/t/acme/decisions/", {"false_alarm_cost": "3"}, follow=True)
+    text = saved.content.decode()
+    assert "acts on moments scored 0.75 or more" in text
+    assert "It acts from <strong>0.75</strong>" in text
+    team.refresh_from_db()
+    assert team.false_alarm_cost == 3.0
+    entity = entity_create(team=team, key="home-b", scope="home", timezone_name="Europe/Madrid")
+    assert policy_named("rules", entity_get(team=team, key=entity.key)).threshold == 0.75
+    # Out of range or not a number: said, and nothing changes.
+    for bad in ("0", "1000", "many"):
+        refused = client.post("/t/acme/decisions/", {"false_alarm_cost": bad}, follow=True)
+        assert "Not saved:" in refused.content.decode()
+        team.refresh_from_db()
+        assert team.false_alarm_cost == 3.0
+    # Empty: back to the default.
+    client.post("/t/acme/decisions/", {"false_alarm_cost": ""})
+    team.refresh_from_db()
+    assert team.false_alarm_cost is None
+    assert policy_named("rules", entity_get(team=team, key=entity.key)).threshold == 0.5
+    # Only owners set it.
+    assert (
+        _signed_in(member).post("/t/acme/decisions/", {"false_alarm_cost": "2"}).status_code == 403
+    )
+    team.refresh_from_db()
+    assert team.false_alarm_cost is None

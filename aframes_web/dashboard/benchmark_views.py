@@ -30,6 +30,7 @@ from benchmark.metrics import METRICS
 from benchmark.report import cell
 from benchmark.streams.words import describe
 from memory import llm
+from memory.engine.decide import DEFAULT_FALSE_ALARM_COST, threshold_for
 from memory.models import Regularity
 
 RUNS_SHOWN = 20
@@ -61,6 +62,8 @@ def benchmark_runs(request: HttpRequest, slug: str) -> HttpResponse:
                     methods=data["methods"],
                     control=data["control"],
                     user=request.user,
+                    false_alarm_cost=team.false_alarm_cost or DEFAULT_FALSE_ALARM_COST,
+                    curve=data["curve"],
                 )
             except RunConfigError as exc:
                 problem = str(exc)
@@ -71,6 +74,8 @@ def benchmark_runs(request: HttpRequest, slug: str) -> HttpResponse:
         "form": form,
         "can_start": can_start,
         "problem": problem,
+        "cost": team.false_alarm_cost or DEFAULT_FALSE_ALARM_COST,
+        "threshold": threshold_for(team.false_alarm_cost or DEFAULT_FALSE_ALARM_COST),
         "runs": runs_for_team(team=team)[:RUNS_SHOWN],
     }
     return render(request, "dashboard/benchmark_runs.html", context)

@@ -13,7 +13,9 @@ from aframes_web.annotation.models import LabelProject
 from aframes_web.streams.importers import formats
 from aframes_web.streams.records import SCOPES
 from aframes_web.streams.services import ENTITY_KEY_RE, EntityError, check_timezone
+from aframes_web.teams.models import FALSE_ALARM_COST_RANGE
 from benchmark.methods.registry import DEFAULT_METHODS, METHODS
+from memory.engine.decide import DEFAULT_FALSE_ALARM_COST, DEFAULT_THRESHOLD
 from memory.models import Decision
 
 
@@ -175,6 +177,13 @@ class BenchmarkRunForm(forms.Form):
         label="Intervention control",
         help_text="Untick to see what the methods would do without suppressing repeats.",
     )
+    curve = forms.BooleanField(
+        required=False,
+        initial=True,
+        label="Threshold curve",
+        help_text="Also replay ProactMem at every score threshold, to choose the team's "
+        "false-alarm cost by (one more pass over each stream).",
+    )
 
     def __init__(self, *args: Any, llm_configured: bool = False, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -186,6 +195,20 @@ class BenchmarkRunForm(forms.Form):
             if llm_configured or not spec.needs_llm
         ]
         field.initial = list(DEFAULT_METHODS)
+
+
+class FalseAlarmCostForm(forms.Form):
+    """What a false alarm costs the team, in missed needs (``Team.false_alarm_cost``)."""
+
+    false_alarm_cost = forms.FloatField(
+        required=False,
+        min_value=FALSE_ALARM_COST_RANGE[0],
+        max_value=FALSE_ALARM_COST_RANGE[1],
+        label="A false alarm costs",
+        help_text="missed needs. ProactMem acts on a moment scored at least c / (1 + c); empty: "
+        f"the default, {DEFAULT_FALSE_ALARM_COST:g} (acts from {DEFAULT_THRESHOLD:.2f}).",
+        widget=forms.NumberInput(attrs={"step": "any"}),
+    )
 
 
 class OutcomeFilterForm(forms.Form):

@@ -26,6 +26,7 @@ app_name = "dashboard"
 urlpatterns = [
     path("", views.home, name="home"),
     path("t/<slug:slug>/", views.team, name="team"),
+    path("t/<slug:slug>/decisions/", views.team_decisions, name="team_decisions"),
     path("t/<slug:slug>/import/", views.import_upload, name="import"),
     path("t/<slug:slug>/import/<int:job_id>/", views.import_job, name="import_job"),
     path("t/<slug:slug>/e/<str:key>/", views.entity_calendar, name="entity"),

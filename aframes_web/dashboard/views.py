@@ -7,6 +7,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
@@ -40,6 +41,7 @@ from aframes_web.dashboard import present
 from aframes_web.dashboard.base import entity_or_404, membership_or_404, render_local
 from aframes_web.dashboard.forms import (
     EntityFilterForm,
+    FalseAlarmCostForm,
     FrameFilterForm,
     ImportUploadForm,
     MonthForm,
@@ -64,11 +66,13 @@ from aframes_web.streams.models import Entity
 from aframes_web.streams.records import FieldInvalid
 from aframes_web.streams.selectors import entities_for_team, import_jobs_for_team
 from aframes_web.streams.uploads import import_job_create
-from aframes_web.teams.models import ROLE_SCOPES, Scope
+from aframes_web.teams.models import ROLE_SCOPES, Role, Scope
 from aframes_web.teams.selectors import teams_for_user
+from aframes_web.teams.services import team_set_false_alarm_cost
 from compiler.document import expand_runs, runs
 from compiler.emit import to_json
 from compiler.tokens import cl100k
+from memory.engine.decide import DEFAULT_FALSE_ALARM_COST, threshold_for
 
 
 @login_required
@@ -106,10 +110,39 @@ def team(request: HttpRequest, slug: str) -> HttpResponse:
         "entity_count": sum(scopes.values()),
         "filtered": bool(wanted.get("q") or wanted.get("scope")),
         "queue": compile_queue_state(team=membership.team),
+        "cost_form": FalseAlarmCostForm(
+            initial={"false_alarm_cost": membership.team.false_alarm_cost}
+        ),
+        "cost": membership.team.false_alarm_cost or DEFAULT_FALSE_ALARM_COST,
+        "threshold": threshold_for(membership.team.false_alarm_cost or DEFAULT_FALSE_ALARM_COST),
+        "is_owner": membership.role == Role.OWNER,
     }
     if request.htmx:
         return render(request, "dashboard/team.html#entities", context)
     return render(request, "dashboard/team.html", context)
+
+
+@login_required
+@require_POST
+def team_decisions(request: HttpRequest, slug: str) -> HttpResponse:
+    """Set the team's cost of a false alarm (owners); the team page shows it and the form."""
+    membership = membership_or_404(request, slug)
+    if membership.role != Role.OWNER:
+        raise PermissionDenied("Only team owners can set what a false alarm costs.")
+    form = FalseAlarmCostForm(request.POST)
+    if not form.is_valid():
+        errors = "; ".join(e for field in form.errors.values() for e in field)
+        messages.error(request, f"Not saved: {errors}")
+        return redirect(reverse("dashboard:team", args=[slug]) + "#decisions-h")
+    cost = form.cleaned_data["false_alarm_cost"]
+    team_set_false_alarm_cost(team=membership.team, cost=cost)
+    shown = DEFAULT_FALSE_ALARM_COST if cost is None else cost
+    messages.success(
+        request,
+        f"Saved: a false alarm costs {shown:g} missed need{'s' if shown != 1 else ''}; "
+        f"ProactMem now acts on moments scored {threshold_for(shown):.2f} or more.",
+    )
+    return redirect(reverse("dashboard:team", args=[slug]) + "#decisions-h")
 
 
 @login_required

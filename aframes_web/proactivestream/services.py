@@ -27,12 +27,13 @@ from aframes_web.teams.models import Team
 from benchmark import report
 from benchmark.labelers.base import Label
 from benchmark.labelers.registry import reference_labeler
-from benchmark.methods.registry import methods_named
+from benchmark.methods.registry import at_false_alarm_cost, methods_named
 from benchmark.reference import LabelKey, read_labels
-from benchmark.run import evaluate
+from benchmark.run import CURVE_THRESHOLDS, evaluate
 from benchmark.streams.build import build_points
 from benchmark.streams.records import SCOPES
 from memory import llm
+from memory.engine.decide import DEFAULT_FALSE_ALARM_COST, threshold_for
 from memory.services.deciding import DecideResult, memory_decide_point
 
 BUILDER = "streams/1"  # bump when a builder changes what a point holds
@@ -163,9 +164,16 @@ def run_create(
     synthetic: Sequence[str] = (),
     user: Any = None,
     enqueue: bool = True,
+    false_alarm_cost: float = DEFAULT_FALSE_ALARM_COST,
+    curve: bool = False,
 ) -> BenchmarkRun:
     """Check a run's configuration and store it queued; with ``enqueue`` a worker runs it after
-    commit (the dashboard), otherwise the caller executes it (the command)."""
+    commit (the dashboard), otherwise the caller executes it (the command).
+
+    ``false_alarm_cost``: what a false alarm costs in missed needs, which sets the threshold
+    ProactMem (and its ablations) act from (``decide.threshold_for``); ``curve``: replay
+    ProactMem once more at every threshold of ``run.CURVE_THRESHOLDS`` for the curve.
+    """
 
     chosen = run_entities(team=team, scope=scope, keys=entities)
     try:
@@ -174,6 +182,10 @@ def run_create(
         raise RunConfigError(str(exc)) from None
     if not specs:
         raise RunConfigError("name at least one method")
+    try:
+        threshold_for(false_alarm_cost)
+    except ValueError as exc:
+        raise RunConfigError(str(exc)) from None
     if labels != LABELS_LABELER and not labels.startswith(("jsonl:", "project:")):
         raise RunConfigError(
             f"labels {labels!r}: use labeler (the scopes' reference labelers), jsonl:PATH or "
@@ -196,6 +208,8 @@ def run_create(
             "labels": labels,
             "control": control,
             "synthetic": sorted(set(synthetic)),
+            "false_alarm_cost": false_alarm_cost,
+            "curve": curve,
         },
         code_version=code_version(),
     )
@@ -252,7 +266,10 @@ def _run_execute_held(
 def _execute(run: BenchmarkRun, out: Path | None, progress: Progress | None) -> None:
     config = run.config
     entities = run_entities(team=run.team, scope=config["scope"], keys=config["entities"])
-    specs = methods_named(config["methods"], llm_configured=llm.configured())
+    specs = at_false_alarm_cost(
+        methods_named(config["methods"], llm_configured=llm.configured()),
+        float(config.get("false_alarm_cost", DEFAULT_FALSE_ALARM_COST)),
+    )
     synthetic = set(config.get("synthetic") or ())
     for index, entity in enumerate(entities, start=1):
         _note(run, f"building decision points of {entity.key} ({index} of {len(entities)})")
@@ -290,6 +307,7 @@ def _execute(run: BenchmarkRun, out: Path | None, progress: Progress | None) -> 
         complete=complete,
         control=bool(config.get("control", True)),
         progress=tick,
+        curve=CURVE_THRESHOLDS if config.get("curve") else (),
     )
     _note(run, "writing the report")
     files = _artefacts(evaluation)

@@ -21,7 +21,10 @@ def entities_for_team(*, team: Team) -> QuerySet[Entity]:
 
 
 def entity_get(*, team: Team, key: str) -> Entity | None:
-    return Entity.objects.filter(team=team, key=key).first()
+    entity = Entity.objects.filter(team=team, key=key).first()
+    if entity is not None:
+        entity.team = team  # the team in hand: reading its settings costs no query
+    return entity
 
 
 def entity_overview(*, team: Team) -> QuerySet[Entity]:

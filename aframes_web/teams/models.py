@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
+
+# What a team may say a false alarm costs, in missed needs: from a hundredth (act on almost any
+# candidate) to a hundred (act only on what goes beyond all of history). Beyond these bounds the
+# threshold (c / (1 + c)) no longer moves by anything a score can tell apart.
+FALSE_ALARM_COST_RANGE = (0.01, 100.0)
 
 
 class Role(models.TextChoices):
@@ -33,6 +39,18 @@ class Team(models.Model):
     slug = models.SlugField(max_length=64, unique=True)
     name = models.CharField(max_length=200)
     created_at = models.DateTimeField(auto_now_add=True)
+    # The team's cost of a false alarm against a missed need: ProactMem acts on a candidate
+    # scored at or above c / (1 + c) (memory/engine/decide.py, threshold_for). Empty: the
+    # engine's default (DEFAULT_FALSE_ALARM_COST there).
+    false_alarm_cost = models.FloatField(
+        null=True,
+        blank=True,
+        validators=[
+            MinValueValidator(FALSE_ALARM_COST_RANGE[0]),
+            MaxValueValidator(FALSE_ALARM_COST_RANGE[1]),
+        ],
+        help_text="What a needless nudge costs in missed needs (empty: the default, 1).",
+    )
 
     def __str__(self) -> str:
         return self.slug

@@ -12,7 +12,14 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
-from aframes_web.teams.models import ApiToken, Membership, Role, Scope, Team
+from aframes_web.teams.models import (
+    FALSE_ALARM_COST_RANGE,
+    ApiToken,
+    Membership,
+    Role,
+    Scope,
+    Team,
+)
 
 TOKEN_PREFIX = "afr_"
 # Long enough that the prefix alone never collides in practice; it is only a lookup handle.
@@ -129,3 +136,14 @@ def token_touch(*, token: ApiToken) -> None:
     if last is None or (now - last).total_seconds() >= LAST_USED_RESOLUTION_S:
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
         token.last_used_at = now
+
+
+def team_set_false_alarm_cost(*, team: Team, cost: float | None) -> Team:
+    """Set what a false alarm costs the team in missed needs (``Team.false_alarm_cost``; None:
+    the engine's default); ValueError naming the range when it is outside it."""
+    low, high = FALSE_ALARM_COST_RANGE
+    if cost is not None and not low <= cost <= high:
+        raise ValueError(f"the cost of a false alarm must be between {low:g} and {high:g} misses")
+    team.false_alarm_cost = cost
+    team.save(update_fields=["false_alarm_cost"])
+    return team

@@ -17,11 +17,18 @@ All share intervention control unless a run switches it off.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import partial
 from types import MappingProxyType
 from typing import Any
 
-from memory.engine.decide import EventOnlyPolicy, RecentMemoryPolicy, RulesPolicy, llm_policy
+from memory.engine.decide import (
+    EventOnlyPolicy,
+    RecentMemoryPolicy,
+    RulesPolicy,
+    llm_policy,
+    threshold_for,
+)
 
 STANDARD = "standard"
 UNVALIDATED = "unvalidated"
@@ -108,3 +115,27 @@ def methods_named(names: Sequence[str], *, llm_configured: bool = False) -> list
         if METHODS[name].needs_llm and not llm_configured:
             raise ValueError(f"{name} needs a model: set LLM_BASE_URL and LLM_MODEL")
     return [METHODS[n] for n in unique]
+
+
+def at_threshold(threshold: float) -> MethodSpec:
+    """ProactMem acting only on candidates scored at or above ``threshold`` (the threshold
+    curve: one such method per point of it)."""
+    if not 0.0 <= threshold <= 1.0:
+        raise ValueError(f"a threshold is a score between 0 and 1, not {threshold}")
+    return MethodSpec(
+        f"proactmem@{threshold:.2f}",
+        f"ProactMem acting on scores >= {threshold:.2f}",
+        policy=partial(RulesPolicy, threshold=threshold),
+    )
+
+
+def at_false_alarm_cost(specs: Sequence[MethodSpec], cost: float) -> list[MethodSpec]:
+    """``specs`` with every rules-policy method (ProactMem and its ablations) acting at the
+    threshold a false alarm costing ``cost`` missed needs sets; the others as they are."""
+    threshold = threshold_for(cost)
+    return [
+        replace(spec, policy=partial(RulesPolicy, threshold=threshold))
+        if spec.policy is RulesPolicy
+        else spec
+        for spec in specs
+    ]

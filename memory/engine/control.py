@@ -85,6 +85,9 @@ class Proposed:
     # What the intervention is about when it is not the current event's own object (code:
     # ``pull_request:12``, a waiting item nudged at another event); control holds that identity.
     target: str = ""
+    # How far the moment goes beyond the entity's history, in [0, 1] (usual.py); None where the
+    # policy does not score (the baselines, the model).
+    score: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -51,6 +51,23 @@ ABSTAIN = ""  # the intent of an abstention
 NEAR_DEADLINE = timedelta(minutes=30)
 # Our choice for the baseline: an hour of recent events is what the event-only rule looks at.
 EVENT_ONLY_LOOKBACK = timedelta(minutes=60)
+# The team's cost of a false alarm against that of a missed need (ARCHITECTURE.md, principle
+# 10). A candidate scored p (usual.py) costs (1 - p) false alarms if acted on and p misses if
+# not, so acting pays from p >= cost / (1 + cost). Default 1: a needless nudge and a missed need
+# weigh alike, and the policy acts from even odds (the baseline's word where no history speaks).
+DEFAULT_FALSE_ALARM_COST = 1.0
+
+
+def threshold_for(false_alarm_cost: float) -> float:
+    """The score from which acting pays, for a false alarm costing ``false_alarm_cost`` misses."""
+    if not false_alarm_cost > 0 or false_alarm_cost == float("inf"):
+        raise ValueError(
+            f"the cost of a false alarm must be a positive number of misses, not {false_alarm_cost}"
+        )
+    return false_alarm_cost / (1 + false_alarm_cost)
+
+
+DEFAULT_THRESHOLD = threshold_for(DEFAULT_FALSE_ALARM_COST)
 # The LLM prompt carries at most this many recent events and today's observations (newest).
 LLM_RECENT_MAX = 20
 LLM_TODAY_MAX = 30
@@ -121,17 +138,22 @@ class RulesPolicy:
     scope (in catalogue order) applies to it and is actionable at the current event, is acted
     on. The proposal cites the current event, the regularity's facts of today and its id.
     Otherwise it abstains, saying why.
+
+    Every candidate carries one score (a judged moment: :mod:`usual`; a regularity: its
+    smoothed confidence), and only a candidate scored at or above ``threshold``
+    (:func:`threshold_for` the team's false-alarm cost) is proposed.
     """
 
     name: str = "rules"
     # Today's observations only when a regularity is in reach (the callers know that).
     reads: frozenset[str] = frozenset({REGULARITIES, EXPECTATIONS})
+    threshold: float = DEFAULT_THRESHOLD
 
     def decide(self, ctx: DecisionContext) -> Proposed:
         reasons: list[str] = []
         verdicts: Mapping[str, usual.Judged] = {}
         if is_point(ctx.current) or ctx.scope == "code":  # code decides at native events
-            judged, verdicts = _judged_point(ctx)
+            judged, verdicts = _judged_point(ctx, self.threshold)
             if judged.action == "intervene":
                 return judged
             reasons.append(judged.message)
@@ -157,6 +179,9 @@ class RulesPolicy:
             if veto is not None and not veto.act:  # memory explains the moment (usual.py)
                 reasons.append(f"{rid}: {veto.sentence}")
                 continue
+            if r.confidence < self.threshold:
+                reasons.append(f"{rid}: {_below(r.confidence, self.threshold)}")
+                continue
             return Proposed(
                 "intervene",
                 chosen.intent,
@@ -166,13 +191,21 @@ class RulesPolicy:
                     r.proposal, r.occurrence, ctx.now, r.n_f, r.n_v, intro=chosen.message
                 ),
                 evidence_ids=(current_ref(ctx.current), *r.fact_ids, rid),
+                score=r.confidence,
             )
         return ctx.abstain("; ".join(reasons))
 
 
-def _judged_point(ctx: DecisionContext) -> tuple[Proposed, Mapping[str, usual.Judged]]:
+def _below(score: float, threshold: float) -> str:
+    return f"score {score:.2f} is below the threshold {threshold:.2f}"
+
+
+def _judged_point(
+    ctx: DecisionContext, threshold: float = DEFAULT_THRESHOLD
+) -> tuple[Proposed, Mapping[str, usual.Judged]]:
     """At a decision point: the first service (catalogue order) that the event-only rules or
-    memory's expectations say to act on, memory vetoing what it explains (:mod:`usual`)."""
+    memory's expectations say to act on, memory vetoing what it explains (:mod:`usual`), and
+    scored at or above ``threshold``."""
     prior = [e for e in ctx.recent if e.id != ctx.current.id or e.kind != ctx.current.kind]
     rule = _POINT_RULES.get(ctx.scope)
     reasons = rule(ctx, prior) if rule is not None else {}
@@ -186,6 +219,11 @@ def _judged_point(ctx: DecisionContext) -> tuple[Proposed, Mapping[str, usual.Ju
             said.append(f"{service.intent}: {verdict.sentence}")
             continue
         if not service.actionable(ctx.current):
+            continue
+        if verdict.score < threshold:
+            said.append(
+                f"{service.intent}: {verdict.sentence} ({_below(verdict.score, threshold)})"
+            )
             continue
         message = (
             f"{service.message} ({verdict.sentence})" if verdict.baseline else verdict.sentence
@@ -201,6 +239,7 @@ def _judged_point(ctx: DecisionContext) -> tuple[Proposed, Mapping[str, usual.Ju
             message=message,
             evidence_ids=(current_ref(ctx.current),),
             target=verdict.target,
+            score=verdict.score,
         )
         return proposed, judged
     return ctx.abstain("; ".join(said) or "nothing unusual at this point"), judged

@@ -90,6 +90,12 @@ def quantile(values: list[float], share: float) -> float:
     return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
 
 
+def share_below(values: list[float], value: float) -> float:
+    """The share of ``values`` strictly below ``value`` (0 for none): how much of history this
+    moment goes beyond."""
+    return sum(1 for v in values if v < value) / len(values) if values else 0.0
+
+
 def _median(values: list[float]) -> float:
     return quantile(values, 0.5)
 
@@ -342,6 +348,10 @@ class Expectations:
             return None
         return quantile(found, DEVICE_QUANTILE)
 
+    def device_shorter_share(self, device: str, minutes: float) -> float:
+        """The share of the device's closed on-times shorter than ``minutes``."""
+        return share_below(self.device_minutes.get(device, []), minutes)
+
     def device_longest(self, device: str) -> float | None:
         found = self.device_minutes.get(device, [])
         return max(found) if found else None
@@ -371,6 +381,13 @@ class Expectations:
         if not earlier:
             return 0.0, 0
         return sum(1 for v in earlier if v >= at_least) / len(earlier), len(earlier)
+
+    def slot_share_above(
+        self, figures: dict[int, list[Seen]], slot: int, today: date, value: float
+    ) -> float:
+        """On what share of the earlier days the figure at this slot was above ``value``."""
+        earlier = _per_day(figures.get(slot, []), today)
+        return sum(1 for v in earlier if v > value) / len(earlier) if earlier else 0.0
 
     def slot_median(self, figures: dict[int, list[Seen]], slot: int, today: date) -> float | None:
         earlier = _per_day(figures.get(slot, []), today)

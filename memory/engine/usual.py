@@ -10,7 +10,13 @@ usual time) and vetoes one it explains (the home is usually still at this hour; 
 always sits at this hour). Where history is short, the baseline's rule stands.
 
 :func:`judge` returns, per service intent, the sentence a person reads: rooms and devices in
-words, times and durations with units, what is usual beside what is happening.
+words, times and durations with units, what is usual beside what is happening; and, for a
+moment memory would act on, one **score** in [0, 1]: how much of the entity's own history this
+moment goes beyond (the share of the device's closed on-times shorter than this one, the share
+of earlier days on which this hour was active, the share of earlier answers quicker than this
+wait, ...). The rules policy acts on a score at or above its threshold
+(``decide.threshold_for``: the team's cost of a false alarm against a miss). Where no history
+speaks and the baseline's rule stands alone, the score is :data:`BASELINE_SCORE`.
 """
 
 from __future__ import annotations
@@ -38,11 +44,16 @@ from memory.engine.expect import (
     Expectations,
     as_number,
     minutes_words,
+    share_below,
     since_minutes,
 )
 
 # The event-only baseline's rule for a device with no history (decide.py reads it from here).
 DEVICE_OPEN_MIN = 30  # home: a door or appliance on for this long
+# Where the entity's history cannot speak, the baseline's rule is the only witness: even odds.
+# At the default threshold (false alarm and miss cost alike) it stands; a team that weighs a
+# false alarm above a miss hears only what memory backs.
+BASELINE_SCORE = 0.5
 # Our choices, each the "clearly, not marginally" reading a careful annotator gives a rule:
 DEVICE_FLOOR_MIN = 10.0  # a device on for less is never "left on", however short it usually is
 STILL_FACTOR = 1.5  # stillness worth a check: half as long again as any at this segment before
@@ -74,6 +85,7 @@ class Judged:
     sentence: str
     baseline: bool = False
     target: str = ""  # what it is about, when not the current event's object (control.Proposed)
+    score: float = BASELINE_SCORE  # of a moment to act on: how far it goes beyond history
 
 
 def _words(name: str) -> str:
@@ -146,6 +158,7 @@ def _home(
             f"{device_words(item).capitalize()} has been {on} since {since}, "
             f"{minutes_words(minutes)}; it is usually {off} within "
             f"{minutes_words(usual)} (longest before: {minutes_words(longest)}).",
+            score=exp.device_shorter_share(str(item.get("device")), minutes),
         )
         break
     if "check_device" not in out and held:
@@ -187,6 +200,7 @@ def _home(
                     f"The home has been still for {minutes_words(quiet)}, longer than on any of "
                     f"the last {days} days at this time (longest {minutes_words(longest)}); is "
                     "everything all right?",
+                    score=1.0 - share,
                 )
             else:
                 out["wellbeing_check"] = Judged(
@@ -250,6 +264,7 @@ def _routine(exp: Expectations, segment: int, today: date, p: Mapping[str, Any])
                 f"The {_words(room)} is usually in use by {by} (on {len(starts)} of the last "
                 f"{len(earlier_days)} days); not yet today, though the home is active. Is "
                 "everything all right?",
+                score=share,
             )
     return None
 
@@ -280,6 +295,7 @@ def _sports(
                 "fits in now."
                 if usual
                 else f"this hour is active on only {round(100 * share)} % of {days} days",
+                score=share,
             )
     sitting = as_number(p.get("sedentary_min_last_60"))
     sat = sitting is not None and sitting >= SITTING_MIN
@@ -294,6 +310,7 @@ def _sports(
                 "days); stand up and move for a few minutes."
                 if unusual
                 else f"sitting at {at} is usual ({round(100 * share)} % of {days} days)",
+                score=1.0 - share,
             )
     so_far = as_number(p.get("steps_today"))
     if slot in PACE_SLOTS and so_far is not None:
@@ -306,6 +323,7 @@ def _sports(
                 "A walk would help you catch up."
                 if behind
                 else f"{int(so_far)} steps by {at}, not behind the usual {int(median)}",
+                score=exp.slot_share_above(exp.steps_today, slot, today, so_far),
             )
     return out
 
@@ -336,6 +354,7 @@ def _code(
             sentence=f"{what} #{number}{by} has waited {minutes_words(waited)} for {answer} from "
             f"anyone else; this repository usually answers within {minutes_words(usual)} "
             f"(median of {len(exp.response_minutes[kind])}).",
+            score=share_below(exp.response_minutes[kind], waited),
         )
     return out
 
@@ -397,6 +416,7 @@ def _desktop(
                 f"95 % of your moments over the last {days} days ({int(high)}); close what you "
                 "do not need and pick one task.",
                 target=f"switching@{now:%H}",
+                score=share_below([s.value for s in exp.switches if s.day < today], switches),
             )
         else:
             out["refocus"] = Judged(False, f"{int(switches)} switches is usual for you")
@@ -415,6 +435,7 @@ def _desktop(
             if late
             else f"{app} is in use or not due yet",
             target=f"start/{app}" if late else "",
+            score=len(starts) / days,
         )
     return out
 

@@ -52,8 +52,10 @@ from memory.engine.decide import (
     TODAY,
     TRAJECTORIES,
     DecisionContext,
+    RulesPolicy,
     llm_policy,
     reads,
+    threshold_for,
 )
 from memory.engine.expect import Expectations
 from memory.engine.recent import recent_events
@@ -92,7 +94,8 @@ def policy_named(name: str, entity: Entity | None = None) -> Any:
     """The decision policy called ``name``; ValueError naming the choices otherwise.
 
     ``llm`` is offered only when a model is configured (``memory/llm.py``); it asks
-    through the recorded, cached client and abstains on any failure.
+    through the recorded, cached client and abstains on any failure. ``rules`` acts from the
+    threshold the entity's team set (``Team.false_alarm_cost``; unset: the engine's default).
     """
 
     if name == "llm":
@@ -101,6 +104,9 @@ def policy_named(name: str, entity: Entity | None = None) -> Any:
         return llm_policy(llm_complete(entity))
     if name not in POLICIES:
         raise ValueError(f"unknown policy {name!r}; use one of {', '.join(sorted(POLICIES))}, llm")
+    cost = entity.team.false_alarm_cost if entity is not None else None
+    if name == "rules" and cost is not None:
+        return RulesPolicy(threshold=threshold_for(cost))
     return POLICIES[name]
 
 

@@ -2,7 +2,8 @@
 
 manage.py proactivestream build --team T --scope S [--entity KEY ...]
 manage.py proactivestream run --team T --scope S|all [--entity KEY ...] [--methods a,b|all]
-    [--labels labeler|jsonl:PATH|project:ID] [--no-control] [--synthetic KEY ...] --out DIR
+    [--labels labeler|jsonl:PATH|project:ID] [--no-control] [--synthetic KEY ...]
+    [--false-alarm-cost C] [--curve] --out DIR
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from aframes_web.proactivestream.services import (
 from aframes_web.teams.models import Team
 from benchmark.methods.registry import DEFAULT_METHODS
 from benchmark.report import markdown
+from memory.engine.decide import DEFAULT_FALSE_ALARM_COST, DEFAULT_THRESHOLD
 
 
 class StreamProgress:
@@ -89,6 +91,19 @@ class Command(BaseCommand):
             default=[],
             help="entity key whose data is generated, marked so in the report (repeat)",
         )
+        run.add_argument(
+            "--false-alarm-cost",
+            type=float,
+            default=DEFAULT_FALSE_ALARM_COST,
+            help="what a false alarm costs in missed needs; ProactMem acts on scores from "
+            f"C/(1+C) (default {DEFAULT_FALSE_ALARM_COST:g}: from {DEFAULT_THRESHOLD:.2f})",
+        )
+        run.add_argument(
+            "--curve",
+            action="store_true",
+            help="also replay ProactMem at every score threshold: effectiveness and intrusion "
+            "against the threshold, in results.json, results.md and curve_<scope>.png",
+        )
         run.add_argument("--out", required=True, help="folder for results.json, .md, .csv, plots")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -123,6 +138,8 @@ class Command(BaseCommand):
             control=not options["no_control"],
             synthetic=options["synthetic"],
             enqueue=False,
+            false_alarm_cost=options["false_alarm_cost"],
+            curve=options["curve"],
         )
         out = Path(options["out"])
         progress = StreamProgress(sys.stderr)
