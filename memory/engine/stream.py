@@ -330,7 +330,12 @@ class MemoryStream:
         done: list[date] = []
         for day in sorted(d for d in self._open if d < before):
             events = self._open.pop(day)
-            closed = self._close(day, events)
+            # The open day's extraction so far is extended to the whole day, not redone: the
+            # same segments (extract.OpenDay), each validated once.
+            cache = self._day_cache if self._cache_day == day else None
+            closed = self._close(day, events, cache=cache, final=True)
+            if cache is not None:
+                self._cache_day, self._day_cache = None, DayCache()
             history = [c.record for d, c in sorted(self.closed.items()) if d < day]
             step = advance_regularities(self.tracked, history, closed.record)
             self.closed[day] = closed
@@ -339,14 +344,21 @@ class MemoryStream:
         return done
 
     def _close(
-        self, day: date, events: Sequence[EngineEvent], cache: DayCache | None = None
+        self,
+        day: date,
+        events: Sequence[EngineEvent],
+        cache: DayCache | None = None,
+        *,
+        final: bool = False,
     ) -> ClosedDay:
+        """The day's record from ``events``: ``final`` at its close (a desktop day's frames
+        compiled whole), else as it stands while open (the frames a decision may read)."""
         frames: Sequence[Mapping[str, Any]] = ()
         if self.scope == "desktop" and self.frame_source is not None:
             frames = (
-                self._open_frames(day, events)
-                if cache is not None
-                else self.frame_source(events, day, self.zone)
+                self.frame_source(events, day, self.zone)
+                if final
+                else self._open_frames(day, events)
             )
         return close_day(
             self.scope, events, day, self.zone, frames=frames, cache=cache, validate=self.validate

@@ -45,7 +45,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 from zoneinfo import ZoneInfo
 
 from memory.engine.records import EngineEvent, Fact, Path, Segment
@@ -104,13 +104,47 @@ def _count(value: object) -> int | float | None:
     return value
 
 
-@dataclass(frozen=True, slots=True)
-class _Row:
-    """One measured period: its end (when it was complete), its steps, the event holding it."""
+class _Row(NamedTuple):
+    """One measured period: its end (when it was complete), its steps, the event holding it.
+    (A tuple: a day holds up to 1,440 minute rows, made again by every replayed memory.)"""
 
     end: datetime
     steps: int | float
     event: EngineEvent
+
+
+@dataclass(slots=True)
+class _Runs:
+    """The maximal runs of consecutive kept rows (one period apart) of one stream, kept as
+    the rows arrive: a row not kept, or one not a period after the last, ends a run. Each
+    run's segment is made once per length it reaches."""
+
+    period: timedelta
+    runs: list[list[_Row]] = field(default_factory=list)
+    open: bool = False  # the last run may still grow
+    made: dict[int, tuple[int, Segment]] = field(default_factory=dict)  # run index -> segment
+
+    def add(self, row: _Row, kept: bool) -> None:
+        if not kept:
+            self.open = False
+        elif self.open and row.end - self.runs[-1][-1].end == self.period:
+            self.runs[-1].append(row)
+        else:
+            self.runs.append([row])
+            self.open = True
+
+    def stretches(
+        self, kind: str, at_least: timedelta, source: str | None, resolution: str
+    ) -> list[Segment]:
+        out = []
+        for index, run in enumerate(self.runs):
+            if len(run) * self.period < at_least:
+                continue
+            held = self.made.get(index)
+            if held is None or held[0] != len(run):
+                held = self.made[index] = (len(run), _stretch(kind, run, source, resolution))
+            out.append(held[1])
+        return out
 
 
 @dataclass
@@ -122,6 +156,9 @@ class SportsDay:
     active_hours: list[Segment] = field(default_factory=list)
     # (source, resolution) -> that stream's rows, in time order
     streams: dict[tuple[str | None, str], list[_Row]] = field(default_factory=dict)
+    # (source, resolution) -> its walks' and its sedentary stretches' runs, kept as rows arrive
+    brisk: dict[tuple[str | None, str], _Runs] = field(default_factory=dict)
+    still: dict[tuple[str | None, str], _Runs] = field(default_factory=dict)
     midnight: datetime | None = None
     started: Segment | None = None
     fed: int = 0
@@ -141,18 +178,39 @@ class SportsDay:
             elif kind == "steps":
                 self._row(event, attributes)
 
+    def _append(self, key: tuple[str | None, str], row: _Row) -> None:
+        """A row joins its stream and the runs it continues or ends."""
+        period = RESOLUTIONS[key[1]]
+        self.streams.setdefault(key, []).append(row)
+        if key[1] == "minute":
+            brisk = self.brisk.get(key) or self.brisk.setdefault(key, _Runs(period))
+            brisk.add(row, row.steps >= BOUT_MIN_STEPS_PER_MIN)
+        still = self.still.get(key) or self.still.setdefault(key, _Runs(period))
+        still.add(row, row.steps < SEDENTARY_STEPS_PER_MIN * (period / MINUTE))
+
     def _minutes(self, event: EngineEvent, attributes: Mapping[str, Any]) -> None:
         minutes = attributes["minutes"]
         source = attributes.get("source")
-        rows = self.streams.setdefault((source if isinstance(source, str) else None, "minute"), [])
+        key = (source if isinstance(source, str) else None, "minute")
         start = event.at - MINUTE * len(minutes)
         assert self.midnight is not None
+        first = self.midnight - start  # minutes ending before midnight + 1 belong to the day before
+        # Up to 1,440 rows a day: the stream and its runs are looked up once per event.
+        rows = self.streams.setdefault(key, [])
+        brisk = self.brisk.setdefault(key, _Runs(MINUTE))
+        still = self.still.setdefault(key, _Runs(MINUTE))
+        end = start
         for offset, value in enumerate(minutes):
-            steps = _count(value)
-            end = start + MINUTE * (offset + 1)
-            if steps is not None and end - MINUTE >= self.midnight:
-                rows.append(_Row(end, steps, event))
-                self._maybe_start(end, steps, MINUTE, event, "minute")
+            end += MINUTE
+            kind = type(value)  # a bool, a missing or a NaN count is no row of steps
+            if (kind is not int and kind is not float) or value != value or MINUTE * offset < first:
+                continue
+            row = _Row(end, value, event)
+            rows.append(row)
+            brisk.add(row, value >= BOUT_MIN_STEPS_PER_MIN)
+            still.add(row, value < SEDENTARY_STEPS_PER_MIN)
+            if self.started is None:
+                self._maybe_start(end, value, MINUTE, event, "minute")
 
     def _row(self, event: EngineEvent, attributes: Mapping[str, Any]) -> None:
         resolution = attributes.get("resolution")
@@ -161,7 +219,7 @@ class SportsDay:
             return
         source = attributes.get("source")
         key = (source if isinstance(source, str) else None, str(resolution))
-        self.streams.setdefault(key, []).append(_Row(event.at, steps, event))
+        self._append(key, _Row(event.at, steps, event))
         self._maybe_start(event.at, steps, RESOLUTIONS[str(resolution)], event, str(resolution))
         if resolution == "hour" and steps >= ACTIVE_HOUR_STEPS:
             facts = (
@@ -188,17 +246,13 @@ class SportsDay:
         out = [*self.decision_points, *self.active_hours]
         if self.started is not None:
             out.append(self.started)
-        for (source, resolution), rows in sorted(self.streams.items(), key=lambda i: str(i[0])):
-            period = RESOLUTIONS[resolution]
+        for key in sorted(self.streams, key=str):
+            source, resolution = key
             if resolution == "minute":
-                brisk = [row.steps >= BOUT_MIN_STEPS_PER_MIN for row in rows]
-                for run in _runs(rows, brisk, period):
-                    if len(run) * period >= BOUT_MIN_DURATION:
-                        out.append(_stretch("step_bout", run, source, "minute"))
-            low = SEDENTARY_STEPS_PER_MIN * (period / MINUTE)
-            for run in _runs(rows, [row.steps < low for row in rows], period):
-                if len(run) * period >= SEDENTARY_MIN_DURATION:
-                    out.append(_stretch("sedentary", run, source, resolution))
+                out += self.brisk[key].stretches("step_bout", BOUT_MIN_DURATION, source, resolution)
+            out += self.still[key].stretches(
+                "sedentary", SEDENTARY_MIN_DURATION, source, resolution
+            )
         return out
 
 
@@ -210,19 +264,6 @@ def _decision_point(event: EngineEvent) -> Segment:
         if isinstance(value, str | int | float):  # bool is an int; None is left out
             facts.append(Fact("", "context_before", (key,), value, event.at))
     return Segment(event.at, event.at, tuple(facts), (event.id,), kind="decision_point")
-
-
-def _runs(rows: Sequence[_Row], keep: Sequence[bool], period: timedelta) -> list[list[_Row]]:
-    """Maximal runs of consecutive rows (one period apart) that are all kept."""
-    runs: list[list[_Row]] = []
-    for row, kept in zip(rows, keep, strict=True):
-        if not kept:
-            runs.append([])  # closes the run; empty runs are dropped below
-        elif runs and runs[-1] and row.end - runs[-1][-1].end == period:
-            runs[-1].append(row)
-        else:
-            runs.append([row])
-    return [run for run in runs if run]
 
 
 def _stretch(kind: str, run: Sequence[_Row], source: str | None, resolution: str) -> Segment:
