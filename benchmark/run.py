@@ -12,8 +12,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from benchmark.labelers.base import Label
-from benchmark.labelers.registry import reference_labels
+from benchmark.labelers.base import Label, label_stream
+from benchmark.labelers.registry import reference_labeler
 from benchmark.methods.registry import MethodSpec, at_threshold
 from benchmark.metrics import METRIC_FUNCTIONS, Confusion, score_stream, summary
 from benchmark.reference import LabelKey, for_entity
@@ -51,15 +51,17 @@ class Evaluation:
 
 
 def stream_labels(
-    stream: Stream, given: Mapping[LabelKey, Label] | None
+    stream: Stream, given: Mapping[LabelKey, Label] | None, labeler_version: int | None = None
 ) -> tuple[dict[str, Label], str]:
     """The labels a stream is scored against, and their source: a label file's where it has
-    this stream, else the scope's reference labeler."""
+    this stream, else the scope's reference labeler (its newest version, or the newest at or
+    below ``labeler_version``), named with its version (``labeler:home/2``)."""
     if given:
         found = for_entity(given, stream.entity)
         if found:
             return found, next(iter(found.values())).source
-    return reference_labels(stream), "labeler"
+    labeler = reference_labeler(stream.scope, stream.zone, labeler_version)
+    return label_stream(stream, labeler), f"labeler:{labeler.name}/{labeler.version}"
 
 
 def evaluate(
@@ -72,6 +74,7 @@ def evaluate(
     progress: Progress | None = None,
     resamples: int | None = None,
     curve: Sequence[float] = (),
+    labeler_version: int | None = None,
 ) -> Evaluation:
     """Replay, label, score and summarise ``streams`` (each an entity) for ``methods``.
 
@@ -91,7 +94,7 @@ def evaluate(
             tick = (lambda s: lambda done, total: progress(s, done, total))(stream.entity)
         run = replay(stream, methods, complete=complete, control=control, progress=tick)
         # Labels are joined only now, after every decision of the stream is final.
-        labels, source = stream_labels(stream, labels_file)
+        labels, source = stream_labels(stream, labels_file, labeler_version)
         evaluation.runs.append(run)
         evaluation.labels[stream.entity] = labels
         at = {p.key: p.at.isoformat() for p in stream.points}

@@ -205,17 +205,17 @@ def test_labels_are_joined_only_after_every_decision_of_a_stream(
     import benchmark.run as run_module
 
     order: list[str] = []
-    real_replay, real_labels = run_module.replay, run_module.reference_labels
+    real_replay, real_labels = run_module.replay, run_module.label_stream
 
     def replaying(*args: object, **kwargs: object) -> object:
         order.append("replay")
         return real_replay(*args, **kwargs)  # type: ignore[arg-type]
 
-    def labelling(stream: Stream) -> object:
+    def labelling(stream: Stream, labeler: object) -> object:
         order.append("labels")
-        return real_labels(stream)
+        return real_labels(stream, labeler)  # type: ignore[arg-type]
 
     monkeypatch.setattr(run_module, "replay", replaying)
-    monkeypatch.setattr(run_module, "reference_labels", labelling)
+    monkeypatch.setattr(run_module, "label_stream", labelling)
     evaluate([home_b], methods_named(["event_only"]))
     assert order == ["replay", "labels"]

@@ -10,10 +10,10 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from benchmark.labelers.base import EpisodeBook, Opportunity, label_stream
-from benchmark.labelers.code import CodeLabeler
+from benchmark.labelers.code import CodeLabeler, CodeLabelerV2
 from benchmark.labelers.desktop import DesktopLabeler
-from benchmark.labelers.home import HomeLabeler
-from benchmark.labelers.registry import reference_labels, rule_text
+from benchmark.labelers.home import HomeLabeler, HomeLabelerV2, is_care
+from benchmark.labelers.registry import reference_labeler, reference_labels, rule_text
 from benchmark.labelers.sports import SportsLabeler
 from benchmark.streams.build import build_stream
 from benchmark.streams.records import DecisionPoint, Stream, StreamEvent
@@ -192,6 +192,81 @@ def test_home_a_fridge_left_open_far_longer_than_usual_is_a_device_opportunity()
     assert "usually goes off within 2 min" in positive[0].reason
 
 
+def test_home_version_2_checks_only_what_a_caregiver_checks_on() -> None:
+    assert is_care("Breakfast") and is_care("Cook_Dinner") and is_care("Take_Medication")
+    assert not is_care("Wash_Dinner_Dishes") and not is_care("Dress") and not is_care("Toilet")
+    assert not is_care("Enter_Home") and not is_care("Watch_TV")
+
+
+def test_home_version_2_flags_a_missed_meal_only_when_its_places_were_not_used_either() -> None:
+    # Breakfast (the day's first activity out of bed) not begun on the last day, and nothing
+    # but the bed seen until noon: not up, then breakfast missed, each an hour past usual.
+    stream = build_stream("h", "home", _home_days(7, skip_last=True), ZONE)
+    positive = {k: v for k, v in label_stream(stream, HomeLabelerV2(ZONE)).items() if v.positive}
+    assert [(k, v.episode, v.source) for k, v in positive.items()] == [
+        ("home:2026-01-11/10", "2026-01-11/Being up", "labeler:home/2"),  # 08:20-09:10
+        ("home:2026-01-11/11", "2026-01-11/Breakfast", "labeler:home/2"),  # the next window
+    ]
+    # Breakfast not begun, but the kitchen in use at 08:00 (a labelling gap, say): version 1
+    # flags it, version 2 does not.
+    events = _home_days(7, skip_last=True)
+    events.append(_sensor(999, T0 + timedelta(days=6, hours=8), "Cooktop", "Kitchen", "ON", "pir",
+                          "Snack"))  # fmt: skip
+    gap = build_stream("h", "home", events, ZONE)
+    assert any(v.positive for v in label_stream(gap, HomeLabeler(ZONE)).values())
+    assert not any(v.positive for v in label_stream(gap, HomeLabelerV2(ZONE)).values())
+
+
+def test_home_version_2_never_calls_an_arrival_or_a_private_activity_a_missed_routine() -> None:
+    events: list[StreamEvent] = []
+    for d in range(7):
+        day = T0 + timedelta(days=d)
+        # Up every day: a snack in the kitchen at eight.
+        events.append(_sensor(len(events) + 1, day + timedelta(hours=8), "Cupboard", "Kitchen",
+                              "ON", "pir", "Snack"))  # fmt: skip
+        if d < 6:  # home every day at 12:00 and dressed at 09:00, but not on the last day
+            events.append(_sensor(len(events) + 1, day + timedelta(hours=12), "Door", "Entry",
+                                  "OPEN", "magnetic", "Enter_Home"))  # fmt: skip
+            events.append(_sensor(len(events) + 1, day + timedelta(hours=12, minutes=1), "Door",
+                                  "Entry", "CLOSE", "magnetic", "Enter_Home"))  # fmt: skip
+            events.append(_sensor(len(events) + 1, day + timedelta(hours=9), "Wardrobe",
+                                  "Bedroom", "ON", "pir", "Dress"))  # fmt: skip
+        events.append(_sensor(len(events) + 1, day + timedelta(hours=16), "Seat", "Living", "ON",
+                              "pressure", "Watch_TV"))  # fmt: skip
+    stream = build_stream("h", "home", events, ZONE)
+    v1 = {v.episode for v in label_stream(stream, HomeLabeler(ZONE)).values() if v.positive}
+    assert v1 == {"2026-01-11/Enter_Home", "2026-01-11/Dress"}
+    assert not any(v.positive for v in label_stream(stream, HomeLabelerV2(ZONE)).values())
+
+
+def test_home_version_2_reads_a_lamp_as_an_appliance_left_on() -> None:
+    events = _home_days(7, skip_last=False)
+    for d in range(6):  # the kitchen lamp: on for ten minutes each evening
+        on = T0 + timedelta(days=d, hours=20)
+        events.append(_sensor(500 + 2 * d, on, "KitchenLight", "Kitchen", "ON", "lamp", None))
+        off = on + timedelta(minutes=10)
+        events.append(_sensor(501 + 2 * d, off, "KitchenLight", "Kitchen", "OFF", "lamp", None))
+    events.append(_sensor(600, T0 + timedelta(days=6, hours=20), "KitchenLight", "Kitchen", "ON",
+                          "lamp", None))  # fmt: skip
+    stream = build_stream("h", "home", events, ZONE)
+    found = [v for v in label_stream(stream, HomeLabelerV2(ZONE)).values() if v.positive]
+    assert [(v.service, v.episode[:12]) for v in found] == [("check_device", "KitchenLight")]
+    assert not any(v.positive for v in label_stream(stream, HomeLabeler(ZONE)).values())
+
+
+def test_each_run_names_the_labeler_version_and_version_1_stays_available() -> None:
+    assert reference_labeler("home", ZONE).version == 2
+    assert reference_labeler("home", ZONE, version=1).version == 1
+    assert reference_labeler("sports", ZONE).version == 1  # the study found it right
+    assert reference_labeler("code", ZONE, version=1).version == 1
+    with pytest.raises(ValueError, match="home has labeler versions 1, 2"):
+        reference_labeler("home", ZONE, version=0)
+    stream = build_stream("h", "home", _home_days(7, skip_last=True), ZONE)
+    old = reference_labels(stream, version=1)
+    assert {v.source for v in old.values()} == {"labeler:home/1"}
+    assert {v.source for v in reference_labels(stream).values()} == {"labeler:home/2"}
+
+
 # -- sports -----------------------------------------------------------------------------------
 
 
@@ -294,6 +369,42 @@ def test_code_a_pull_request_waiting_past_the_usual_review_time_and_its_escalati
     assert by_minute[200].action == "intervene"  # past three times the usual wait: escalated
     assert by_minute[260].action == "abstain"
     assert labels[f"code:{events[-1].id}"].action == "abstain"  # reviewed: no opportunity
+
+
+def _waiting_repository(title: str, author: str) -> list[StreamEvent]:
+    """Three items answered within the hour by bob, then one opened by ``author`` that waits."""
+    utc = ZoneInfo("UTC")
+    t = datetime(2026, 1, 5, 9, tzinfo=utc)
+    events: list[StreamEvent] = []
+    for n in (1, 2, 3):
+        events.append(_gh(len(events) + 1, t, "IssuesEvent", action="opened", number=n,
+                          actor="ann", title="a bug"))  # fmt: skip
+        events.append(_gh(len(events) + 1, t + timedelta(hours=1), "IssueCommentEvent",
+                          action="created", number=n, actor="bob"))  # fmt: skip
+        t += timedelta(hours=2)
+    events.append(_gh(len(events) + 1, t, "IssuesEvent", action="opened", number=4,
+                      actor=author, title=title))  # fmt: skip
+    for hours in (3, 12, 23, 25, 30):
+        events.append(_gh(len(events) + 1, t + timedelta(hours=hours), "WatchEvent", actor="eve"))
+    return events
+
+
+def test_code_version_2_waits_a_day_and_skips_what_waits_for_nobody() -> None:
+    utc = ZoneInfo("UTC")
+    stream = build_stream("r", "code", _waiting_repository("it crashes", "carl"), utc)
+    v1 = [k for k, v in label_stream(stream, CodeLabeler()).items() if v.positive]
+    v2 = {k: v for k, v in label_stream(stream, CodeLabelerV2()).items() if v.positive}
+    events = stream.events
+    # Version 1: late past the third quartile of answers (an hour), at three hours.
+    assert v1 == [f"code:{events[7].id}"]
+    # Version 2: late from a day, at 25 hours.
+    assert list(v2) == [f"code:{events[10].id}"]
+    assert "usually answers within 1.0 h; late from a day" in v2[f"code:{events[10].id}"].reason
+    # A maintainer's own tracking issue (bob answers others), work in progress, a cherry-pick.
+    for title, author in (("tracking: 1.9", "bob"), ("[WIP] new parser", "carl"),
+                          ("Automated cherry pick of #12", "carl")):  # fmt: skip
+        quiet = build_stream("r", "code", _waiting_repository(title, author), utc)
+        assert not any(v.positive for v in label_stream(quiet, CodeLabelerV2()).values()), title
 
 
 # -- desktop ----------------------------------------------------------------------------------

@@ -80,7 +80,7 @@ def test_run_writes_the_report_and_stores_the_run(done_run: BenchmarkRun, tmp_pa
         assert figures["points"] == results["decision_points"]
     assert results["replay_points_per_s"]["home"] > 0
     [stream] = results["streams"]
-    assert stream["entity"] == "home-a" and stream["labels"] == "labeler"
+    assert stream["entity"] == "home-a" and stream["labels"] == "labeler:home/2"
     assert stream["positives"] == sum(stream["opportunities"].values())
     md = (out / "results.md").read_text()
     assert "| proactmem |" in md and "| event_only |" in md
@@ -142,6 +142,8 @@ def test_a_run_scores_against_a_label_file_where_it_has_the_stream(
         (["--team", "acme", "--scope", "home", "--labels", "jsonl:/nope.jsonl"], "no such file"),
         (["--team", "acme", "--scope", "home", "--labels", "oracle"], "use labeler"),
         (["--team", "acme", "--scope", "home", "--false-alarm-cost", "0"], "positive number"),
+        (["--team", "acme", "--scope", "home", "--labels", "labeler@0"], "a number from 1"),
+        (["--team", "acme", "--scope", "home", "--labels", "labeler@x"], "a number from 1"),
         (["--team", "acme", "--scope", "home", "--false-alarm-cost", "-2"], "positive number"),
     ],
 )
@@ -254,7 +256,7 @@ def test_a_false_positive_opens_with_its_point_decision_and_label(
     page = client.get(f"/t/acme/benchmark/{done_run.pk}/outcomes/{fp.pk}/").content.decode()
     assert "False positive of" in page and "The decision point" in page
     assert fp.decision["message"].split(" (")[0] in page
-    assert "The reference label" in page and "labeler:home/1" in page
+    assert "The reference label" in page and "labeler:home/2" in page
     assert "The labeler's written rule" in page
     # The point's private ground truth (hand-labelled activities) is never shown with it.
     assert "activity_first" not in page and "activity_at_close" not in page
@@ -339,3 +341,16 @@ def test_an_owner_sets_what_a_false_alarm_costs_and_decisions_follow_it(
     )
     team.refresh_from_db()
     assert team.false_alarm_cost is None
+
+
+def test_a_run_can_score_against_the_first_labels_and_says_which(
+    team: Any, home: Any, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    _command(
+        "run", "--team", "acme", "--scope", "home", "--methods", "event_only",
+        "--labels", "labeler@1", "--out", str(out),
+    )  # fmt: skip
+    results = json.loads((out / "results.json").read_text())
+    assert [row["labels"] for row in results["streams"]] == ["labeler:home/1"]
+    assert "labeler:home/1" in (out / "results.md").read_text()

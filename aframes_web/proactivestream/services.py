@@ -153,6 +153,14 @@ def run_entities(*, team: Team, scope: str, keys: Sequence[str] = ()) -> list[En
     return entities
 
 
+def labeler_version(labels: str) -> int | None:
+    """The version cap of ``labeler@N`` (None for plain ``labeler`` and anything else)."""
+    head, at, tail = labels.partition("@")
+    if head != LABELS_LABELER or not at or not tail.isdigit():
+        return None
+    return int(tail)
+
+
 def run_create(
     *,
     team: Team,
@@ -186,11 +194,18 @@ def run_create(
         threshold_for(false_alarm_cost)
     except ValueError as exc:
         raise RunConfigError(str(exc)) from None
-    if labels != LABELS_LABELER and not labels.startswith(("jsonl:", "project:")):
+    if labeler_version(labels) is None and not labels.startswith(
+        (LABELS_LABELER, "jsonl:", "project:")
+    ):
         raise RunConfigError(
-            f"labels {labels!r}: use labeler (the scopes' reference labelers), jsonl:PATH or "
-            "project:ID (a labelling project's final labels)"
+            f"labels {labels!r}: use labeler (the scopes' reference labelers, newest version), "
+            "labeler@N (each scope's newest version up to N), jsonl:PATH or project:ID (a "
+            "labelling project's final labels)"
         )
+    if labels.startswith(LABELS_LABELER) and labels != LABELS_LABELER:
+        version = labeler_version(labels)
+        if version is None or version < 1:
+            raise RunConfigError(f"labels {labels!r}: a labeler version is a number from 1")
     if labels.startswith("project:"):
         project_labels(team, labels)
     if labels.startswith("jsonl:"):
@@ -308,6 +323,7 @@ def _execute(run: BenchmarkRun, out: Path | None, progress: Progress | None) -> 
         control=bool(config.get("control", True)),
         progress=tick,
         curve=CURVE_THRESHOLDS if config.get("curve") else (),
+        labeler_version=labeler_version(config["labels"]),
     )
     _note(run, "writing the report")
     files = _artefacts(evaluation)

@@ -2,7 +2,7 @@
 
 manage.py proactivestream build --team T --scope S [--entity KEY ...]
 manage.py proactivestream run --team T --scope S|all [--entity KEY ...] [--methods a,b|all]
-    [--labels labeler|jsonl:PATH|project:ID] [--no-control] [--synthetic KEY ...]
+    [--labels labeler|labeler@N|jsonl:PATH|project:ID] [--no-control] [--synthetic KEY ...]
     [--false-alarm-cost C] [--curve] --out DIR
 """
 
@@ -79,8 +79,9 @@ class Command(BaseCommand):
         run.add_argument(
             "--labels",
             default="labeler",
-            help="labeler (the scopes' reference labelers), jsonl:PATH (reference labels) or "
-            "project:ID (a labelling project's final labels)",
+            help="labeler (the scopes' reference labelers, newest version), labeler@N (each "
+            "scope's newest version up to N: labeler@1 gives the first labels), jsonl:PATH "
+            "(reference labels) or project:ID (a labelling project's final labels)",
         )
         run.add_argument(
             "--no-control", action="store_true", help="switch intervention control off"
