@@ -102,7 +102,8 @@ def test_the_report_pairs_streams_finals_and_confusion() -> None:
     assert pairs[("ana", "cy")].items == 3 and pairs[("ana", "cy")].agreement == 1.0
     assert pairs[("ana", "cy")].kappa == pytest.approx(1.0)
     assert pairs[("ana", "ben")].agreement == pytest.approx(3 / 4)
-    assert found.against_final["ben"] == {"items": 2, "agreement": 0.5, "kappa": 0.0}
+    # AC1: categories 3:1 over both raters, chance 2 · 0.75 · 0.25 = 0.375, (0.5 - 0.375) / 0.625.
+    assert found.against_final["ben"] == {"items": 2, "agreement": 0.5, "kappa": 0.0, "ac1": 0.2}
     assert set(found.streams) == {"s1", "s2"}
     assert found.streams["s2"].raw == 1.0
     # 3 + 3 + 1 + 3 = 10 pairs, counted in both orders; 2 disagreeing pairs (item 2).

@@ -255,6 +255,7 @@ def test_adjudication_review_agreement_and_export_pages(
     assert history.count("by adi") >= 3
     agreement = adi.get(url("label_agreement", project)).content.decode()
     assert "Cohen" in agreement and "Krippendorff" in agreement and "heat" in agreement
+    assert "Gwet's AC1" in agreement and "prevalence paradox" in agreement
     export = adi.get(url("label_export", project, "jsonl"))
     rows = [json.loads(line) for line in b"".join(export.streaming_content).splitlines()]
     assert rows[0]["provenance"]["adjudicator"] == "adi"

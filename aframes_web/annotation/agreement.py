@@ -9,7 +9,8 @@ category is what adjudication compares: ``abstain``, or ``intervene`` with its s
 Coefficients are ``None`` where they are undefined, never a made-up 0 or 1: Cohen's and
 Fleiss' κ when chance agreement is 1 (every label in one category: there is nothing to agree
 beyond chance), Fleiss' κ without an item that has the full complement of raters, α without an
-item labelled twice. Cohen's and Fleiss' κ are written out (a dozen lines each, checked in the
+item labelled twice. Cohen's κ and Gwet's AC1 live with the benchmark (``benchmark/agreement.py``,
+which holds a labeler against annotators with them); Fleiss' κ is written out (checked in the
 tests against statsmodels); α is the ``krippendorff`` package's.
 """
 
@@ -25,22 +26,11 @@ from typing import Any
 import krippendorff
 import numpy as np
 
+from benchmark.agreement import cohen_kappa, gwet_ac1
+
+__all__ = ["cohen_kappa", "fleiss_kappa", "gwet_ac1", "krippendorff_alpha", "report", "scores"]
+
 Triple = tuple[Hashable, str, str]  # (item, rater, category)
-
-
-def cohen_kappa(first: Sequence[str], second: Sequence[str]) -> float | None:
-    """Cohen's κ of two raters over the same items (paired sequences); None if undefined."""
-    if len(first) != len(second):
-        raise ValueError("Cohen's kappa needs both raters' labels of the same items")
-    n = len(first)
-    if n == 0:
-        return None
-    observed = sum(a == b for a, b in zip(first, second, strict=True)) / n
-    left, right = Counter(first), Counter(second)
-    expected = sum(left[c] * right[c] for c in left) / (n * n)
-    if math.isclose(expected, 1.0):
-        return None
-    return (observed - expected) / (1 - expected)
 
 
 def fleiss_kappa(items: Iterable[Sequence[str]]) -> float | None:
@@ -92,6 +82,7 @@ class Pair:
     items: int  # labelled by both
     agreement: float | None  # share of those with the same category
     kappa: float | None
+    ac1: float | None = None  # Gwet's AC1: chance-corrected, stable when one category dominates
 
 
 @dataclass(frozen=True)
@@ -168,6 +159,7 @@ def report(
                 len(shared),
                 sum(x == y for x, y in zip(a, b, strict=True)) / len(shared) if shared else None,
                 cohen_kappa(a, b),
+                gwet_ac1(a, b),
             )
         )
     against_final = {}
@@ -183,6 +175,7 @@ def report(
                 else None
             ),
             "kappa": cohen_kappa(mine, final),
+            "ac1": gwet_ac1(mine, final),
         }
     return Report(
         overall=scores(triples, complement),

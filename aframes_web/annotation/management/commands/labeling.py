@@ -133,5 +133,6 @@ class Command(BaseCommand):
         for pair in report.pairs:
             self.stdout.write(
                 f"  {pair.first} · {pair.second}: {pair.items:,} shared, "
-                f"agreement {show(pair.agreement)}, Cohen's kappa {show(pair.kappa)}"
+                f"agreement {show(pair.agreement)}, Cohen's kappa {show(pair.kappa)}, "
+                f"Gwet's AC1 {show(pair.ac1)}"
             )
