@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import math
+import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -123,3 +124,23 @@ def _annotators(label: Label) -> int:
         return 0
     names = provenance.get("annotators") if isinstance(provenance, dict) else None
     return len(set(names)) if isinstance(names, list) else 0
+
+
+def study_sample(
+    labels: Mapping[str, Mapping[str, Label]], *, seed: int, positives_max: int | None = None
+) -> dict[str, set[str]]:
+    """The points of a validity study, per entity: every point the labeler labels intervene
+    (at most ``positives_max``, drawn at random if there are more) and as many of its abstains,
+    drawn uniformly at random over all the streams; seeded, so a study can be redrawn."""
+    chance = random.Random(seed)
+    flagged = sorted((e, p) for e, found in labels.items() for p, v in found.items() if v.positive)
+    quiet = sorted(
+        (e, p) for e, found in labels.items() for p, v in found.items() if not v.positive
+    )
+    if positives_max is not None and len(flagged) > positives_max:
+        flagged = sorted(chance.sample(flagged, positives_max))
+    chosen = flagged + chance.sample(quiet, min(len(flagged), len(quiet)))
+    out: dict[str, set[str]] = {}
+    for entity, point in chosen:
+        out.setdefault(entity, set()).add(point)
+    return out

@@ -30,6 +30,7 @@ from typing import Any
 
 from benchmark.synthetic.desktop import generate_days, write_jsonl
 from perf.harness import RESULTS, ROOT, fail, finish, manage, scratch_instance
+from perf.labels import STUDIES
 from perf.real import DATA
 
 PS_DB = "aframes_bench_ps"
@@ -114,6 +115,41 @@ def memory_against_baseline(scopes: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _against_annotators(env: dict[str, str], folder: Path, methods: str) -> dict[str, Any] | None:
+    """The methods scored again, on the points of the committed validity studies only, against
+    the annotators' adjudicated labels (``benchmark/studies``); None when none is committed."""
+    files = sorted(STUDIES.glob("*/*.jsonl"))
+    if not files:
+        print(
+            f"No annotator study is committed ({STUDIES}): the methods are scored against the "
+            "reference labelers only (make bench-labels says how to run one)."
+        )
+        return None
+    merged = folder / "studies.jsonl"
+    merged.write_text("".join(path.read_text(encoding="utf-8") for path in files))
+    out = RESULTS / "proactivestream-annotators"
+    done = subprocess.run(
+        [
+            sys.executable, "manage.py", "proactivestream", "run", "--team", "bench",
+            "--scope", "all", "--methods", methods, "--synthetic", DESKTOP_KEY,
+            "--labels", f"jsonl:{merged}", "--out", str(out),
+        ],
+        cwd=ROOT, env=env, capture_output=True, text=True,
+    )  # fmt: skip
+    if done.returncode != 0:
+        fail(f"proactivestream run against the annotators failed:\n{done.stderr[-3000:]}")
+    second: dict[str, Any] = json.loads((out / "results.json").read_text())
+    print(f"Against the annotators' labels ({len(files)} study file(s)), per scope:")
+    for scope, by_method in second["scopes"].items():
+        cells = ", ".join(
+            f"{name} {figures['effectiveness']} (intrusion {figures['intrusion']})"
+            for name, figures in by_method.items()
+            if name in ("proactmem", "event_only")
+        )
+        print(f"  {scope}: {cells}")
+    return {"files": [p.name for p in files], "scopes": second["scopes"]}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -142,6 +178,7 @@ def main(argv: list[str] | None = None) -> int:
         if done.returncode != 0:
             fail(f"proactivestream run failed:\n{done.stderr[-3000:]}")
         wall = time.perf_counter() - began
+        against_annotators = _against_annotators(env, Path(tmp), args.methods)
     results: dict[str, Any] = json.loads((out / "results.json").read_text())
     print((out / "results.md").read_text())
     speeds = results["replay_points_per_s"]
@@ -187,6 +224,7 @@ def main(argv: list[str] | None = None) -> int:
         "replay_points_per_s": speeds,
         "replay_events_per_s": results["replay_events_per_s"],
         "threshold_curve": results.get("threshold_curve"),
+        "against_annotators": against_annotators,
         "decision_points": results["decision_points"],
         "synthetic_scopes": results["synthetic_scopes"],
         "run_s": round(wall, 1),

@@ -4,10 +4,8 @@ importers' own readers (no database): events numbered in (time, source key) orde
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
-from datetime import date, datetime
+from datetime import date
 from pathlib import Path
-from typing import Any
 from zoneinfo import ZoneInfo
 
 from benchmark.streams.build import build_stream
@@ -18,21 +16,7 @@ from perf import real
 DATA, ORDONEZ, FITBIT, K8S, ANTS = real.DATA, real.ORDONEZ, real.FITBIT, real.K8S, real.ANTS
 MADRID, NEW_YORK, UTC = real.MADRID, real.NEW_YORK, real.UTC
 ordonez_items, fitbit_items, github_items = real.ordonez_items, real.fitbit_items, real.github_items
-
-
-def events_of(items: Iterable[dict[str, Any]], start: int = 1) -> list[StreamEvent]:
-    ordered = sorted(items, key=lambda it: (it["occurred_at"], it["source_key"]))
-    return [
-        StreamEvent(
-            n,
-            datetime.fromisoformat(it["occurred_at"].replace("Z", "+00:00")),
-            it["kind"],
-            it["payload"],
-            it["source_key"],
-            it.get("monitor", ""),
-        )
-        for n, it in enumerate(ordered, start=start)
-    ]
+events_of = real.events_of
 
 
 def ordonez(home: str) -> Stream:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -42,10 +42,14 @@ from aframes_web.annotation.selectors import (
 )
 from aframes_web.annotation.triage import screen_stream
 from aframes_web.proactivestream.models import DecisionPoint
+from aframes_web.proactivestream.selectors import stream_of
 from aframes_web.proactivestream.services import points_build
 from aframes_web.streams.models import Entity
 from aframes_web.teams.models import Role, Team
+from benchmark.agreement import study_sample
 from benchmark.labelers import code, desktop, home, sports
+from benchmark.labelers.base import label_stream
+from benchmark.labelers.registry import reference_labeler
 from benchmark.reference import LabelFileError, parse_labels
 from benchmark.streams.catalogue import CATALOGUE, service_ids
 from benchmark.streams.records import SCOPES
@@ -117,6 +121,9 @@ class ProjectSpec:
     triage: str = LabelProject.Triage.NONE
     review_percent: int = 10
     timely_minutes: int | None = None
+    # Only these points (entity key -> point keys), e.g. a validity study's sample; None: all
+    # the points of the time range. An entity with none sampled is left out.
+    points: Mapping[str, frozenset[str]] | None = None
 
 
 def project_create(
@@ -174,7 +181,10 @@ def project_create(
             created_by=user if getattr(user, "is_authenticated", False) else None,
         )
         for entity in entities:
-            _add_stream(project, entity)
+            if spec.points is None:
+                _add_stream(project, entity)
+            elif spec.points.get(entity.key):
+                _add_stream(project, entity, spec.points[entity.key])
         if not Task.objects.filter(project=project).exists():
             raise WorkbenchError(
                 "no decision points fall in this time range for these streams; build them with "
@@ -201,8 +211,10 @@ def _entities(team: Team, scope: str, keys: Sequence[str]) -> list[Entity]:
     return entities
 
 
-def _add_stream(project: LabelProject, entity: Entity) -> None:
+def _add_stream(project: LabelProject, entity: Entity, only: frozenset[str] | None = None) -> None:
     points = DecisionPoint.objects.filter(entity=entity)
+    if only is not None:
+        points = points.filter(key__in=sorted(only))
     if project.starts_at:
         points = points.filter(at__gte=project.starts_at)
     if project.ends_at:
@@ -565,3 +577,50 @@ def labels_import(*, project: LabelProject, lines: Iterable[str], name: str, use
             )
             Task.objects.filter(pk=tasks[key]).update(final=verdict)
     return len(given)
+
+
+@dataclass(frozen=True)
+class Study:
+    project: LabelProject
+    positives: int  # points the labeler labels intervene
+    abstains: int  # drawn at random from its abstains
+
+
+def study_create(
+    *,
+    team: Team,
+    name: str,
+    scope: str,
+    entities: Sequence[str] = (),
+    seed: int = 1,
+    positives_max: int | None = None,
+    labels_per_point: int = 3,
+    labeler_version: int | None = None,
+    user: Any = None,
+) -> Study:
+    """A blind labelling project for a labeler's validity study (``benchmark/agreement.py``):
+    every point the scope's reference labeler labels intervene and as many random abstains,
+    each handed to ``labels_per_point`` annotators. Annotators see the points and the scope's
+    guidelines only: never the labeler, its reasons or which points it flagged."""
+    chosen = _entities(team, scope, entities)
+    labels: dict[str, Mapping[str, Any]] = {}
+    for entity in chosen:
+        points_build(entity=entity)
+        stream = stream_of(entity)
+        labeler = reference_labeler(scope, stream.zone, labeler_version)
+        labels[entity.key] = label_stream(stream, labeler)
+    picked = study_sample(labels, seed=seed, positives_max=positives_max)
+    if not picked:
+        raise WorkbenchError(f"the {scope} streams have no decision points to sample")
+    spec = ProjectSpec(
+        name=name,
+        scope=scope,
+        entities=[e.key for e in chosen],
+        labels_per_point=labels_per_point,
+        review_percent=0,
+        points={key: frozenset(found) for key, found in picked.items()},
+    )
+    project = project_create(team=team, spec=spec, user=user, build=False)
+    positives = sum(labels[e][p].positive for e, found in picked.items() for p in found)
+    total = sum(len(found) for found in picked.values())
+    return Study(project, positives, total - positives)

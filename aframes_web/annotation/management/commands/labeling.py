@@ -2,6 +2,8 @@
 
 labeling create --team T --name N --scope S [--entity KEY ...] [--from ISO] [--to ISO]
                 [--labels-per-point 3] [--triage none|rule|llm] [--review-percent 10]
+labeling sample --team T --name N --scope S [--entity KEY ...] [--seed 1] [--positives-max M]
+                [--labels-per-point 3] [--labeler-version N]
 labeling export --team T --project ID [--format jsonl|csv] [--out FILE]
 labeling import --team T --project ID FILE
 labeling agreement --team T --project ID
@@ -48,6 +50,23 @@ class Command(BaseCommand):
         create.add_argument("--triage", default="none", choices=LabelProject.Triage.values)
         create.add_argument("--review-percent", type=int, default=10)
         create.add_argument("--guidelines", help="a Markdown file (default: the scope's rule)")
+        sample = sub.add_parser(
+            "sample",
+            help="a blind project for a labeler's validity study: every point it flags and as "
+            "many random abstains",
+        )
+        sample.add_argument("--team", required=True)
+        sample.add_argument("--name", required=True)
+        sample.add_argument("--scope", required=True, help="home, sports, code or desktop")
+        sample.add_argument("--entity", action="append", default=[], help="entity key (repeat)")
+        sample.add_argument("--seed", type=int, default=1, help="the random draw (default 1)")
+        sample.add_argument(
+            "--positives-max", type=int, help="at most this many flagged points (drawn at random)"
+        )
+        sample.add_argument("--labels-per-point", type=int, default=3)
+        sample.add_argument(
+            "--labeler-version", type=int, help="the labeler version to study (default newest)"
+        )
         for name in ("export", "import", "agreement"):
             one = sub.add_parser(name)
             one.add_argument("--team", required=True)
@@ -93,6 +112,33 @@ class Command(BaseCommand):
         self.stdout.write(
             f"Project {project.pk} ({project.name}): {counts['points']:,} decision points in "
             f"{project.streams.count()} stream(s), {project.labels_per_point} labels each."
+        )
+
+    def _sample(self, team: Team, options: dict[str, Any]) -> None:
+        if options["positives_max"] is not None and options["positives_max"] < 1:
+            raise CommandError("--positives-max must be at least 1")
+        try:
+            study = services.study_create(
+                team=team,
+                name=options["name"],
+                scope=options["scope"],
+                entities=options["entity"],
+                seed=options["seed"],
+                positives_max=options["positives_max"],
+                labels_per_point=options["labels_per_point"],
+                labeler_version=options["labeler_version"],
+            )
+        except ValueError as exc:  # an unknown labeler version
+            raise CommandError(str(exc)) from None
+        project = study.project
+        self.stdout.write(
+            f"Project {project.pk} ({project.name}): {study.positives + study.abstains:,} "
+            f"decision points from {project.streams.count()} stream(s) ({study.positives:,} the "
+            f"labeler flags, {study.abstains:,} of its abstains drawn with seed "
+            f"{options['seed']}), {project.labels_per_point} independent labels each. Nothing "
+            "an annotator sees says which is which. When every point is settled: labeling "
+            f"export --team {team.slug} --project {project.pk} --out <scope>.jsonl, then "
+            "make bench-labels."
         )
 
     def _export(self, team: Team, options: dict[str, Any]) -> None:
