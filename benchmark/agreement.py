@@ -127,11 +127,16 @@ def _annotators(label: Label) -> int:
 
 
 def study_sample(
-    labels: Mapping[str, Mapping[str, Label]], *, seed: int, positives_max: int | None = None
+    labels: Mapping[str, Mapping[str, Label]],
+    *,
+    seed: int,
+    positives_max: int | None = None,
+    abstains: int | None = None,
 ) -> dict[str, set[str]]:
     """The points of a validity study, per entity: every point the labeler labels intervene
-    (at most ``positives_max``, drawn at random if there are more) and as many of its abstains,
-    drawn uniformly at random over all the streams; seeded, so a study can be redrawn."""
+    (at most ``positives_max``, drawn at random if there are more) and as many of its abstains
+    (or ``abstains`` of them), drawn uniformly at random over all the streams; seeded, so a
+    study can be redrawn."""
     chance = random.Random(seed)
     flagged = sorted((e, p) for e, found in labels.items() for p, v in found.items() if v.positive)
     quiet = sorted(
@@ -139,7 +144,8 @@ def study_sample(
     )
     if positives_max is not None and len(flagged) > positives_max:
         flagged = sorted(chance.sample(flagged, positives_max))
-    chosen = flagged + chance.sample(quiet, min(len(flagged), len(quiet)))
+    wanted = len(flagged) if abstains is None else abstains
+    chosen = flagged + chance.sample(quiet, min(wanted, len(quiet)))
     out: dict[str, set[str]] = {}
     for entity, point in chosen:
         out.setdefault(entity, set()).add(point)

@@ -54,6 +54,15 @@ def test_a_study_holds_every_flagged_point_and_as_many_random_abstains_blind(
     _sample("--name", "Again", "--scope", "home", "--labeler-version", "1", "--seed", "7")
     again = home.team.label_projects.get(name="Again")
     assert set(Task.objects.filter(project=again).values_list("point__key", flat=True)) == sampled
+    assert f"--out benchmark/studies/home/{project.pk}.jsonl" in said
+    # Version 2 flags nothing in these nine days: a study of its flags is empty, and the
+    # command says how to look for what it misses instead.
+    with pytest.raises(CommandError, match="flags no point on these streams.*--abstains N"):
+        _sample("--name", "Empty", "--scope", "home")
+    drawn = _sample("--name", "Misses", "--scope", "home", "--abstains", "12")
+    assert "(0 the labeler flags, 12 of its abstains" in drawn
+    with pytest.raises(CommandError, match="--abstains must be 0 or more"):
+        _sample("--name", "Neg", "--scope", "home", "--abstains", "-1")
     with pytest.raises(CommandError, match="home has labeler versions 1, 2"):
         _sample("--name", "Bad", "--scope", "home", "--labeler-version", "0")
     with pytest.raises(CommandError, match="no sports entities"):

@@ -596,11 +596,13 @@ def study_create(
     positives_max: int | None = None,
     labels_per_point: int = 3,
     labeler_version: int | None = None,
+    abstains: int | None = None,
     user: Any = None,
 ) -> Study:
     """A blind labelling project for a labeler's validity study (``benchmark/agreement.py``):
     every point the scope's reference labeler labels intervene and as many random abstains,
-    each handed to ``labels_per_point`` annotators. Annotators see the points and the scope's
+    each handed to ``labels_per_point`` annotators (``abstains``: that many random abstains
+    instead, to look for what the labeler misses). Annotators see the points and the scope's
     guidelines only: never the labeler, its reasons or which points it flagged."""
     chosen = _entities(team, scope, entities)
     labels: dict[str, Mapping[str, Any]] = {}
@@ -609,9 +611,12 @@ def study_create(
         stream = stream_of(entity)
         labeler = reference_labeler(scope, stream.zone, labeler_version)
         labels[entity.key] = label_stream(stream, labeler)
-    picked = study_sample(labels, seed=seed, positives_max=positives_max)
+    picked = study_sample(labels, seed=seed, positives_max=positives_max, abstains=abstains)
     if not picked:
-        raise WorkbenchError(f"the {scope} streams have no decision points to sample")
+        raise WorkbenchError(
+            f"the {scope} labeler flags no point on these streams, so a study of its flags is "
+            "empty; draw random points to look for what it misses with --abstains N"
+        )
     spec = ProjectSpec(
         name=name,
         scope=scope,

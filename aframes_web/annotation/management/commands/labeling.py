@@ -3,7 +3,7 @@
 labeling create --team T --name N --scope S [--entity KEY ...] [--from ISO] [--to ISO]
                 [--labels-per-point 3] [--triage none|rule|llm] [--review-percent 10]
 labeling sample --team T --name N --scope S [--entity KEY ...] [--seed 1] [--positives-max M]
-                [--labels-per-point 3] [--labeler-version N]
+                [--abstains N] [--labels-per-point 3] [--labeler-version N]
 labeling export --team T --project ID [--format jsonl|csv] [--out FILE]
 labeling import --team T --project ID FILE
 labeling agreement --team T --project ID
@@ -63,6 +63,9 @@ class Command(BaseCommand):
         sample.add_argument(
             "--positives-max", type=int, help="at most this many flagged points (drawn at random)"
         )
+        sample.add_argument(
+            "--abstains", type=int, help="random abstains to draw (default: as many as flagged)"
+        )
         sample.add_argument("--labels-per-point", type=int, default=3)
         sample.add_argument(
             "--labeler-version", type=int, help="the labeler version to study (default newest)"
@@ -117,6 +120,8 @@ class Command(BaseCommand):
     def _sample(self, team: Team, options: dict[str, Any]) -> None:
         if options["positives_max"] is not None and options["positives_max"] < 1:
             raise CommandError("--positives-max must be at least 1")
+        if options["abstains"] is not None and options["abstains"] < 0:
+            raise CommandError("--abstains must be 0 or more")
         try:
             study = services.study_create(
                 team=team,
@@ -127,6 +132,7 @@ class Command(BaseCommand):
                 positives_max=options["positives_max"],
                 labels_per_point=options["labels_per_point"],
                 labeler_version=options["labeler_version"],
+                abstains=options["abstains"],
             )
         except ValueError as exc:  # an unknown labeler version
             raise CommandError(str(exc)) from None
@@ -137,8 +143,8 @@ class Command(BaseCommand):
             f"labeler flags, {study.abstains:,} of its abstains drawn with seed "
             f"{options['seed']}), {project.labels_per_point} independent labels each. Nothing "
             "an annotator sees says which is which. When every point is settled: labeling "
-            f"export --team {team.slug} --project {project.pk} --out <scope>.jsonl, then "
-            "make bench-labels."
+            f"export --team {team.slug} --project {project.pk} --out "
+            f"benchmark/studies/{project.scope}/{project.pk}.jsonl, then make bench-labels."
         )
 
     def _export(self, team: Team, options: dict[str, Any]) -> None:
