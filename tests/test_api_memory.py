@@ -111,6 +111,13 @@ def test_ingestion_with_decide_returns_the_decisions_in_order(owner_api, home) -
     assert times == sorted(times) and len(times) == len(items)
     again = owner_api.post(f"{BASE}/events?decide=true", items).json()
     assert again["accepted"] == 0 and all(d["duplicate"] for d in again["decisions"])
+    # ?format= shapes events read back; what ingestion answers is JSON, as documented.
+    for read_format in ("ndjson", "json"):
+        answered = owner_api.post(f"{BASE}/events?decide=true&format={read_format}", items)
+        assert answered["Content-Type"] == "application/json"
+        assert answered.json()["accepted"] == 0
+    plain = owner_api.post(f"{BASE}/events?format=ndjson", items)
+    assert plain["Content-Type"] == "application/json" and plain.json()["duplicates"] == len(items)
 
 
 def test_ingestion_with_decide_rejects_a_bad_batch_whole(owner_api, home) -> None:

@@ -214,6 +214,14 @@ class EntityEventsView(TeamAPIView):
         if "format" in request.query_params:
             choice_param(request, "format", ("json", "ndjson"))
 
+    def perform_content_negotiation(self, request: Request, force: bool = False) -> Any:
+        # ?format= and Accept shape the events read back; what ingestion answers (counts and
+        # decisions) is one JSON object, as documented, whatever the read format asked for.
+        if request.method == "POST":
+            json_renderer = renderers.JSONRenderer()
+            return json_renderer, json_renderer.media_type
+        return super().perform_content_negotiation(request, force)
+
     @extend_schema(
         operation_id="events_ingest",
         summary="Ingest a batch of events",
