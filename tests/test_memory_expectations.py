@@ -453,3 +453,45 @@ def test_a_candidate_below_the_team_s_threshold_is_not_proposed_and_says_why() -
             "since": (now - timedelta(hours=2)).isoformat()}  # fmt: skip
     late = _point(2, now + timedelta(days=7), segment=14, events=3, on_at_close=[door])
     assert RulesPolicy(threshold=1.0).decide(_ctx(late, exp)).action == "intervene"
+
+
+def test_a_failed_check_not_run_again_past_twice_its_usual_follow_up_is_nudged() -> None:
+    exp = Expectations()
+    t = datetime(2024, 3, 4, 9, tzinfo=UTC)
+    run = 0
+
+    def check(at: datetime, conclusion: str, branch: str = "main") -> EngineEvent:
+        nonlocal run
+        run += 1
+        return _gh(500 + run, at, "workflow_run", name="ci", branch=branch, run_id=run,
+                   conclusion=conclusion)  # fmt: skip
+
+    for day in range(3):  # each failure is run again 30, 60 and 90 minutes later
+        failed = t + timedelta(days=day)
+        exp.observe_event(check(failed, "failure"))
+        exp.observe_event(check(failed + timedelta(minutes=30 * (day + 1)), "success"))
+    assert exp.follow_up_minutes == [30.0, 60.0, 90.0]
+    assert exp.follow_up_usual_minutes() == 60.0
+    # A push to the branch follows a failure up too.
+    exp.observe_event(check(t + timedelta(days=3), "failure", "fix"))
+    push = EngineEvent(600, t + timedelta(days=3, minutes=20), "observation",
+                       {"type": "PushEvent", "attributes": {"ref": "refs/heads/fix"}})  # fmt: skip
+    exp.observe_event(push)
+    assert ("ci", "fix") not in exp.failed and exp.follow_up_minutes[-1] == 20.0
+    # Now a failure on main that nobody follows up; a comment on an open pull request later.
+    failed = t + timedelta(days=5)
+    exp.observe_event(check(failed, "failure"))
+    stream = MemoryStream("code", ZONE, RulesPolicy())
+    stream.expectations = exp
+    at = failed + timedelta(minutes=80)  # the median follow-up is now 45 minutes: 80 < 2 x 45
+    early = stream.process(_gh(700, at, "IssueCommentEvent", number=9, pull_request=True,
+                               author="m", actor="m"))  # fmt: skip
+    assert early.controlled.proposed.intent != "ci_follow_up"
+    late = stream.process(_gh(701, failed + timedelta(minutes=150), "IssueCommentEvent", number=9,
+                              pull_request=True, author="m", actor="m"))  # fmt: skip
+    assert late.action == "intervene" and late.controlled.proposed.intent == "ci_follow_up"
+    assert late.controlled.proposed.message == (
+        "The check ci failed on main 2 hours 30 minutes ago and has neither run again nor had a "
+        "push since; a failure here is usually followed up within 45 minutes (median of 4)."
+    )
+    assert late.controlled.proposed.score == 1.0

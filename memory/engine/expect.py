@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
 
+from memory.engine.catalogue import CI_FAILED, code_object
 from memory.engine.records import POINT_KIND, EngineEvent
 
 MIN_DAYS = 5  # earlier days with data before anything is "usual" (module docstring)
@@ -207,6 +208,10 @@ class Expectations:
     # when and by whom; first-response delays (minutes) of those answered, per kind.
     waiting: dict[tuple[str, int], tuple[datetime, str | None]] = field(default_factory=dict)
     response_minutes: dict[str, list[float]] = field(default_factory=dict)
+    # code: failed checks not yet run again ((workflow, branch) -> when, and its name), and
+    # the minutes from a failure to the next run of it or a push to its branch
+    failed: dict[tuple[str, str], datetime] = field(default_factory=dict)
+    follow_up_minutes: list[float] = field(default_factory=list)
     # Desktop, per day: active minutes and first start ("HH:MM") per app, the frames' spans,
     # and the switching seen at each point.
     app_minutes: dict[date, dict[str, float]] = field(default_factory=dict)
@@ -228,6 +233,8 @@ class Expectations:
         change = code_change(event.payload)
         if change is not None:
             self._code(event.at, *change)
+            return
+        if self._checks(event):
             return
         device = device_of(event.payload)
         value = event.payload.get("value")
@@ -265,6 +272,38 @@ class Expectations:
                 del self.waiting[key]
                 minutes = max(0.0, (at - opened).total_seconds() / 60)
                 self.response_minutes.setdefault(kind, []).append(minutes)
+
+    def _checks(self, event: EngineEvent) -> bool:
+        """A check run or a push: a failure waits for its follow-up (the next run of the same
+        workflow on the same branch, or a push to that branch), which is timed."""
+        a = _attributes(event.payload)
+        if code_object(event)[0] == "ci_run":
+            name, branch = a.get("name"), a.get("branch")
+            key = (
+                name if isinstance(name, str) else "check",
+                branch if isinstance(branch, str) else "",
+            )
+            failed = self.failed.pop(key, None)
+            if failed is not None:
+                self.follow_up_minutes.append(max(0.0, (event.at - failed).total_seconds() / 60))
+            conclusion = a.get("conclusion")
+            if isinstance(conclusion, str) and conclusion.lower() in CI_FAILED:
+                self.failed[key] = event.at
+            return True
+        if event.payload.get("type") == "PushEvent":
+            ref = a.get("ref")
+            branch = ref.removeprefix("refs/heads/") if isinstance(ref, str) else ""
+            for key in [k for k in self.failed if k[1] == branch]:
+                minutes = (event.at - self.failed.pop(key)).total_seconds() / 60
+                self.follow_up_minutes.append(max(0.0, minutes))
+            return True
+        return False
+
+    def follow_up_usual_minutes(self) -> float | None:
+        """This repository's median time from a failed check to its follow-up, once it has
+        seen :data:`CODE_MIN_SAMPLES` of them."""
+        found = self.follow_up_minutes
+        return _median(found) if len(found) >= CODE_MIN_SAMPLES else None
 
     def response_usual_minutes(self, kind: str) -> float | None:
         """This repository's median first response to a ``kind``, once it has seen

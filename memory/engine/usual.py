@@ -332,8 +332,24 @@ def _code(
     p: Mapping[str, Any], now: datetime, exp: Expectations, rules: Mapping[str, str]
 ) -> dict[str, Judged]:
     """A pull request or issue that has waited clearly longer than this repository usually
-    takes to answer one (twice its median first response), the longest-waiting first."""
+    takes to answer one (twice its median first response), the longest-waiting first; a failed
+    check not run again nor pushed over for twice the usual time to a follow-up."""
     out: dict[str, Judged] = {}
+    usual_follow = exp.follow_up_usual_minutes()
+    for (name, branch), failed in sorted(exp.failed.items(), key=lambda i: i[1]):
+        waited = (now - failed).total_seconds() / 60
+        if usual_follow is None or waited < RESPONSE_FACTOR * usual_follow:
+            continue
+        out["ci_follow_up"] = Judged(
+            True,
+            f"The check {name} failed on {branch or 'its branch'} {minutes_words(waited)} ago "
+            "and has neither run again nor had a push since; a failure here is usually "
+            f"followed up within {minutes_words(usual_follow)} (median of "
+            f"{len(exp.follow_up_minutes)}).",
+            target=f"ci:{name}@{branch}@{failed.isoformat()}",
+            score=share_below(exp.follow_up_minutes, waited),
+        )
+        break
     for (kind, number), (opened, author) in sorted(exp.waiting.items(), key=lambda i: i[1][0]):
         intent = _CODE_INTENTS[kind]
         if intent in out:
