@@ -330,6 +330,8 @@ LOGGING = {
 # Privacy principle 8: typed text and clipboard content are dropped at ingestion unless opted in.
 AFRAMES_STORE_INPUT_TEXT = env_bool("AFRAMES_STORE_INPUT_TEXT", False)
 AFRAMES_MAX_BATCH_EVENTS = env_int("AFRAMES_MAX_BATCH_EVENTS", 10_000, minimum=1)
+# An event more than this many hours after the server's clock is refused (a clock gone wrong).
+AFRAMES_FUTURE_TOLERANCE_H = env_int("AFRAMES_FUTURE_TOLERANCE_H", 24, minimum=0)
 AFRAMES_MAX_BATCH_BYTES = env_int("AFRAMES_MAX_BATCH_BYTES", 32 * 1024 * 1024, minimum=1024)
 # A day is compiled at most once per this interval; batches inside it join the next compile.
 AFRAMES_COMPILE_INTERVAL_MS = env_int("AFRAMES_COMPILE_INTERVAL_MS", 1000, minimum=0)

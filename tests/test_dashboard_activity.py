@@ -141,6 +141,22 @@ def test_shading_is_relative_to_the_busiest_day_of_the_month() -> None:
     assert all(len(week) == 7 and week[0].day.weekday() == 0 for week in grid)
 
 
+def test_calendar_opens_on_the_latest_day_up_to_today_not_on_a_wrong_clock_s(
+    document, owner
+) -> None:
+    from aframes_web.streams.models import EntityDay
+
+    # A day stored from a clock gone wrong (before future events were refused).
+    stamp = timezone.now()
+    EntityDay.objects.create(entity=document.entity, day=date(2150, 6, 1), event_count=1,
+                             first_at=stamp, last_at=stamp, refreshed_at=stamp)  # fmt: skip
+    future = DayDocument.objects.get(pk=document.pk)
+    future.pk, future.day = None, date(2150, 6, 1)
+    future.save()
+    page = text(signed_in(owner).get(f"{BASE}/"))
+    assert "March 2026" in page and "June 2150" not in page
+
+
 def test_calendar_marks_captured_days_without_a_document(document, owner) -> None:
     DayDocument.objects.all().delete()
     page = text(signed_in(owner).get(f"{BASE}/?month=2026-03"))

@@ -84,6 +84,16 @@ def test_bad_lines_are_reported_with_file_and_line(desktop, tmp_path) -> None:
     assert "bad.jsonl:2: occurred_at:" in err and "bad.jsonl:3: not valid JSON" in err
 
 
+def test_an_event_from_the_future_is_a_rejected_line(desktop, tmp_path) -> None:
+    path = _write(
+        tmp_path / "clock.jsonl",
+        [snapshot("2026-03-02T08:00:00Z", "ok"), snapshot("2150-01-01T08:00:00Z", "wrong clock")],
+    )
+    out, err = _run("jsonl", str(path), "--team", "acme", "--entity", "alice-laptop")
+    assert "read 2, imported 1, duplicates 0, rejected 1 (occurred_at: 1)" in out
+    assert "clock.jsonl:2: occurred_at:" in err and "past the latest moment" in err
+
+
 def test_strict_stops_at_the_first_bad_line(desktop, tmp_path) -> None:
     path = _write(tmp_path / "bad.jsonl", [snapshot("2026-03-02T08:00:00Z", "ok")], ("{x",))
     with pytest.raises(CommandError, match=r"bad.jsonl:2: not valid JSON"):

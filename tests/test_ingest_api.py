@@ -301,3 +301,22 @@ def test_concurrent_overlapping_batches_all_succeed_on_postgresql(desktop) -> No
     # Every batch answered (no deadlock), and every key was stored exactly once.
     assert sum(accepted) == len(keys)
     assert Event.objects.filter(entity=desktop).count() == len(keys)
+
+
+def test_an_event_from_the_future_is_refused_beyond_the_tolerance(owner_api, desktop) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    now = datetime.now(UTC)
+    soon = snapshot((now + timedelta(hours=12)).isoformat(), "soon")  # a clock a little ahead
+    far = snapshot("2150-06-01T08:00:00Z", "far")
+    answer = owner_api.post(URL, [soon, far])
+    assert answer.status_code == 400
+    [error] = answer.json()["errors"]
+    assert (error["index"], error["field"]) == (1, "occurred_at")
+    assert "past the latest moment this server takes" in error["message"]
+    assert "AFRAMES_FUTURE_TOLERANCE_H" in error["message"]
+    assert Event.objects.count() == 0
+    assert owner_api.post(URL, [soon]).status_code == 201
+    with override_settings(AFRAMES_FUTURE_TOLERANCE_H=0):
+        late = owner_api.post(URL, [snapshot((now + timedelta(hours=2)).isoformat(), "late")])
+        assert late.status_code == 400 and "1 h past" in late.json()["errors"][0]["message"]

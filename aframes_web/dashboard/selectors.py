@@ -6,9 +6,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from django.db.models import Count, F, IntegerField, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
+from django.utils import timezone
 
 from aframes_web.activity.models import CompileRequest, DayDocument
 from aframes_web.activity.selectors import chunked_in, documents_current, evidence_events
@@ -149,10 +151,15 @@ def document_months(*, entity: Entity) -> list[date]:
 
 
 def latest_day(*, entity: Entity) -> date | None:
-    """The newest day with a document, else the newest captured day."""
-    newest = documents_current(entity=entity).values_list("day", flat=True).last()
+    """The newest day with a document, else the newest captured day; never after the
+    entity's today (a day stored from a wrong clock does not pick the month shown)."""
+    today = timezone.now().astimezone(ZoneInfo(entity.timezone)).date()
+    newest = (
+        documents_current(entity=entity).filter(day__lte=today).values_list("day", flat=True).last()
+    )
     if newest is None:
-        newest = days_for_entity(entity=entity).values_list("day", flat=True).last()
+        days = days_for_entity(entity=entity).filter(day__lte=today)
+        newest = days.values_list("day", flat=True).last()
     return newest
 
 

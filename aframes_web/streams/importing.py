@@ -32,6 +32,7 @@ from aframes_web.streams.services import (
     events_stage,
     events_store,
     events_store_staged,
+    latest_moment,
     validate_events,
 )
 from aframes_web.teams.models import Team
@@ -233,7 +234,10 @@ def _staged(
                     held = []
                 continue
             batch = validate_batch(
-                [p.item for p in batch_items], scope=scope, store_text=store_text
+                [p.item for p in batch_items],
+                scope=scope,
+                store_text=store_text,
+                latest=latest_moment(),
             )
             rejections = held + _rejections(batch_items, batch.errors)
             held, batch.errors = [], []

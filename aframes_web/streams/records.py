@@ -422,8 +422,11 @@ def check_storable_text(text: str, path: str) -> None:
         _check_encodable(text, path)
 
 
-def validate_item(item: Any, *, scope: str, store_text: bool) -> tuple[EventRecord, int]:
-    """Check one item; returns the record and how many text fields were dropped."""
+def validate_item(
+    item: Any, *, scope: str, store_text: bool, latest: datetime | None = None
+) -> tuple[EventRecord, int]:
+    """Check one item; returns the record and how many text fields were dropped. ``latest``:
+    the last moment an event may hold (the server's clock plus its tolerance; None: any)."""
     if not isinstance(item, dict):
         raise FieldInvalid("", f"each event must be an object, got {_kind(item)}.")
     if not item.keys() <= _ITEM_FIELDS:
@@ -434,6 +437,8 @@ def validate_item(item: Any, *, scope: str, store_text: bool) -> tuple[EventReco
     if "occurred_at" not in item:
         raise FieldInvalid("occurred_at", "is required.")
     occurred_at = event_moment(item["occurred_at"], "occurred_at")
+    if latest is not None and occurred_at > latest:
+        raise FieldInvalid("occurred_at", future_words(item["occurred_at"], occurred_at, latest))
     kind = item.get("kind")
     allowed = kinds_for_scope(scope)
     if kind not in allowed:
@@ -496,17 +501,36 @@ def validate_item(item: Any, *, scope: str, store_text: bool) -> tuple[EventReco
     return EventRecord(occurred_at, kind, source_key, monitor, payload, payload_json), dropped
 
 
+def future_words(value: Any, moment: datetime, latest: datetime) -> str:
+    """Why an event from the future is refused, with how far ahead it is."""
+    ahead = moment - latest
+    days, seconds = ahead.days, ahead.seconds
+    size = f"{days:,} day{'s' if days != 1 else ''}" if days else f"{max(1, seconds // 3600)} h"
+    return (
+        f"{value!r} is more than {size} past the latest moment this server takes "
+        f"({latest:%Y-%m-%d %H:%M} UTC: its clock plus AFRAMES_FUTURE_TOLERANCE_H); an event "
+        "from the future is a clock gone wrong. Fix the sender's clock or the time zone it "
+        "writes."
+    )
+
+
 def validate_batch(
-    items: Iterable[Any], *, scope: str, store_text: bool, start_index: int = 0
+    items: Iterable[Any],
+    *,
+    scope: str,
+    store_text: bool,
+    start_index: int = 0,
+    latest: datetime | None = None,
 ) -> ValidatedBatch:
-    """Validate every item; collect all errors rather than stopping at the first."""
+    """Validate every item; collect all errors rather than stopping at the first. ``latest``:
+    the last moment an event may hold (:func:`validate_item`)."""
     if scope not in SCOPES:
         raise ValueError(f"unknown scope {scope!r}")
     batch = ValidatedBatch()
     first: dict[str, tuple[int, EventRecord]] = {}
     for index, item in enumerate(items, start=start_index):
         try:
-            record, dropped = validate_item(item, scope=scope, store_text=store_text)
+            record, dropped = validate_item(item, scope=scope, store_text=store_text, latest=latest)
         except FieldInvalid as problem:
             batch.errors.append(ItemError(index, problem.path, problem.message))
             continue

@@ -253,7 +253,15 @@ def validate_events(
     *, entity: Entity, items: Iterable[Any], start_index: int = 0, store_text: bool | None = None
 ) -> ValidatedBatch:
     keep = settings.AFRAMES_STORE_INPUT_TEXT if store_text is None else store_text
-    return validate_batch(items, scope=entity.scope, store_text=keep, start_index=start_index)
+    return validate_batch(
+        items, scope=entity.scope, store_text=keep, start_index=start_index, latest=latest_moment()
+    )
+
+
+def latest_moment() -> datetime:
+    """The last moment an incoming event may hold: now plus ``AFRAMES_FUTURE_TOLERANCE_H``
+    (clocks drift, and a device may stamp in a zone ahead; a day of it is not a mistake)."""
+    return timezone.now() + timedelta(hours=settings.AFRAMES_FUTURE_TOLERANCE_H)
 
 
 def events_store(
