@@ -428,6 +428,9 @@ def test_bad_arguments_are_tool_errors_not_protocol_failures(server_url, team, h
     assert "runs backwards" in texts[2]
     assert "is not a date like" in texts[3]
     assert "needs the 'admin' scope" in texts[8]
+    # A wrong type is one plain sentence, no pydantic report.
+    assert texts[7] == "get_decisions: limit must be a whole number, not 'many'."
+    assert "pydantic" not in " ".join(texts) and "validation error" not in " ".join(texts)
 
 
 def _initialize(url: str, headers: dict[str, str]) -> httpx2.Response:
@@ -595,3 +598,26 @@ def test_downloads_stream_under_asgi_without_reading_everything_first(
     assert len(lines) == Event.objects.filter(entity=desktop_day).count()
     # Django warns when it must read a synchronous iterator whole to serve it over ASGI.
     assert not [w for w in recwarn if "consume synchronous iterators" in str(w.message)]
+
+
+def test_argument_errors_are_plain_sentences_per_field() -> None:
+    from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+    from aframes_web.mcp.server import argument_sentences
+
+    class Arguments(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        entity: str
+        hours: float = 2
+        limit: int = Field(default=10, ge=1)
+        text: bool = False
+
+    try:
+        Arguments.model_validate({"hours": "soon", "limit": 0, "text": "maybe", "colour": 1})
+    except ValidationError as error:
+        said = argument_sentences("get_context", error)
+    assert said == (
+        "get_context: entity is required; hours must be a number, not 'soon'; limit should be "
+        "greater than or equal to 1; text must be true or false, not 'maybe'; colour is not an "
+        "argument of get_context."
+    )

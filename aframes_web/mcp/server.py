@@ -26,6 +26,7 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
+from pydantic import ValidationError
 from pydantic.fields import FieldInfo
 from starlette.applications import Starlette
 from starlette.datastructures import Headers
@@ -123,6 +124,53 @@ def _call_sync(key: str | None, fn: Callable[..., str], kwargs: dict[str, Any]) 
         close_old_connections()
 
 
+# What a wrong argument should have been, by pydantic's error type (the rest say it themselves).
+_EXPECTED = {
+    "int_parsing": "a whole number",
+    "int_type": "a whole number",
+    "int_from_float": "a whole number",
+    "float_parsing": "a number",
+    "float_type": "a number",
+    "bool_parsing": "true or false",
+    "bool_type": "true or false",
+    "string_type": "text",
+    "list_type": "a list",
+    "dict_type": "an object",
+}
+
+
+def argument_sentences(tool: str, error: ValidationError) -> str:
+    """A wrong call's arguments as one plain sentence per wrong field (no pydantic wording or
+    links: the agent reading it is told what to send instead)."""
+    said = []
+    for problem in error.errors(include_url=False):
+        field = ".".join(str(part) for part in problem["loc"]) or "the arguments"
+        kind, given = problem["type"], problem.get("input")
+        if kind == "missing":
+            said.append(f"{field} is required")
+        elif kind == "extra_forbidden":
+            said.append(f"{field} is not an argument of {tool}")
+        elif kind in _EXPECTED:
+            said.append(f"{field} must be {_EXPECTED[kind]}, not {given!r}")
+        else:
+            text = str(problem["msg"]).replace("Input should be", "should be")
+            said.append(f"{field} {text[0].lower() + text[1:]}" if text else f"{field} is wrong")
+    return f"{tool}: " + "; ".join(said) + "."
+
+
+class AframesServer(MCPServer):
+    """The SDK's server, with argument errors said as plain sentences (:func:`argument_sentences`)
+    instead of pydantic's report."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as failure:
+            if isinstance(failure.__cause__, ValidationError):
+                raise ToolError(argument_sentences(name, failure.__cause__)) from None
+            raise
+
+
 def build_server(key_source: KeySource = _http_key, *, http: bool = True) -> MCPServer:
     """An MCPServer with every Aframes tool; ``key_source`` names the caller's token key."""
     auth = (
@@ -136,7 +184,7 @@ def build_server(key_source: KeySource = _http_key, *, http: bool = True) -> MCP
         if http
         else None
     )
-    server = MCPServer(
+    server = AframesServer(
         name="aframes",
         title="Aframes",
         instructions=INSTRUCTIONS,
