@@ -148,10 +148,12 @@ def trajectory_detail(entity: Entity, day: date) -> Trajectory | None:
     )
 
 
-# The states in the order memory uses them: what can intervene, what is context, what waits.
-STATE_RANK = ("active", "weakening", "habit", "candidate", "dormant")
-# Orderings of an entity's regularities, by name. ``rank`` is how memory ranks them
-# (memory.engine.retrieve): state first, then how much the trigger predicts (the margin).
+# The states in rank order: what can intervene, then what predicts but waits for its replay,
+# then habits (a behaviour of every day: no trigger predicts it, so no lift to rank by; their
+# absence is what memory's expectations read), then what has gone quiet.
+STATE_RANK = ("active", "weakening", "candidate", "habit", "dormant")
+# Orderings of an entity's regularities, by name. ``rank``: the regularities whose trigger
+# predicts first (state, then the margin: how much the trigger predicts; retrieve.py).
 REGULARITY_ORDERS: dict[str, tuple[str, ...]] = {
     "rank": ("state_rank", "-margin", "-confidence", "rid"),
     "confidence": ("-confidence", "-margin", "rid"),

@@ -173,6 +173,8 @@ def test_day_view_draws_every_frame_gap_and_interruption(document, owner) -> Non
     html = text(page)
     bars = [attrs for tag, attrs in tags(page) if tag == "a" and attrs.get("class") == "bar"]
     assert len(bars) == document.frame_count
+    # The compile time names its zone (the entity's: Europe/Berlin is CET in March).
+    assert re.search(r"compiled \d{4}-\d{2}-\d{2} \d{2}:\d{2} (CET|CEST|UTC) by", html)
     assert {a["data-frame"] for a in bars} == {f["id"] for f in body["frames"]}
     assert all(a["href"] == f"{BASE}/f/{a['data-frame']}/" for a in bars)
     # One row per monitor, gaps shaded and labelled, interruption ticks with their time.

@@ -420,6 +420,15 @@ def test_regularities_page_in_rank_order_active_before_habits(team, owner):
     assert listed_rids(beyond) == listed_rids(last)
 
 
+def test_rank_lists_what_predicts_before_habits_which_no_trigger_predicts(team, owner):
+    entity = entity_create(team=team, key="runner-1", scope="sports", timezone_name="Europe/Berlin")
+    rows = many_regularities(entity, 6)  # 0 and 3 are habits, the rest active
+    Regularity.objects.filter(pk=rows[1].pk).update(state=Regularity.State.CANDIDATE, margin=0.0)
+    Regularity.objects.filter(pk=rows[0].pk).update(margin=0.9)  # a habit's margin says nothing
+    shown = listed_rids(text(signed_in(owner).get(f"{BASE}/")))
+    assert shown == [f"reg:{n:012x}" for n in (5, 4, 2, 1, 0, 3)]
+
+
 def test_regularities_sort_filter_by_text_and_page_with_the_filters_kept(team, owner):
     entity = entity_create(team=team, key="runner-1", scope="sports", timezone_name="Europe/Berlin")
     many_regularities(entity, 120)
