@@ -150,13 +150,40 @@ def run_measured(command: list[str], env: dict[str, str], what: str) -> Measured
     return Measured(wall, usage.ru_maxrss / 1024, stdout, stderr)
 
 
+def settings_on(database: str, redis_db: int | None = None) -> None:
+    """Point this process's settings at a scratch instance before anything reads them.
+
+    Django reads its settings once, at the first access (a reader's import limits, a model):
+    a harness that reads files with the importers before it sets Django up calls this first,
+    so that the settings it gets are the scratch instance's, whatever DATABASE_URL said (none:
+    the embedded SQLite default, which has none of the scratch tables)."""
+    os.environ["DATABASE_URL"] = bench_database_url(database)
+    os.environ.setdefault("SECRET_KEY", "benchmark-only")
+    redis = redis_url(redis_db)
+    if redis:
+        os.environ["REDIS_URL"] = redis
+    else:
+        os.environ.pop("REDIS_URL", None)
+    os.environ["DJANGO_SETTINGS_MODULE"] = "aframes_web.settings"
+
+
 def django_on(env: Mapping[str, str]) -> None:
     """Set this process's Django up on ``env``'s instance (a scratch database). Settings are
-    read once, at setup, so this comes before the first import of a model: a harness imports
-    the module that uses the models only after calling it."""
+    read once, at setup, so this comes before the first import of a model (a harness imports
+    the module that uses the models only after calling it), or :func:`settings_on` came
+    first; a process whose settings already name another database stops, saying so."""
     os.environ.update(env)
     os.environ["DJANGO_SETTINGS_MODULE"] = "aframes_web.settings"
     django.setup()
+    from django.conf import settings  # stays: after setup, to read what it loaded
+
+    named = settings.DATABASES["default"].get("NAME")
+    wanted = urlsplit(env["DATABASE_URL"]).path.lstrip("/")
+    if named != wanted:
+        fail(
+            f"Django was set up on database {named!r} before the benchmark pointed it at its "
+            f"scratch database {wanted!r}; call perf.harness.settings_on first"
+        )
 
 
 def free_port() -> int:

@@ -54,7 +54,15 @@ from memory.engine.decide import POLICIES
 from memory.engine.records import EngineEvent
 from memory.engine.stream import MemoryStream, compiled_frames
 from perf import real
-from perf.harness import django_on, fail, finish, percentile, redis_url, scratch_instance
+from perf.harness import (
+    django_on,
+    fail,
+    finish,
+    percentile,
+    redis_url,
+    scratch_instance,
+    settings_on,
+)
 
 Item = dict[str, Any]
 # Its own scratch database and Redis database: tasks it queues must reach no other worker.
@@ -451,6 +459,9 @@ def main(argv: list[str] | None = None) -> int:
         fail("--decide-max must be at least 1")
     if "service" in parts and redis_url() is None:
         print("Redis is not reachable; the service part queues its tasks on the filesystem broker")
+    if "service" in parts:
+        # Reading the files reads settings (the import limits): they must be the scratch's.
+        settings_on(MEMORY_DB, MEMORY_REDIS_DB)
     figures: dict[str, Any] = {"source": args.source}
     if args.source == "real":
         sources = real_sources()
