@@ -149,6 +149,8 @@ def test_the_shell_examples_run_against_the_demo(demo) -> None:
         assert done.returncode == 0, f"{heading}:\n{code}\n--- stdout\n{done.stdout[-3000:]}\n" + (
             f"--- stderr\n{done.stderr[-3000:]}"
         )
+        if "evidence?ids=" in code:  # an example that answers: the frame's rows, none missing
+            assert '"missing":[]' in done.stdout.replace(" ", ""), done.stdout[-2000:]
 
 
 def test_the_python_examples_run_against_the_demo(demo) -> None:
@@ -166,3 +168,15 @@ def test_the_python_examples_run_against_the_demo(demo) -> None:
         )
         assert done.returncode == 0, f"{heading}:\n{code}\n{done.stderr[-3000:]}"
         assert done.stdout.strip(), heading
+
+
+def test_the_demo_has_a_benchmark_run_to_show(demo) -> None:
+    folder, _, base = demo
+    token = (folder / "var" / "demo_token").read_text().strip()
+    request = urllib.request.Request(
+        f"{base}/api/v1/benchmark/runs/1", headers={"Authorization": f"Bearer {token}"}
+    )
+    run = json.loads(urllib.request.urlopen(request, timeout=10).read())
+    assert run["status"] == "done"
+    assert set(run["results"]["scopes"]["home"]) == {"proactmem", "event_only"}
+    assert run["results"]["threshold_curve"]["home"]

@@ -1,6 +1,6 @@
 """manage.py load_demo: the demo team, a login, a token, synthetic desktop days, a synthetic
-home whose memory has routines and decisions to show, and a labelling project on that home
-with two annotators and an adjudicator (idempotent)."""
+home whose memory has routines and decisions to show, a labelling project on that home with
+two annotators and an adjudicator, and a ProactiveStream run on it (idempotent)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from django.core.management.base import BaseCommand, CommandParser
 from aframes_web.annotation import selectors as sel
 from aframes_web.annotation.models import LabelProject
 from aframes_web.annotation.services import LabelInput, ProjectSpec, label_submit, project_create
-from aframes_web.proactivestream.models import DecisionPoint
-from aframes_web.proactivestream.services import points_build
+from aframes_web.proactivestream.models import BenchmarkRun, DecisionPoint
+from aframes_web.proactivestream.services import points_build, run_create, run_execute
 from aframes_web.streams.importers import SourceItem
 from aframes_web.streams.importing import import_items
 from aframes_web.streams.selectors import entity_get
@@ -83,6 +83,7 @@ class Command(BaseCommand):
         )
         home = self._home(team)
         labelling = self._labelling(team, password)
+        benchmark = self._benchmark(team)
         records = generate_days(DEMO_START, options["days"], seed=DEMO_SEED, tz=DEMO_TZ)
         items = (SourceItem(f"synthetic:{n}", item=r) for n, r in enumerate(records, 1))
         summary = import_items(entity=entity, items=items)
@@ -90,7 +91,7 @@ class Command(BaseCommand):
             f"Demo data: {options['days']} synthetic desktop days from "
             f"{DEMO_START.isoformat()} for {team.slug}/{entity.key}: "
             f"{summary.imported:,} new events, {summary.duplicates:,} already there.\n"
-            f"{home}\n{labelling}\n"
+            f"{home}\n{labelling}\n{benchmark}\n"
             f"  login:     {DEMO_USER} / {password}   (stored in {password_file})\n"
             f"  API token: {token_file.read_text().strip()}   (stored in {token_file})"
         )
@@ -157,6 +158,31 @@ class Command(BaseCommand):
                             "abstain", rationale="opened and closed again: nothing left open"
                         )
                 label_submit(task=task, user=user, given=given)
+
+    def _benchmark(self, team: Team) -> str:
+        """A ProactiveStream run on the demo home (ProactMem against event_only, with the
+        threshold curve), run inline so its page and the documented examples have figures."""
+        run = BenchmarkRun.objects.filter(team=team).order_by("pk").first()
+        if run is None:
+            created = run_create(
+                team=team,
+                scope="home",
+                methods=["proactmem", "event_only"],
+                entities=[DEMO_HOME],
+                enqueue=False,
+                curve=True,
+            )
+            run = run_execute(run_id=created.pk) or created
+        figures = ((run.results or {}).get("scopes") or {}).get("home") or {}
+        shown = "; ".join(
+            f"{name} {f.get('interventions', 0)} interventions, intrusion {f.get('intrusion')}"
+            for name, f in figures.items()
+        )
+        positives = next(iter(figures.values()), {}).get("positives", 0)
+        return (
+            f"Demo benchmark run {run.pk} on {DEMO_HOME} ({run.status}): {positives} labelled "
+            f"opportunit{'y' if positives == 1 else 'ies'}; {shown or 'no figures'}"
+        )
 
     def _home(self, team: Team) -> str:
         entity = entity_get(team=team, key=DEMO_HOME) or entity_create(
