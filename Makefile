@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
 
-.PHONY: run test test-unit test-browser lint typecheck install install-dev demo bench bench-ingest bench-import bench-sync bench-compiler bench-pipeline bench-memory bench-proactivestream bench-labels bench-annotation bench-api bench-chaos bench-qa mutation clean
+.PHONY: run test test-unit test-browser lint typecheck install install-dev demo bench bench-ingest bench-import bench-sync bench-compiler bench-pipeline bench-memory bench-proactivestream bench-labels bench-queues bench-annotation bench-api bench-chaos bench-qa mutation clean
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; sys.exit("Aframes needs Python 3.11 or newer") if sys.version_info < (3, 11) else None'
@@ -47,7 +47,7 @@ typecheck: install-dev
 	$(BIN)/mypy --strict compiler memory/engine aframes_sync
 
 ## Benchmarks: heavy runs, never part of make test. Each prints a report ending in one JSON line.
-bench: bench-labels bench-ingest bench-import bench-sync bench-compiler bench-pipeline bench-memory bench-proactivestream bench-annotation bench-api bench-cost bench-routines bench-qa
+bench: bench-labels bench-queues bench-ingest bench-import bench-sync bench-compiler bench-pipeline bench-memory bench-proactivestream bench-annotation bench-api bench-cost bench-routines bench-qa
 
 bench-ingest: install-dev
 	$(BIN)/python -m perf.ingest
@@ -66,6 +66,9 @@ bench-memory: install-dev
 
 bench-proactivestream: install-dev
 	$(BIN)/python -m perf.proactivestream
+
+bench-queues: install-dev
+	$(BIN)/python -m perf.queues
 
 bench-labels: install-dev
 	$(BIN)/python -m perf.labels

@@ -11,6 +11,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from kombu import Queue
 
 from aframes_web.env import ConfigError, env_bool, env_int, env_list, env_rate, env_str
 
@@ -199,6 +200,19 @@ if CELERY_TASK_SOFT_TIME_LIMIT >= CELERY_TASK_TIME_LIMIT:
         "CELERY_TASK_SOFT_TIME_LIMIT must be below CELERY_TASK_TIME_LIMIT so a task can clean up."
     )
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+# Queues, so that a fresh day never waits behind a long job: what keeps memory current (a
+# day's summary, compile and close, the sweeps) is "live"; what may take minutes (an import,
+# a benchmark run) is "bulk". A worker consumes every queue unless told which (-Q, or
+# CELERY_QUEUES for the image's worker role); `manage.py serve` runs one worker for each
+# group, and a deployment can dedicate workers the same way.
+AFRAMES_QUEUE_GROUPS = {"live": ("live",), "bulk": ("imports", "benchmark")}
+CELERY_TASK_DEFAULT_QUEUE = "live"
+CELERY_TASK_QUEUES = [Queue(name) for group in AFRAMES_QUEUE_GROUPS.values() for name in group]
+CELERY_TASK_ROUTES = {
+    "streams.run_import_job": {"queue": "imports"},
+    "streams.sweep_incoming_uploads": {"queue": "imports"},
+    "proactivestream.execute_run": {"queue": "benchmark"},
+}
 # Redis hands a message that a worker took and never acknowledged (the worker died as a whole)
 # back after this long. Above the task time limit, so a task still running is never handed to
 # a second worker; a benchmark run, allowed longer, holds a lock that makes a second delivery

@@ -20,7 +20,10 @@ case "$role" in
       --access-logfile -
     ;;
   worker)
-    exec celery -A aframes_web worker --loglevel INFO --concurrency "${CELERY_CONCURRENCY:-2}"
+    # Every queue unless CELERY_QUEUES names some (e.g. "imports,benchmark" for a worker of
+    # long jobs beside one of "live"): settings.AFRAMES_QUEUE_GROUPS.
+    exec celery -A aframes_web worker --loglevel INFO --concurrency "${CELERY_CONCURRENCY:-2}" \
+      ${CELERY_QUEUES:+--queues "$CELERY_QUEUES"}
     ;;
   beat)
     # The schedule file lives on the shared var volume so a restarted beat keeps its last-run times.

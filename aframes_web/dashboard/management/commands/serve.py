@@ -1,4 +1,7 @@
-"""manage.py serve: the embedded ASGI web server (uvicorn) and a Celery worker, stopped together."""
+"""manage.py serve: the embedded ASGI web server (uvicorn) and its Celery workers, stopped
+together: one for the live queue (summaries, compiles, memory closes, the periodic sweeps) and
+one for the bulk queues (imports, benchmark runs), so a fresh day is never queued behind a long
+import (settings.AFRAMES_QUEUE_GROUPS)."""
 
 from __future__ import annotations
 
@@ -13,11 +16,13 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
 
-def worker_argv() -> list[str]:
-    """The embedded worker: one prefork child, so SQLite sees one writer at a time and the
-    task time limits hold (the prefork pool kills a child past CELERY_TASK_TIME_LIMIT; the
-    solo pool cannot), with beat for the periodic sweeps (production runs a beat container)."""
-    return [
+def worker_argv(group: str = "live") -> list[str]:
+    """One embedded worker for a group of queues: one prefork child each, so the task time
+    limits hold (the prefork pool kills a child past CELERY_TASK_TIME_LIMIT; the solo pool
+    cannot) and SQLite sees at most two writers, which its busy timeout serialises (WAL,
+    settings.py). The live worker runs beat for the periodic sweeps (production runs a beat
+    container)."""
+    argv = [
         sys.executable,
         "-m",
         "celery",
@@ -30,10 +35,14 @@ def worker_argv() -> list[str]:
         "1",
         "--loglevel",
         "INFO",
-        "--beat",
-        "--schedule",
-        str(settings.VAR_DIR / "celerybeat-schedule"),
+        "--queues",
+        ",".join(settings.AFRAMES_QUEUE_GROUPS[group]),
+        "--hostname",
+        f"{group}@%h",
     ]
+    if group == "live":
+        argv += ["--beat", "--schedule", str(settings.VAR_DIR / "celerybeat-schedule")]
+    return argv
 
 
 class Command(BaseCommand):
@@ -45,13 +54,19 @@ class Command(BaseCommand):
         parser.add_argument("--no-worker", action="store_true", help="web server only")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        worker = None
+        workers: list[subprocess.Popen[bytes]] = []
         if not options["no_worker"]:
-            worker = subprocess.Popen(worker_argv())
+            workers = [
+                subprocess.Popen(worker_argv(group)) for group in settings.AFRAMES_QUEUE_GROUPS
+            ]
             broker = (
                 "Redis" if settings.REDIS_URL else f"filesystem broker in {settings.BROKER_DIR}"
             )
-            self.stdout.write(f"Worker started (pid {worker.pid}) on the {broker}.")
+            pids = ", ".join(
+                f"{group} pid {w.pid}"
+                for group, w in zip(settings.AFRAMES_QUEUE_GROUPS, workers, strict=True)
+            )
+            self.stdout.write(f"Workers started ({pids}) on the {broker}.")
         url = f"http://{options['host']}:{options['port']}/"
         self.stdout.write(
             f"\nAframes is running at {url}  (MCP at {url}mcp; Ctrl-C stops web server and "
@@ -79,8 +94,9 @@ class Command(BaseCommand):
         try:
             server.run()
         finally:
-            if worker is not None:
+            for worker in workers:
                 worker.terminate()
+            for worker in workers:
                 try:
                     worker.wait(timeout=15)
                 except subprocess.TimeoutExpired:

@@ -1,0 +1,186 @@
+"""make bench-queues: does a fresh day wait behind a long import? (the embedded default)
+
+    python -m perf.queues [--lines 1000000]
+
+On a bare machine, as ``make run`` runs: a scratch SQLite instance and ``manage.py serve`` (the
+web server and its workers on the filesystem broker). An import of ``--lines`` SYNTHETIC JSONL
+lines (one event repeated: the worker reads and checks every line, stores one) is queued as the
+dashboard queues an upload; three seconds later a fresh desktop day (180 snapshots) is posted
+to another entity, and the time until its day is compiled is measured, with the import's own
+duration beside it. With imports on their own queue and worker (settings.AFRAMES_QUEUE_GROUPS)
+the day compiles in seconds whatever the import; on one shared queue it waited for the import.
+The last line: ``fresh_day_compile_s``, ``import_s``, ``import_running_when_compiled``, ``lines``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from perf.harness import ROOT, fail, finish, free_port
+
+MANAGE = [sys.executable, str(ROOT / "manage.py")]
+WAIT_S = 300  # longer than any import here: past it the day counts as starved
+
+
+def _manage(env: dict[str, str], *args: str) -> str:
+    done = subprocess.run([*MANAGE, *args], env=env, capture_output=True, text=True, cwd=ROOT)
+    if done.returncode != 0:
+        fail(f"manage.py {' '.join(args)} failed:\n{done.stderr[-2000:]}")
+    return done.stdout
+
+
+def _call(base: str, token: str, path: str, body: Any = None) -> Any:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(
+        base + path,
+        data=data,
+        headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        return json.loads(answer.read())
+
+
+JOB = """
+from django.core.files.uploadedfile import TemporaryUploadedFile
+from aframes_web.streams.uploads import import_job_create
+from aframes_web.teams.models import Team
+path = {path!r}
+upload = TemporaryUploadedFile("bulk.jsonl", "application/x-ndjson", 0, None)
+upload.file.close()
+upload.file = open(path, "rb")
+job = import_job_create(team=Team.objects.get(slug="bench"), user=None, format_name="jsonl",
+                        entity_key="bulk", upload=upload, scope="desktop", tz="UTC")
+print(job.pk)
+"""
+
+STATUS = """
+from aframes_web.streams.models import ImportJob
+job = ImportJob.objects.get(pk={job})
+took = (job.finished_at - job.created_at).total_seconds() if job.finished_at else None
+print(job.status, took)
+"""
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--lines", type=int, default=1_000_000)
+    args = parser.parse_args(argv)
+    if args.lines < 1:
+        fail("--lines must be at least 1")
+    with tempfile.TemporaryDirectory(prefix="aframes-queues-") as tmp:
+        folder = Path(tmp)
+        env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+        env.update(
+            DATABASE_URL=f"sqlite:///{folder / 'aframes.sqlite3'}",
+            AFRAMES_VAR_DIR=str(folder / "var"),
+            SECRET_KEY="benchmark-only",
+            AFRAMES_COMPILE_INTERVAL_MS="0",
+            DJANGO_SETTINGS_MODULE="aframes_web.settings",
+        )
+        _manage(env, "migrate", "--noinput")
+        _manage(env, "create_team", "bench")
+        token = _manage(env, "create_token", "bench", "t", "--scopes", "read,write", "--quiet")
+        token = token.strip()
+        line = json.dumps(
+            {
+                "occurred_at": "2026-03-01T08:00:00Z",
+                "kind": "snapshot",
+                "source_key": "same",
+                "payload": {"app": "X"},
+            }
+        )
+        big = folder / "bulk.jsonl"
+        with big.open("w") as handle:
+            for _ in range(args.lines):
+                handle.write(line + "\n")
+        print(f"SYNTHETIC import: {args.lines:,} lines ({big.stat().st_size / 1e6:.0f} MB)")
+        port = free_port()
+        base = f"http://127.0.0.1:{port}"
+        server = subprocess.Popen(
+            [*MANAGE, "serve", "--port", str(port)],
+            env=env,
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        try:
+            assert server.stdout is not None
+            print(f"  manage.py serve: {server.stdout.readline().strip()}")
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    urllib.request.urlopen(f"{base}/healthz", timeout=2).read()
+                    break
+                except OSError:
+                    if time.monotonic() > deadline or server.poll() is not None:
+                        fail("manage.py serve did not start")
+                    time.sleep(0.2)
+            _call(base, token, "/api/v1/entities", {"key": "desk", "scope": "desktop"})
+            job = _manage(env, "shell", "-c", JOB.format(path=str(big))).strip().splitlines()[-1]
+            time.sleep(3)  # the import is under way
+            rows = [
+                {
+                    "occurred_at": f"2026-03-02T09:{m:02d}:{s:02d}Z",
+                    "kind": "snapshot",
+                    "source_key": f"d{m}-{s}",
+                    "payload": {"app": "Code" if m % 7 else "Firefox", "window": "w"},
+                }
+                for m in range(60)
+                for s in (0, 20, 40)
+            ]
+            began = time.monotonic()
+            _call(base, token, "/api/v1/entities/desk/events", rows)
+            while True:
+                days = _call(base, token, "/api/v1/entities/desk/days")
+                if days["results"] and not days["pending_days"]:
+                    break
+                if time.monotonic() - began > WAIT_S:
+                    break
+                time.sleep(0.1)
+            compiled = time.monotonic() - began
+            status = (
+                _manage(env, "shell", "-c", STATUS.format(job=job)).strip().splitlines()[-1].split()
+            )
+            running = status[0] in ("queued", "running")
+            while status[0] in ("queued", "running") and time.monotonic() - began < WAIT_S:
+                time.sleep(1)
+                status = (
+                    _manage(env, "shell", "-c", STATUS.format(job=job))
+                    .strip()
+                    .splitlines()[-1]
+                    .split()
+                )
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+    took = float(status[1]) if status[1] != "None" else None
+    print(
+        f"A fresh desktop day posted during the import compiled {compiled:.1f} s later "
+        f"({'the import still running' if running else 'after the import had ended'}); the "
+        f"import itself took {took if took is None else round(took, 1)} s ({status[0]})."
+    )
+    finish(
+        "queues",
+        {
+            "fresh_day_compile_s": round(compiled, 1),
+            "import_s": None if took is None else round(took, 1),
+            "import_running_when_compiled": running,
+            "lines": args.lines,
+        },
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
