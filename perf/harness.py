@@ -7,8 +7,10 @@ their own ``aframes_bench`` database on the PostgreSQL that DATABASE_URL points 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import socket
 import statistics
 import subprocess
@@ -217,6 +219,7 @@ def running_server(
         ],
         cwd=ROOT,
         env=env,
+        start_new_session=True,  # stop() can end its workers with it
     )
     base = f"http://127.0.0.1:{port}"
     try:
@@ -231,7 +234,23 @@ def running_server(
                 time.sleep(0.2)
         yield base, proc
     finally:
-        proc.terminate()
+        stop(proc, grace=30)
+
+
+def stop(proc: subprocess.Popen[Any], grace: float = 60.0) -> None:
+    """Stop a server or worker the harness started in its own session (``start_new_session``):
+    SIGTERM (a Celery worker finishes its task, gunicorn its requests), then, past ``grace``
+    seconds (a loaded machine), SIGKILL to the whole process group, children included; it
+    always returns with nothing of it left running."""
+    if proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        print(f"  pid {proc.pid} did not stop within {grace:.0f} s of SIGTERM; killed", flush=True)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
 
 

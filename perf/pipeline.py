@@ -51,6 +51,7 @@ from perf.harness import (
     run_measured,
     running_server,
     scratch_instance,
+    stop,
 )
 
 TZ = "Europe/Berlin"
@@ -84,6 +85,7 @@ def celery_worker(env: dict[str, str], log: Path) -> Iterator[subprocess.Popen[b
             env={**env, "LOG_LEVEL": "INFO"},
             stdout=out,
             stderr=subprocess.STDOUT,
+            start_new_session=True,  # stop() can end its pool children with it
         )
         try:
             deadline = time.monotonic() + 60
@@ -93,8 +95,7 @@ def celery_worker(env: dict[str, str], log: Path) -> Iterator[subprocess.Popen[b
                 time.sleep(0.2)
             yield proc
         finally:
-            proc.terminate()
-            proc.wait(timeout=60)
+            stop(proc)
 
 
 def compile_times(log: Path) -> list[float]:

@@ -44,3 +44,28 @@ def test_settings_read_too_early_stop_the_benchmark_with_the_reason() -> None:
     assert done.returncode == 2
     assert "before the benchmark pointed it at its scratch database" in done.stderr
     assert "settings_on" in done.stderr
+
+
+def test_a_process_that_ignores_sigterm_is_killed_with_its_children_after_the_grace() -> None:
+    import time
+
+    from perf.harness import stop
+
+    # A parent that ignores SIGTERM, with a child that does too (a worker and its pool).
+    code = (
+        "import signal, subprocess, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+        "subprocess.Popen([sys.executable, '-c', 'import signal, time; "
+        "signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(60)']); print('up', "
+        "flush=True); time.sleep(60)"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, start_new_session=True
+    )
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "up"
+    began = time.monotonic()
+    stop(proc, grace=1)
+    assert proc.returncode is not None and time.monotonic() - began < 10
+    deadline = time.monotonic() + 10  # the killed child is reaped by init, not at once
+    while subprocess.run(["pgrep", "-g", str(proc.pid)], capture_output=True).stdout.strip():
+        assert time.monotonic() < deadline, "the child outlived the stop"
+        time.sleep(0.1)
