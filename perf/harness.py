@@ -180,7 +180,8 @@ def django_on(env: Mapping[str, str]) -> None:
     from django.conf import settings  # stays: after setup, to read what it loaded
 
     named = settings.DATABASES["default"].get("NAME")
-    wanted = urlsplit(env["DATABASE_URL"]).path.lstrip("/")
+    url = env.get("DATABASE_URL")
+    wanted = urlsplit(url).path.lstrip("/") if url and url.startswith("postgres") else named
     if named != wanted:
         fail(
             f"Django was set up on database {named!r} before the benchmark pointed it at its "
