@@ -57,4 +57,4 @@ def test_a_run_started_in_the_browser_then_one_false_positive_opened(
     assert "False positive of proactmem" in text
     assert "The decision point" in text and "The reference label" in text
     assert "abstain" in text  # the label of a false positive
-    assert "labeler:home/1" in text
+    assert "labeler:home/2" in text
