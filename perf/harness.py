@@ -224,18 +224,24 @@ def running_server(
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                urllib.request.urlopen(f"{base}/healthz", timeout=1).read()
-                break
-            except OSError:
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    fail("the gunicorn server did not come up")
-                time.sleep(0.2)
+        wait_healthy(base, proc, 30, "the gunicorn server")
         yield base, proc
     finally:
         stop(proc, grace=30)
+
+
+def wait_healthy(base: str, proc: subprocess.Popen[Any], seconds: float, what: str) -> None:
+    """Until ``base``'s health endpoint answers; the benchmark stops, saying so, if ``proc``
+    exits or ``seconds`` pass first."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            urllib.request.urlopen(f"{base}/healthz", timeout=2).read()
+            return
+        except OSError:
+            if time.monotonic() > deadline or proc.poll() is not None:
+                fail(f"{what} did not come up")
+            time.sleep(0.2)
 
 
 def stop(proc: subprocess.Popen[Any], grace: float = 60.0) -> None:

@@ -26,7 +26,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from perf.harness import ROOT, fail, finish, free_port
+from perf.harness import ROOT, fail, finish, free_port, wait_healthy
 
 MANAGE = [sys.executable, str(ROOT / "manage.py")]
 WAIT_S = 300  # longer than any import here: past it the day counts as starved
@@ -117,15 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             assert server.stdout is not None
             print(f"  manage.py serve: {server.stdout.readline().strip()}")
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    urllib.request.urlopen(f"{base}/healthz", timeout=2).read()
-                    break
-                except OSError:
-                    if time.monotonic() > deadline or server.poll() is not None:
-                        fail("manage.py serve did not start")
-                    time.sleep(0.2)
+            wait_healthy(base, server, 60, "manage.py serve")
             _call(base, token, "/api/v1/entities", {"key": "desk", "scope": "desktop"})
             job = _manage(env, "shell", "-c", JOB.format(path=str(big))).strip().splitlines()[-1]
             time.sleep(3)  # the import is under way

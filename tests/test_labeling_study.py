@@ -11,22 +11,10 @@ from django.core.management import CommandError, call_command
 from aframes_web.annotation import selectors as sel
 from aframes_web.annotation.models import Task
 from aframes_web.proactivestream.selectors import stream_of
-from aframes_web.streams.services import entity_create
 from benchmark.labelers.registry import reference_labels
-from tests import proactive_streams as data
-from tests.conftest import need_service
-from tests.test_proactivestream_service import _first_days
+from tests.test_proactivestream_run import home  # noqa: F401  (a fixture: Ordóñez A, 9 days)
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def home(team: Any, load: Any) -> Any:
-    if not data.DATA.is_dir():
-        need_service("shared data (../shared/data)", False)
-    entity = entity_create(team=team, key="home-a", scope="home", timezone_name="Europe/Madrid")
-    load(entity, _first_days(data.ordonez_items("A"), data.MADRID, 9))
-    return entity
 
 
 def _sample(*args: str) -> str:
@@ -36,7 +24,8 @@ def _sample(*args: str) -> str:
 
 
 def test_a_study_holds_every_flagged_point_and_as_many_random_abstains_blind(
-    home: Any, people: dict[str, Any]
+    home: Any,  # noqa: F811  (the fixture imported above)
+    people: dict[str, Any],
 ) -> None:
     said = _sample("--name", "Study v1", "--scope", "home", "--labeler-version", "1", "--seed", "7")
     project = sel.project_get(team=home.team, pk=Task.objects.values("project").first()["project"])
