@@ -228,6 +228,24 @@ def test_wilson_interval_of_eight_in_ten_and_of_no_answers() -> None:
     assert wilson(0, 0) is None
 
 
+def test_a_capture_without_browser_history_is_asked_what_it_can_answer_and_says_the_rest(
+    desktop: Entity,
+) -> None:
+    small_day(desktop)
+    Event.objects.filter(entity=desktop).update(payload={"app": "Code", "window": "w"})
+    for event in Event.objects.filter(entity=desktop).order_by("id")[20:]:
+        event.payload = {"app": "Slack", "window": "w"}
+        event.save(update_fields=["payload"])
+    results = qa_run(entity=desktop, days=1)
+    assert results["questions"] == 6
+    assert "visited_domain" not in {q["kind"] for q in results["question_list"]}
+    skipped = [s["kind"] for s in results["skipped_questions"]]
+    assert skipped == ["visited_domain", "absent_domain"]
+    text = report.markdown(results)
+    assert "Not asked: absent_domain, visited_domain on 1 day(s), because the capture" in text
+    assert report.summary_line(results)["questions_skipped"] == 2
+
+
 def test_the_run_refuses_what_it_cannot_ask_about(desktop: Entity, team: Any) -> None:
     home = entity_create(team=team, key="flat", scope="home", timezone_name="UTC")
     with pytest.raises(QaConfigError, match="is a home stream"):

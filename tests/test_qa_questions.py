@@ -148,3 +148,22 @@ def test_days_that_do_not_qualify_are_skipped_and_none_left_is_an_error() -> Non
         select_days([days[1]], 5)
     with pytest.raises(ValueError, match="at least 1"):
         select_days(days, 0)
+
+
+def test_a_capture_without_browser_history_is_asked_everything_but_the_domain_questions() -> None:
+    from benchmark.qa.questions import NO_BROWSER, skipped_questions
+
+    windows_only = figures(domains=(), domains_ever=frozenset())
+    assert qualifies(windows_only)
+    asked = day_questions(windows_only)
+    assert [q.kind for q in asked] == [
+        "dominant_app", "dominant_minutes", "app_count", "pairwise", "first_activity",
+        "absent_app",
+    ]  # fmt: skip
+    assert skipped_questions(windows_only) == [
+        ("visited_domain", NO_BROWSER),
+        ("absent_domain", NO_BROWSER),
+    ]
+    # A capture with browser history still needs a visited domain on the day.
+    assert not qualifies(figures(domains=()))
+    assert skipped_questions(figures()) == []

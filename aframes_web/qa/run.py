@@ -21,7 +21,7 @@ from aframes_web.qa import oracle, representations
 from aframes_web.qa.answerers import Answerer, fits, prompt
 from aframes_web.streams.models import Entity
 from benchmark.qa.grading import PAPER, STRICT, grade
-from benchmark.qa.questions import CATEGORIES, day_questions, select_days
+from benchmark.qa.questions import CATEGORIES, day_questions, select_days, skipped_questions
 from compiler.views import ledger
 from memory import llm
 
@@ -189,11 +189,16 @@ def qa_run(
     per_day: list[dict[str, Any]] = []
     outcomes: list[Outcome] = []
     questions_out: list[dict[str, Any]] = []
+    skipped: list[dict[str, str]] = []
     for number, figures in enumerate(chosen, 1):
         day = figures.day
         progress(f"qa: day {day} ({number}/{len(chosen)}): {figures.rows} rows")
         questions = day_questions(figures)
         questions_out.extend(q.as_dict() for q in questions)
+        skipped += [
+            {"day": day.isoformat(), "kind": kind, "why": why}
+            for kind, why in skipped_questions(figures)
+        ]
         result = representations.compiled(entity, day)
         shown = {
             "raw": representations.raw(entity, day),
@@ -270,7 +275,9 @@ def qa_run(
                 "failed": failed,
             }
         )
-    return _results(entity, per_day, questions_out, outcomes, answerer, repeats)
+    results = _results(entity, per_day, questions_out, outcomes, answerer, repeats)
+    results["skipped_questions"] = skipped
+    return results
 
 
 def _ask(

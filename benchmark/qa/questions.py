@@ -20,7 +20,10 @@ questions on every run and on every database.
 
 The days (:func:`select_days`): a day qualifies when it has at least :data:`MIN_ROWS` snapshot
 rows, at least two apps with credited time, the first strictly ahead of the second (a tie has
-no dominant app), and at least one domain, so that every question can be asked. Of the
+no dominant app), and at least one domain, so that every question can be asked. A capture that
+names no website at all (an ActivityWatch export with the window watcher only, no browser
+bucket) cannot say what was or was not visited: its days qualify without a domain, and the two
+domain questions are skipped with that reason (:func:`skipped_questions`), never asked. Of the
 qualifying days in date order, all are taken when there are at most ``n``; otherwise ``n``
 evenly spaced ones, the first and the last always among them
 (position ``round(i * (k - 1) / (n - 1))`` for ``i`` in ``0..n-1`` of ``k`` days).
@@ -109,15 +112,35 @@ class Question:
         }
 
 
+DOMAIN_KINDS = ("visited_domain", "absent_domain")
+NO_BROWSER = (
+    "the capture names no website on any day (no browser history, e.g. an ActivityWatch export "
+    "without a browser bucket): what was or was not visited cannot be known"
+)
+
+
+def _browses(figures: DayFigures) -> bool:
+    """Whether the entity's capture names websites at all."""
+    return bool(figures.domains_ever)
+
+
+def skipped_questions(figures: DayFigures) -> list[tuple[str, str]]:
+    """The questions of the table that are not asked about this day, each with why."""
+    return [] if _browses(figures) else [(kind, NO_BROWSER) for kind in DOMAIN_KINDS]
+
+
 def qualifies(figures: DayFigures) -> bool:
     credited = [seconds for _app, seconds in figures.app_seconds if seconds > 0]
     return (
         figures.rows >= MIN_ROWS
         and len(credited) >= 2
         and credited[0] > credited[1]  # one dominant app: no tie to guess between
-        and bool(figures.domains)
+        and (bool(figures.domains) or not _browses(figures))
         and _absent(ABSENT_APPS, figures.apps_ever, figures) is not None
-        and _absent(ABSENT_DOMAINS, figures.domains_ever, figures) is not None
+        and (
+            not _browses(figures)
+            or _absent(ABSENT_DOMAINS, figures.domains_ever, figures) is not None
+        )
     )
 
 
@@ -129,7 +152,8 @@ def select_days(days: Sequence[DayFigures], n: int) -> list[DayFigures]:
     if not eligible:
         raise NoDays(
             f"no day has at least {MIN_ROWS} snapshot rows, two apps with credited time, one "
-            "of them ahead, and a visited domain; import more desktop capture first."
+            "of them ahead, and (where the capture has browser history) a visited domain; "
+            "import more desktop capture first."
         )
     k = len(eligible)
     if k <= n:
@@ -161,17 +185,18 @@ def _pair(figures: DayFigures) -> tuple[str, str]:
 
 
 def day_questions(figures: DayFigures) -> list[Question]:
-    """The eight questions about one qualifying day."""
+    """The questions about one qualifying day: all eight, less :func:`skipped_questions`."""
     if not qualifies(figures):
         raise ValueError(f"{figures.day} does not qualify for questions (see select_days)")
     day = figures.day.isoformat()
     top, top_s = figures.app_seconds[0]
     more, less = _pair(figures)
     first, second = sorted((more, less))
-    visited = figures.domains[figures.day.toordinal() % len(figures.domains)]
-    absent_domain = _absent(ABSENT_DOMAINS, figures.domains_ever, figures)
+    browses = _browses(figures)
+    visited = figures.domains[figures.day.toordinal() % len(figures.domains)] if browses else ""
+    absent_domain = _absent(ABSENT_DOMAINS, figures.domains_ever, figures) if browses else ""
     absent_app = _absent(ABSENT_APPS, figures.apps_ever, figures)
-    assert figures.first_activity is not None and absent_domain and absent_app  # qualifies()
+    assert figures.first_activity is not None and absent_app  # qualifies()
     subjects = {
         "dominant_minutes": top,
         "visited_domain": visited,
@@ -230,7 +255,9 @@ def day_questions(figures: DayFigures) -> list[Question]:
             None,
         ),
     ]
+    skipped = {kind for kind, _ in skipped_questions(figures)}
     return [
         Question(f"{day}/{kind}", day, kind, category, text, expected, other, subjects.get(kind))
         for kind, category, text, expected, other in items
+        if kind not in skipped
     ]

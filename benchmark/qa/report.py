@@ -31,6 +31,7 @@ def markdown(results: dict[str, Any]) -> str:
         f"{results['questions']} questions; oracle dwell = gap to the next row, capped at "
         f"{results['oracle_dwell_cap_s']:g} s, all monitors interleaved.",
         "",
+        *_skipped(results),
         "## Compiler against the oracle",
         "",
         "| day | rows | oracle min | compiled min | Δ min | oracle apps | compiled apps "
@@ -183,12 +184,26 @@ def write(results: dict[str, Any], out: Path) -> list[Path]:
     return written
 
 
+def _skipped(results: dict[str, Any]) -> list[str]:
+    """The questions not asked, said once per reason with the days it held on."""
+    by_why: dict[str, set[str]] = {}
+    kinds: dict[str, set[str]] = {}
+    for item in results.get("skipped_questions") or ():
+        by_why.setdefault(item["why"], set()).add(item["day"])
+        kinds.setdefault(item["why"], set()).add(item["kind"])
+    return [
+        f"Not asked: {', '.join(sorted(kinds[why]))} on {len(days)} day(s), because {why}.\n"
+        for why, days in by_why.items()
+    ]
+
+
 def summary_line(results: dict[str, Any]) -> dict[str, Any]:
     """The one JSON object ``make bench-qa`` ends with (snake_case, units in the names)."""
     tokens = results["tokens"]
     line: dict[str, Any] = {
         "days": len(results["days"]),
         "questions": results["questions"],
+        "questions_skipped": len(results.get("skipped_questions") or ()),
         "agreement_minutes_median_abs": results["agreement"]["minutes_median_abs"],
         "agreement_minutes_max_abs": results["agreement"]["minutes_max_abs"],
         "agreement_apps_max_abs": results["agreement"]["apps_max_abs"],
