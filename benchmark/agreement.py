@@ -27,15 +27,23 @@ from typing import Any
 from benchmark.labelers.base import Label
 
 
+def raw_agreement(first: Sequence[str], second: Sequence[str]) -> float | None:
+    """The share of items on which two raters' labels (paired sequences) agree; None
+    without items."""
+    if len(first) != len(second):
+        raise ValueError("agreement needs both raters' labels of the same items")
+    return sum(a == b for a, b in zip(first, second, strict=True)) / len(first) if first else None
+
+
 def cohen_kappa(first: Sequence[str], second: Sequence[str]) -> float | None:
     """Cohen's κ of two raters over the same items (paired sequences); None if undefined
     (no items, or chance agreement 1: every label in one category)."""
     if len(first) != len(second):
         raise ValueError("Cohen's kappa needs both raters' labels of the same items")
-    n = len(first)
-    if n == 0:
+    observed = raw_agreement(first, second)
+    if observed is None:
         return None
-    observed = sum(a == b for a, b in zip(first, second, strict=True)) / n
+    n = len(first)
     left, right = Counter(first), Counter(second)
     expected = sum(left[c] * right[c] for c in left) / (n * n)
     if math.isclose(expected, 1.0):
@@ -49,10 +57,10 @@ def gwet_ac1(first: Sequence[str], second: Sequence[str]) -> float | None:
     Σ π_q (1 − π_q) / (Q − 1); one category used by both is perfect agreement (1)."""
     if len(first) != len(second):
         raise ValueError("Gwet's AC1 needs both raters' labels of the same items")
-    n = len(first)
-    if n == 0:
+    observed = raw_agreement(first, second)
+    if observed is None:
         return None
-    observed = sum(a == b for a, b in zip(first, second, strict=True)) / n
+    n = len(first)
     counts = Counter(first) + Counter(second)
     if len(counts) < 2:
         return 1.0
@@ -90,7 +98,7 @@ def validity(
         "annotator_positives": wanted,
         "both_positive": len(both),
         "same_service": sum(labeler[p].service == annotated[p].service for p in both),
-        "raw_agreement": _rounded(_share_equal(ours, theirs)),
+        "raw_agreement": _rounded(raw_agreement(ours, theirs)),
         "cohen_kappa": _rounded(cohen_kappa(ours, theirs)),
         "gwet_ac1": _rounded(gwet_ac1(ours, theirs)),
         "labeler_precision_vs_annotators": _rounded(len(both) / flagged) if flagged else None,
@@ -108,11 +116,6 @@ def validity(
         ],
         "disagreement_count": len(differ),
     }
-
-
-def _share_equal(first: Sequence[str], second: Sequence[str]) -> float | None:
-    pairs = list(zip(first, second, strict=True))
-    return sum(a == b for a, b in pairs) / len(pairs) if pairs else None
 
 
 def _annotators(label: Label) -> int:

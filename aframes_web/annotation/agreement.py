@@ -26,7 +26,7 @@ from typing import Any
 import krippendorff
 import numpy as np
 
-from benchmark.agreement import cohen_kappa, gwet_ac1
+from benchmark.agreement import cohen_kappa, gwet_ac1, raw_agreement
 
 __all__ = ["cohen_kappa", "fleiss_kappa", "gwet_ac1", "krippendorff_alpha", "report", "scores"]
 
@@ -157,7 +157,7 @@ def report(
                 first,
                 second,
                 len(shared),
-                sum(x == y for x, y in zip(a, b, strict=True)) / len(shared) if shared else None,
+                raw_agreement(a, b),
                 cohen_kappa(a, b),
                 gwet_ac1(a, b),
             )
@@ -169,11 +169,7 @@ def report(
         final = [finals[i] for i in shared]
         against_final[rater] = {
             "items": len(shared),
-            "agreement": (
-                sum(x == y for x, y in zip(mine, final, strict=True)) / len(shared)
-                if shared
-                else None
-            ),
+            "agreement": raw_agreement(mine, final),
             "kappa": cohen_kappa(mine, final),
             "ac1": gwet_ac1(mine, final),
         }
