@@ -304,17 +304,8 @@ class HomeLabelerV2(HomeLabeler):
             self.first_start.setdefault(local.date(), {}).setdefault(UP, since_midnight)
         super().observe(event)
 
-    def opportunities(self, point: DecisionPoint) -> list[Opportunity]:
-        local = point.at.astimezone(self.zone)
-        day = date.fromisoformat(str(point.public.get("day", local.date().isoformat())))
-        # Out is the latest label saying so; an arrival is presence (the resident is in).
-        away = any(_is(label, AWAY_WORDS) for label in self.last_labels)
-        asleep = any(_is(label, SLEEP_WORDS) for label in self.last_labels)
-        found = [o for o in self._routines(point, day, away) if self._counts(o)]
-        found += self._devices(point)
-        if not away and not asleep and not self.pressed:
-            found += self._stillness(point, day)
-        return found
+    def _routines(self, point: DecisionPoint, day: date, away: bool) -> list[Opportunity]:
+        return [o for o in super()._routines(point, day, away) if self._counts(o)]
 
     def _counts(self, o: Opportunity) -> bool:
         """A routine opportunity of version 1 that version 2 keeps: a caregiver's routine, and
