@@ -30,7 +30,7 @@ from benchmark.metrics import METRICS
 from benchmark.report import cell
 from benchmark.streams.words import describe
 from memory import llm
-from memory.engine.decide import DEFAULT_FALSE_ALARM_COST, threshold_for
+from memory.engine.decide import cost_or_default, threshold_for
 from memory.models import Regularity
 
 RUNS_SHOWN = 20
@@ -62,7 +62,7 @@ def benchmark_runs(request: HttpRequest, slug: str) -> HttpResponse:
                     methods=data["methods"],
                     control=data["control"],
                     user=request.user,
-                    false_alarm_cost=team.false_alarm_cost or DEFAULT_FALSE_ALARM_COST,
+                    false_alarm_cost=cost_or_default(team.false_alarm_cost),
                     curve=data["curve"],
                 )
             except RunConfigError as exc:
@@ -74,8 +74,8 @@ def benchmark_runs(request: HttpRequest, slug: str) -> HttpResponse:
         "form": form,
         "can_start": can_start,
         "problem": problem,
-        "cost": team.false_alarm_cost or DEFAULT_FALSE_ALARM_COST,
-        "threshold": threshold_for(team.false_alarm_cost or DEFAULT_FALSE_ALARM_COST),
+        "cost": cost_or_default(team.false_alarm_cost),
+        "threshold": threshold_for(cost_or_default(team.false_alarm_cost)),
         "runs": runs_for_team(team=team)[:RUNS_SHOWN],
     }
     return render(request, "dashboard/benchmark_runs.html", context)

@@ -72,7 +72,7 @@ from aframes_web.teams.services import team_set_false_alarm_cost
 from compiler.document import expand_runs, runs
 from compiler.emit import to_json
 from compiler.tokens import cl100k
-from memory.engine.decide import DEFAULT_FALSE_ALARM_COST, threshold_for
+from memory.engine.decide import cost_or_default, threshold_for
 
 
 @login_required
@@ -113,8 +113,8 @@ def team(request: HttpRequest, slug: str) -> HttpResponse:
         "cost_form": FalseAlarmCostForm(
             initial={"false_alarm_cost": membership.team.false_alarm_cost}
         ),
-        "cost": membership.team.false_alarm_cost or DEFAULT_FALSE_ALARM_COST,
-        "threshold": threshold_for(membership.team.false_alarm_cost or DEFAULT_FALSE_ALARM_COST),
+        "cost": cost_or_default(membership.team.false_alarm_cost),
+        "threshold": threshold_for(cost_or_default(membership.team.false_alarm_cost)),
         "is_owner": membership.role == Role.OWNER,
     }
     if request.htmx:
@@ -136,7 +136,7 @@ def team_decisions(request: HttpRequest, slug: str) -> HttpResponse:
         return redirect(reverse("dashboard:team", args=[slug]) + "#decisions-h")
     cost = form.cleaned_data["false_alarm_cost"]
     team_set_false_alarm_cost(team=membership.team, cost=cost)
-    shown = DEFAULT_FALSE_ALARM_COST if cost is None else cost
+    shown = cost_or_default(cost)
     messages.success(
         request,
         f"Saved: a false alarm costs {shown:g} missed need{'s' if shown != 1 else ''}; "

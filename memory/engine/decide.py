@@ -68,6 +68,13 @@ def threshold_for(false_alarm_cost: float) -> float:
 
 
 DEFAULT_THRESHOLD = threshold_for(DEFAULT_FALSE_ALARM_COST)
+
+
+def cost_or_default(false_alarm_cost: float | None) -> float:
+    """A team's cost of a false alarm: its own setting, or the default where it set none."""
+    return DEFAULT_FALSE_ALARM_COST if false_alarm_cost is None else false_alarm_cost
+
+
 # The LLM prompt carries at most this many recent events and today's observations (newest).
 LLM_RECENT_MAX = 20
 LLM_TODAY_MAX = 30
