@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
 
-.PHONY: run test test-unit test-browser lint typecheck install install-dev demo bench bench-ingest bench-import bench-sync bench-compiler bench-pipeline bench-memory bench-proactivestream bench-labels bench-queues bench-annotation bench-api bench-chaos bench-qa mutation clean
+.PHONY: run test test-unit test-browser lint typecheck docs docs-serve install install-dev demo bench bench-ingest bench-import bench-sync bench-compiler bench-pipeline bench-memory bench-proactivestream bench-labels bench-queues bench-annotation bench-api bench-chaos bench-qa mutation clean
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; sys.exit("Aframes needs Python 3.11 or newer") if sys.version_info < (3, 11) else None'
@@ -45,6 +45,13 @@ lint: install-dev
 
 typecheck: install-dev
 	$(BIN)/mypy --strict compiler memory/engine aframes_sync
+
+## make docs: the documentation site from docs/ into site/; any warning (a broken link) fails.
+docs: install-dev
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+docs-serve: install-dev
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:8001
 
 ## Benchmarks: heavy runs, never part of make test. Each prints a report ending in one JSON line.
 bench: bench-labels bench-queues bench-ingest bench-import bench-sync bench-compiler bench-pipeline bench-memory bench-proactivestream bench-annotation bench-api bench-cost bench-routines bench-qa

@@ -556,7 +556,7 @@ def verdicts(rest: dict[str, Any], mcp: dict[str, Any]) -> list[tuple[str, bool]
 def figures(
     rest: dict[str, Any], mcp: dict[str, Any], *, workers: int, clients: int, duration_s: float
 ) -> dict[str, Any]:
-    """The JSON last line: REST figures first, as the README names them."""
+    """The JSON last line: REST figures first, as docs/development/benchmarks.md names them."""
     return {
         "rest_requests_per_s": round(rest["requests_per_s"], 1),
         "rest_p50_ms": round(rest["p50_ms"], 1),

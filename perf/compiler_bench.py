@@ -79,7 +79,7 @@ REFERENCE = "activity-frames==0.2.2"
 REFERENCE_LEDGER_FLOOR_S = 20.0  # activity_frames.sessionize.app_ledger drops apps below 20 s
 ROUNDING_MIN = 0.06  # the reference rounds ledger minutes to 0.1, ours to 0.01
 
-# The targets this benchmark checks (the README's benchmarks table).
+# The targets this benchmark checks (docs/development/benchmarks.md).
 TARGET_SPEEDUP_X = 5.0
 TARGET_2000_ROWS_MS = 15.0
 TARGET_RAW_TO_CONTEXT_X = 86.0  # the paper's figure (context block vs raw rows, cl100k_base)

@@ -466,13 +466,21 @@ def test_a_401_names_the_resource_metadata_that_says_how_to_get_a_token(server_u
     """MCP authorization (RFC 9728): the challenge points at the metadata; the metadata says
     bearer tokens from manage.py create_token are the way in, with no OAuth server."""
     host = server_url.removeprefix("http://")
-    for headers in ({}, {"Authorization": "Bearer afr_nope_nope"}):
-        refused = _initialize(server_url, headers)
+    said = {"": "needs a bearer token", "Bearer afr_nope_nope": "unknown to this server"}
+    for sent, words in said.items():
+        refused = _initialize(server_url, {"Authorization": sent} if sent else {})
         assert refused.status_code == 401
         challenge = refused.headers["www-authenticate"]
         assert challenge.startswith("Bearer ")
         expected = f'resource_metadata="http://{host}/.well-known/oauth-protected-resource/mcp"'
         assert expected in challenge and challenge.count("resource_metadata") == 1
+        assert challenge.count("error_description=") == 1
+        # What a client prints (the inspector shows the body): what was wrong and what to do.
+        answer = refused.json()
+        assert answer["error"] == "invalid_token"
+        assert words in answer["error_description"]
+        assert "manage.py create_token" in answer["error_description"]
+        assert int(refused.headers["content-length"]) == len(refused.content)
     for path in (
         "/.well-known/oauth-protected-resource/mcp",
         "/.well-known/oauth-protected-resource",

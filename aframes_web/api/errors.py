@@ -1,7 +1,7 @@
 """Every API error is an RFC 9457 problem: ``application/problem+json`` with ``type``,
 ``title``, ``status`` and ``detail``.
 
-``PROBLEMS`` is the one table of problem types; the README lists it for clients. The extension
+``PROBLEMS`` is the one table of problem types; docs/reference/rest.md lists it for clients. The extension
 members clients already read stay where they were: ``fields`` (field or parameter name to
 messages), ``errors`` (one per bad item of a batch) and ``decisions`` (what was decided before
 a batch stopped).

@@ -10,6 +10,7 @@ URLs follow the host the request came to (``ALLOWED_HOSTS`` has vetted it).
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.http import HttpRequest, JsonResponse
@@ -23,6 +24,18 @@ HOW = (
     "Aframes accepts bearer tokens only, in the Authorization header: a team owner creates one "
     "with `manage.py create_token TEAM NAME --scopes read` (read, write, label, admin) and "
     "hands the printed afr_... key to the agent. There is no OAuth authorization server."
+)
+
+
+# What a refused client is told, in the challenge (short, no quotes) and in the body (whole):
+# the body is what a client prints, so it says what to do.
+UNKNOWN_TOKEN = (
+    "the bearer token is unknown or revoked",
+    "The bearer token sent is unknown to this server or has been revoked. " + HOW,
+)
+NO_TOKEN = (
+    "a bearer token is required",
+    "This server needs a bearer token: send `Authorization: Bearer afr_...`. " + HOW,
 )
 
 
@@ -52,7 +65,9 @@ def protected_resource(request: HttpRequest, resource: str = "") -> JsonResponse
 
 class ResourceMetadataChallenge:
     """ASGI middleware: every 401 the MCP endpoint answers names the metadata document in its
-    ``WWW-Authenticate: Bearer`` challenge, as MCP clients expect."""
+    ``WWW-Authenticate: Bearer`` challenge, as MCP clients expect, and says in its body whether
+    the token was missing or unknown and how to get one (the SDK's own body only says
+    "Authentication required", which is what a client shows its user)."""
 
     def __init__(self, app: ASGIApp, mcp_path: str) -> None:
         self.app = app
@@ -65,15 +80,34 @@ class ResourceMetadataChallenge:
         headers = Headers(scope=scope)
         base = _base(scope.get("scheme", "http"), headers.get("host", "localhost"))
         where = f'resource_metadata="{base}{METADATA_PATH}{self.mcp_path}"'
+        short, sentence = UNKNOWN_TOKEN if headers.get("authorization") else NO_TOKEN
+        body = json.dumps({"error": "invalid_token", "error_description": sentence}).encode()
+        refused = False
 
         async def challenged(message: Message) -> None:
+            nonlocal refused
             if message["type"] == "http.response.start" and message["status"] == 401:
-                kept = [(k, v) for k, v in message["headers"] if k.lower() != b"www-authenticate"]
+                refused = True
                 old = dict(message["headers"]).get(b"www-authenticate", b"Bearer").decode()
                 parts = [p.strip() for p in old.removeprefix("Bearer").split(",") if p.strip()]
-                parts = [p for p in parts if not p.startswith("resource_metadata=")] + [where]
+                parts = [p for p in parts if not p.startswith(("resource_metadata=", "error_"))]
+                parts += [f'error_description="{short}"', where]
                 challenge = "Bearer " + ", ".join(parts)
-                message = {**message, "headers": [*kept, (b"www-authenticate", challenge.encode())]}
+                dropped = (b"www-authenticate", b"content-length", b"content-type")
+                kept = [(k, v) for k, v in message["headers"] if k.lower() not in dropped]
+                message = {
+                    **message,
+                    "headers": [
+                        *kept,
+                        (b"www-authenticate", challenge.encode()),
+                        (b"content-type", b"application/json"),
+                        (b"content-length", str(len(body)).encode()),
+                    ],
+                }
+            elif message["type"] == "http.response.body" and refused:
+                if message.get("more_body", False):
+                    return  # the SDK's own words are replaced whole, once they end
+                message = {"type": "http.response.body", "body": body, "more_body": False}
             await send(message)
 
         await self.app(scope, receive, challenged)

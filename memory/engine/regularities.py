@@ -1,6 +1,6 @@
 """Regularities: replay a proposal over daily records, activate it, and run its lifecycle.
 
-ProactMem (arXiv 2610.36967) §2–§3 as ARCHITECTURE.md and the README state them. Where the
+ProactMem (arXiv 2610.36967) §2–§3 as ARCHITECTURE.md and docs/explanation/proactmem.md state them. Where the
 rules leave a choice open, the choice is written next to the code that makes it and tested by name.
 """
 

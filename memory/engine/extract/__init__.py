@@ -39,7 +39,7 @@ from . import code, desktop, home, sports
 SCOPES = ("code", "desktop", "home", "sports")
 
 #: scope -> segment kind -> the fact paths that kind can emit (for the miner, the service
-#: catalogue and the README).
+#: catalogue and docs/explanation/proactmem.md).
 VOCABULARY: Mapping[str, Mapping[str, tuple[Path, ...]]] = MappingProxyType(
     {
         "code": code.VOCABULARY,

@@ -1,10 +1,12 @@
-"""The README's API and MCP examples, run as written against the demo that `make run` loads.
+"""The documentation's examples, run as written against the demo that `make run` loads, and
+the site built as CI builds it.
 
-A fresh database gets `migrate` and `load_demo`; `manage.py serve` serves it; then every shell
-block of the API sections that calls the server runs in bash with the variables the README
-tells a reader to set (`TOKEN`, `AFRAMES_URL`), in a folder laid out as a checkout is
-(`var/demo_token`). A failing request fails the test: `curl` is wrapped to fail on HTTP errors.
-The only change made to a block is the port: the server runs on a free one, not 8000.
+A fresh database gets `migrate` and `load_demo`; `manage.py serve` serves it; then the shell
+blocks of every page in `docs/` that call the server run in bash with the variables the docs tell
+a reader to set (`TOKEN`, `AFRAMES_URL`), in a folder laid out as a checkout is
+(`var/demo_token`). The tutorial's blocks run whole and in order, as one script, because each
+step uses what the one before made. A failing request fails the test: `curl` is wrapped to fail
+on HTTP errors. The only change made to a block is the port: the server runs on a free one.
 """
 
 from __future__ import annotations
@@ -25,47 +27,48 @@ import pytest
 from perf.harness import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
 README = ROOT / "README.md"
-# The sections whose examples talk to a running server.
-SECTIONS = (
-    "## REST API (v1)",
-    "### REST: days, frames, context, evidence",
-    "## Routines, replay plans and cost",
-    "### API and pages",
-    "## Labelling: the annotation workbench",
-    "## MCP: Aframes for agents",
+# Pages whose every shell block runs, in order, as one script: a walk-through.
+WHOLE = ("tutorial.md",)
+# The pages that show requests to the server; each must keep a runnable one.
+API_PAGES = {
+    "README.md",
+    "tutorial.md",
+    "reference/rest.md",
+    "explanation/compiled-days.md",
+    "how-to/routines.md",
+    "explanation/proactmem.md",
+    "explanation/benchmark.md",
+    "how-to/label.md",
+    "how-to/mcp-clients.md",
+}
+# Blocks that need what a test cannot have: another machine's tools, a reader's own values, or
+# the server the test already runs.
+NOT_RUNNABLE = (
+    "claude mcp add",
+    "docker compose",
+    "/path/to/",
+    "afr_...",
+    "aframes-sync",
+    "make run",
 )
-# Blocks that need what a test cannot have: another machine's tools or a reader's own values.
-NOT_RUNNABLE = ("claude mcp add", "docker compose", "/path/to/", "afr_...", "aframes-sync")
-
-
-def _sections(text: str) -> list[tuple[str, str]]:
-    """(heading, body) of each section named in SECTIONS, body up to the next heading of the
-    same or a higher level."""
-    # Headings are looked for outside code blocks, whose comment lines also start with "#".
-    prose = re.sub(r"```.*?```", lambda m: re.sub(r"[^\n]", " ", m.group(0)), text, flags=re.S)
-    found = []
-    for heading in SECTIONS:
-        start = prose.find(f"\n{heading}\n")
-        assert start >= 0, f"README has no section {heading!r}"
-        level = heading.split(" ")[0]
-        stop = re.compile(rf"\n#{{1,{len(level)}}} ")
-        after = stop.search(prose, start + len(heading) + 2)
-        found.append((heading, text[start : after.start() if after else len(text)]))
-    return found
 
 
 def blocks(language: str) -> list[tuple[str, str]]:
-    text = README.read_text()
+    """(page, code) of every runnable block in ``language``: the README's, then the docs' in
+    name order; a page of
+    WHOLE comes back as one block of all its shell code."""
     fence = re.compile(rf"```{language}\n(.*?)```", re.S)
     picked = []
-    for heading, body in _sections(text):
-        for match in fence.finditer(body):
-            code = match.group(1)
-            if any(marker in code for marker in NOT_RUNNABLE):
-                continue
-            if language == "python" or "curl" in code:
-                picked.append((heading, code))
+    for path in [README, *sorted(DOCS.rglob("*.md"))]:
+        page = "README.md" if path == README else path.relative_to(DOCS).as_posix()
+        codes = [m.group(1) for m in fence.finditer(path.read_text())]
+        codes = [c for c in codes if not any(marker in c for marker in NOT_RUNNABLE)]
+        if page in WHOLE and language in ("sh", "bash"):
+            picked += [(page, "\n".join(codes))] if codes else []
+            continue
+        picked += [(page, c) for c in codes if language == "python" or "curl" in c]
     return picked
 
 
@@ -128,15 +131,15 @@ set -euo pipefail
 """
 
 
-def test_readme_has_runnable_examples_in_every_api_section() -> None:
-    headings = {heading for heading, _ in blocks("sh") + blocks("bash")}
-    assert headings == set(SECTIONS)
+def test_every_api_page_has_runnable_examples() -> None:
+    pages = {page for page, _ in blocks("sh") + blocks("bash")}
+    assert pages == API_PAGES
 
 
 def test_the_shell_examples_run_against_the_demo(demo) -> None:
     folder, env, base = demo
     token = (folder / "var" / "demo_token").read_text().strip()
-    for heading, code in blocks("sh") + blocks("bash"):
+    for page, code in blocks("sh") + blocks("bash"):
         script = CURL + code.replace("http://127.0.0.1:8000", base)
         done = subprocess.run(
             ["bash", "-c", script],
@@ -146,7 +149,7 @@ def test_the_shell_examples_run_against_the_demo(demo) -> None:
             text=True,
             timeout=300,
         )
-        assert done.returncode == 0, f"{heading}:\n{code}\n--- stdout\n{done.stdout[-3000:]}\n" + (
+        assert done.returncode == 0, f"{page}:\n{code}\n--- stdout\n{done.stdout[-3000:]}\n" + (
             f"--- stderr\n{done.stderr[-3000:]}"
         )
         if "evidence?ids=" in code:  # an example that answers: the frame's rows, none missing
@@ -156,8 +159,8 @@ def test_the_shell_examples_run_against_the_demo(demo) -> None:
 def test_the_python_examples_run_against_the_demo(demo) -> None:
     folder, env, base = demo
     examples = blocks("python")
-    assert examples, "the MCP section shows a Python client"
-    for heading, code in examples:
+    assert examples, "the MCP how-to shows a Python client"
+    for page, code in examples:
         done = subprocess.run(
             [sys.executable, "-c", code.replace("http://127.0.0.1:8000", base)],
             cwd=folder,
@@ -166,8 +169,8 @@ def test_the_python_examples_run_against_the_demo(demo) -> None:
             text=True,
             timeout=120,
         )
-        assert done.returncode == 0, f"{heading}:\n{code}\n{done.stderr[-3000:]}"
-        assert done.stdout.strip(), heading
+        assert done.returncode == 0, f"{page}:\n{code}\n{done.stderr[-3000:]}"
+        assert done.stdout.strip(), page
 
 
 def test_the_demo_has_a_benchmark_run_to_show(demo) -> None:
@@ -180,3 +183,46 @@ def test_the_demo_has_a_benchmark_run_to_show(demo) -> None:
     assert run["status"] == "done"
     assert set(run["results"]["scopes"]["home"]) == {"proactmem", "event_only"}
     assert run["results"]["threshold_curve"]["home"]
+
+
+def test_the_site_builds_strictly_with_every_internal_link_resolved(tmp_path: Path) -> None:
+    """`make docs`: MkDocs with --strict fails on any warning, a link to a missing page or
+    anchor included (`validation` in mkdocs.yml), and the generated reference pages build."""
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path)],
+        cwd=ROOT,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    generated = {
+        "reference/rest-endpoints": "/api/v1/entities/{key}/decide",
+        "reference/mcp-tools": "get_context",
+        "reference/commands": "import_events",
+    }
+    for page, named in generated.items():
+        assert named in (tmp_path / page / "index.html").read_text(), page
+
+
+def test_every_page_is_in_the_navigation() -> None:
+    nav = (ROOT / "mkdocs.yml").read_text()
+    for path in DOCS.rglob("*.md"):
+        assert path.relative_to(DOCS).as_posix() in nav, f"{path} is not in mkdocs.yml's nav"
+
+
+def test_the_readme_is_short_starts_with_the_two_commands_and_links_to_real_pages() -> None:
+    text = README.read_text()
+    assert len(text.splitlines()) <= 250
+    first_block = re.search(r"```sh\n(.*?)```", text, re.S)
+    assert first_block and text.index("```sh") < text.index("\n## ")
+    assert [line.split()[:2] for line in first_block.group(1).strip().splitlines()] == [
+        ["make", "run"],
+        ["make", "test"],
+    ]
+    links = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", text)
+    local = [link for link in links if "://" not in link]
+    assert local, "the README points to the docs"
+    for link in local:
+        assert (ROOT / link).exists(), f"README links to {link}, which does not exist"
