@@ -58,9 +58,9 @@ def _read_day(
     """The capture of the asked day, the day, zone and its UTC bounds.
 
     Exactly the rows of the local day are read, as the service reads a day's events: a day
-    is cut at midnight (docs/explanation/compiled-days.md, "Cut at midnight"), so the CLI and a stored document agree on
-    frames and minutes. Compiling needs no input event's own app, window or URL (see
-    ``open_source``); the raw rows that ``tokens`` measures do.
+    is cut at midnight (docs/explanation/compiled-days.md, "Cut at midnight"), so the CLI and
+    a stored document agree on frames and minutes. Compiling needs no input event's own app,
+    window or URL (see ``open_source``); the raw rows that ``tokens`` measures do.
     """
 
     day = _date(args.date)

@@ -7,7 +7,8 @@ as ``docker/compose.yaml`` runs them. Three parts:
 
 1. **Freshness.** One generated working day (``benchmark.synthetic.desktop``) is sent in N
    batches in time order through ``POST /api/v1/entities/{key}/events``, twice: back to back
-   (``burst``, the figures docs/development/benchmarks.md names) and one batch every ``--pace-ms`` (``paced``). For
+   (``burst``, the figures docs/development/benchmarks.md names) and one batch every
+   ``--pace-ms`` (``paced``). For
    each batch: the time from its ingest response to the moment a compile that read it has
    finished (the day's ``CompileRequest.compiled`` reaches the request count that the batch's
    commit produced). p50/p95 over batches; target p95 < 2 s.

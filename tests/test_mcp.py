@@ -514,6 +514,26 @@ def _list_tools(url: str, headers: dict[str, str]) -> list[Any]:
     return asyncio.run(run())
 
 
+def test_a_hostile_body_is_a_4xx_never_a_500(server_url, team) -> None:
+    """The SDK parses the body (pydantic): nested too deeply, a 5,000-digit number, bytes that
+    are not UTF-8 or not JSON each get a client error, as the REST doors do."""
+    headers = {
+        "Authorization": f"Bearer {key(team, ['read'])}",
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+    }
+    bodies = {
+        "deep": b"[" * 2000 + b"]" * 2000,
+        "brackets": b"[" * 100_000,
+        "number": b'{"jsonrpc": "2.0", "id": ' + b"9" * 5000 + b', "method": "tools/list"}',
+        "latin-1": '{"jsonrpc": "2.0", "id": "caf\xe9"}'.encode("latin-1"),
+        "not-json": b"{not json",
+    }
+    for name, body in bodies.items():
+        answer = httpx2.post(f"{server_url}/mcp", content=body, headers=headers, timeout=30)
+        assert 400 <= answer.status_code < 500, f"{name}: {answer.status_code}"
+
+
 def test_hosts_and_origins_outside_allowed_hosts_are_refused(server_url, team) -> None:
     auth = {"Authorization": f"Bearer {key(team, ['read'])}"}
     assert _initialize(server_url, {**auth, "Host": "evil.example"}).status_code == 400

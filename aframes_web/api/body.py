@@ -8,7 +8,7 @@ from typing import Any
 from django.http import HttpRequest
 
 from aframes_web.api.errors import Problem
-from aframes_web.api.parsers import Unreadable, json_value
+from aframes_web.api.parsers import Unreadable, json_value, too_large
 from aframes_web.streams.records import ItemError
 
 NDJSON_TYPES = ("application/x-ndjson", "application/jsonl", "application/ndjson")
@@ -38,11 +38,7 @@ class BodyError(Exception):
 
 
 def _too_large(limit: int, what: str) -> BodyError:
-    return BodyError(
-        413,
-        f"The {what} exceeds the limit of {limit:,} bytes (AFRAMES_MAX_BATCH_BYTES); "
-        "split it into smaller batches.",
-    )
+    return BodyError(413, too_large(limit, what))
 
 
 def read_body(request: HttpRequest, *, limit: int) -> bytes:

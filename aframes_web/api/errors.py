@@ -1,10 +1,10 @@
 """Every API error is an RFC 9457 problem: ``application/problem+json`` with ``type``,
 ``title``, ``status`` and ``detail``.
 
-``PROBLEMS`` is the one table of problem types; docs/reference/rest.md lists it for clients. The extension
-members clients already read stay where they were: ``fields`` (field or parameter name to
-messages), ``errors`` (one per bad item of a batch) and ``decisions`` (what was decided before
-a batch stopped).
+``PROBLEMS`` is the one table of problem types; docs/reference/rest.md lists it for clients.
+The extension members clients already read stay where they were: ``fields`` (field or
+parameter name to messages), ``errors`` (one per bad item of a batch) and ``decisions`` (what
+was decided before a batch stopped).
 """
 
 from __future__ import annotations
@@ -127,6 +127,8 @@ def _as_problem(response: Response, exc: Exception) -> None:
         response.data = problem_body(exc.slug, str(exc.detail), **exc.extensions)
     elif isinstance(exc, exceptions.ValidationError):
         response.data = _validation_body(exc.detail)
+    elif isinstance(exc, exceptions.ParseError):  # the body itself could not be read
+        response.data = problem_body("invalid-body", str(exc.detail))
     else:
         slug = _BY_STATUS.get(response.status_code, "validation")
         detail = response.data.get("detail") if isinstance(response.data, dict) else None

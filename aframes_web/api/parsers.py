@@ -1,9 +1,10 @@
 """Reading JSON off the wire, one way for every body the API reads: DRF's parser
 (``DEFAULT_PARSER_CLASSES``), event batches (``body.py``) and single events (``decide``).
 
-Whatever a client sends, the answer is a 400 with a sentence about the body, never a 500 and
-never Python's own advice: JSON nested past the recursion limit, a number longer than Python
-converts, bytes that are not UTF-8 and text that is not JSON each get their own message.
+Whatever a client sends, the answer is a 4xx with a sentence about the body, never a 500 and
+never Python's own advice: a body over ``AFRAMES_MAX_BATCH_BYTES`` is a 413; JSON nested past
+the recursion limit, a number longer than Python converts, bytes that are not UTF-8 and text
+that is not JSON each get a 400 with their own message.
 """
 
 from __future__ import annotations
@@ -12,11 +13,23 @@ import json
 import sys
 from typing import Any, NoReturn
 
+from django.conf import settings
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
+from rest_framework.settings import api_settings
+
+from aframes_web.api.errors import Problem
 
 # What JSON nested past the parser's recursion limit is told (no event needs such depth).
 TOO_DEEP = "nests arrays or objects too deeply to read (hundreds of levels); flatten it."
+
+
+def too_large(limit: int, what: str = "request body") -> str:
+    """What a body over ``AFRAMES_MAX_BATCH_BYTES`` is told."""
+    return (
+        f"The {what} exceeds the limit of {limit:,} bytes (AFRAMES_MAX_BATCH_BYTES); "
+        "split it into smaller batches."
+    )
 
 
 class Unreadable(ValueError):
@@ -51,16 +64,17 @@ def json_value(text: bytes | str, what: str = "The body", *, strict: bool = Fals
 
 
 class JsonParser(JSONParser):
-    """DRF's JSON parser, with its unreadable bodies worded as :func:`json_value` words them:
-    nested past the recursion limit or a number past Python's digit limit is a 400 like any
-    other unreadable body, never a 500 nor Python's advice."""
+    """DRF's JSON parser reading through :func:`json_value`, so a body DRF's serializers read is
+    refused in the same words as an event batch: nested past the recursion limit, a number past
+    Python's digit limit, bytes that are not UTF-8 (RFC 8259 §8.1: JSON is UTF-8) or text that
+    is not JSON, each a 400 of its own, never a 500 nor Python's advice."""
 
     def parse(self, stream: Any, media_type: Any = None, parser_context: Any = None) -> Any:
+        limit = settings.AFRAMES_MAX_BATCH_BYTES
+        raw = stream.read(limit + 1) if stream is not None else b""
+        if len(raw) > limit:
+            raise Problem("payload-too-large", too_large(limit))
         try:
-            return super().parse(stream, media_type, parser_context)
-        except RecursionError:
-            raise ParseError(f"The body {TOO_DEEP}") from None
-        except ParseError as exc:
-            if "integer string conversion" in str(exc.detail):
-                raise ParseError(_too_long("The body")) from None
-            raise
+            return json_value(raw, strict=api_settings.STRICT_JSON)
+        except Unreadable as exc:
+            raise ParseError(str(exc)) from None

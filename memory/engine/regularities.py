@@ -1,7 +1,8 @@
 """Regularities: replay a proposal over daily records, activate it, and run its lifecycle.
 
-ProactMem (arXiv 2610.36967) §2–§3 as ARCHITECTURE.md and docs/explanation/proactmem.md state them. Where the
-rules leave a choice open, the choice is written next to the code that makes it and tested by name.
+ProactMem (arXiv 2610.36967) §2–§3 as ARCHITECTURE.md and docs/explanation/proactmem.md state
+them. Where the rules leave a choice open, the choice is written next to the code that makes
+it and tested by name.
 """
 
 from __future__ import annotations
