@@ -89,3 +89,27 @@ def test_ground_truth_never_leaves_through_the_api(owner_api, team) -> None:
         "/api/v1/entities/home-a/events", headers={"Accept": "application/x-ndjson"}
     )
     assert b"Sleeping" not in b"".join(export.streaming_content)
+
+
+def test_an_export_streams_asynchronously_under_asgi_and_synchronously_under_wsgi() -> None:
+    """Django consumes a synchronous iterator whole before an ASGI server sends a byte (and an
+    asynchronous one under WSGI): the export hands each server the kind it streams
+    (``make bench-export`` measures the memory this keeps flat)."""
+    import asyncio
+
+    from django.test import AsyncRequestFactory, RequestFactory
+
+    from aframes_web.streaming import streamed
+
+    def chunks():
+        yield from (b"a\n", b"b\n")
+
+    over_asgi = streamed(AsyncRequestFactory().get("/"), chunks(), content_type="text/plain")
+    assert over_asgi.is_async
+
+    async def read() -> bytes:
+        return b"".join([part async for part in over_asgi.streaming_content])
+
+    assert asyncio.run(read()) == b"a\nb\n"
+    over_wsgi = streamed(RequestFactory().get("/"), chunks(), content_type="text/plain")
+    assert not over_wsgi.is_async and b"".join(over_wsgi.streaming_content) == b"a\nb\n"
