@@ -192,6 +192,8 @@ def _helps(name: str, parser: ArgumentParser) -> list[str]:
     return out
 
 
+# The top-level packages whose Django apps carry Aframes' commands.
+OUR_APPS = ("aframes_web", "memory")
 # Django's own options, the same on every command: named once on the page instead.
 DJANGO_OPTIONS = {
     "--version",
@@ -220,7 +222,7 @@ def commands_page() -> str:
         "`--traceback`, …), left out below.",
         "",
     ]
-    ours = sorted(name for name, app in get_commands().items() if app.startswith("aframes_web"))
+    ours = sorted(name for name, app in get_commands().items() if app.split(".")[0] in OUR_APPS)
     for name in ours:
         command = load_command_class(get_commands()[name], name)
         command.suppressed_base_arguments = DJANGO_OPTIONS

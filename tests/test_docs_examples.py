@@ -72,6 +72,27 @@ def blocks(language: str) -> list[tuple[str, str]]:
     return picked
 
 
+# A documented answer: comment lines of a block that start with `# {` and those that follow it.
+ANSWER = re.compile(r"^# \{.*(?:\n#  .*)*", re.M)
+PAIR = re.compile(r'"(\w+)": ("[^"]*"|true|false|null|-?\d+)')
+
+
+def documented_pairs(code: str) -> list[str]:
+    """Each `"key": value` of a documented answer, spelled as the server writes it (no space),
+    except ids and timings, which differ from one demo or machine to another."""
+    pairs = []
+    for answer in ANSWER.findall(code):
+        for name, value in PAIR.findall(answer):
+            if name != "id" and not name.endswith(("_id", "_ms", "_at")):
+                pairs.append(f'"{name}":{value}')
+    return pairs
+
+
+def test_documented_answers_are_read_as_the_server_writes_them() -> None:
+    code = '# {"id": 3, "event_id": 9, "action": "abstain", "evidence": [],\n#  "duplicate": false}'
+    assert documented_pairs(code) == ['"action":"abstain"', '"duplicate":false']
+
+
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, dict[str, str], str]]:
     folder = tmp_path_factory.mktemp("readme")
@@ -152,6 +173,8 @@ def test_the_shell_examples_run_against_the_demo(demo) -> None:
         assert done.returncode == 0, f"{page}:\n{code}\n--- stdout\n{done.stdout[-3000:]}\n" + (
             f"--- stderr\n{done.stderr[-3000:]}"
         )
+        for pair in documented_pairs(code):
+            assert pair in done.stdout, f"{page}: the documented answer says {pair}, not seen"
         if "evidence?ids=" in code:  # an example that answers: the frame's rows, none missing
             assert '"missing":[]' in done.stdout.replace(" ", ""), done.stdout[-2000:]
 
@@ -200,10 +223,14 @@ def test_the_site_builds_strictly_with_every_internal_link_resolved(tmp_path: Pa
     generated = {
         "reference/rest-endpoints": "/api/v1/entities/{key}/decide",
         "reference/mcp-tools": "get_context",
-        "reference/commands": "import_events",
+        "reference/commands": "memory_close",
     }
     for page, named in generated.items():
         assert named in (tmp_path / page / "index.html").read_text(), page
+    commands = (tmp_path / "reference/commands/index.html").read_text()
+    for source in ROOT.glob("*/**/management/commands/[a-z]*.py"):
+        if ".venv" not in source.parts:
+            assert f"manage.py {source.stem}" in commands, f"{source.stem} is not documented"
 
 
 def test_every_page_is_in_the_navigation() -> None:
