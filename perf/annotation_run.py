@@ -4,9 +4,11 @@ that module has set it up on its scratch PostgreSQL database."""
 from __future__ import annotations
 
 import random
+import re
 import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -174,7 +176,7 @@ def measure(project: Any, users: list[Any], rounds: int) -> tuple[list[float], l
 
 def run(
     points: int, prelabelled: int, rounds: int
-) -> tuple[list[float], list[float], list[float], Any]:
+) -> tuple[list[float], list[float], list[float], Any, Any, list[Any]]:
     """Build the project, measure the annotator's page and submissions, then time the
     agreement of the whole project three times."""
     project, users = build(points, prelabelled)
@@ -187,4 +189,139 @@ def run(
         report = agreement(project)
         runs.append(time.perf_counter() - began)
     connection.close()
-    return page_ms, submit_ms, runs, report
+    return page_ms, submit_ms, runs, report, project, users
+
+
+# Every STEP-th point of the real home is measured: about 60 points over Ordóñez B's 21 days.
+STEP = 10
+
+
+def real_home(team: Any, users: list[Any]) -> dict[str, Any] | None:
+    """The workbench on a real home (Ordóñez B, ``../shared/data``): one annotator labels the
+    whole stream in order while the page of every STEP-th point is timed (with its 14-day
+    baseline; with 28 days; with the history of the point's day as a range); how many page
+    loads show a person the point, what is on at its close and a 28-day baseline; and the
+    look-ahead walk (``perf.lookahead``) for a second annotator halfway through. None where
+    the data is not there."""
+    from aframes_web.annotation.selectors import current_task
+    from aframes_web.annotation.services import LabelInput, ProjectSpec, project_create
+    from aframes_web.mcp import tools
+    from aframes_web.proactivestream.services import points_build
+    from aframes_web.streams.models import Event
+    from aframes_web.teams.auth import Principal
+    from aframes_web.teams.services import token_create
+    from perf import lookahead
+    from perf.real import ORDONEZ, ordonez_items
+
+    if not ORDONEZ.exists():
+        return None
+    entity = entity_create(team=team, key="ordonez-b", scope="home", timezone_name="Europe/Madrid")
+    events_ingest(entity=entity, items=ordonez_items("B"))
+    points_build(entity=entity)
+    project = project_create(
+        team=team, spec=ProjectSpec(name="Ordonez B", scope="home", entities=["ordonez-b"])
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE")
+    first, second = users[0], users[1]
+    client = Client()
+    client.force_login(first)
+    slug = team.slug
+    page_ms: list[float] = []
+    page28_ms: list[float] = []
+    range_ms: list[float] = []
+    judged: list[int] = []
+    n = 0
+    while (task := current_task(project, first)) is not None:
+        path = reverse("dashboard:annotate", args=[slug, project.pk, task.pk])
+        if n % STEP == 0:
+            close = task.point.at.astimezone(ZoneInfo(entity.timezone))
+            day = close.strftime("%Y-%m-%dT00:00")
+            for timed, query in (
+                (page_ms, ""),
+                (page28_ms, "?baseline=28"),
+                (range_ms, f"?hfrom={day}&hto={close:%Y-%m-%dT%H:%M}"),
+            ):
+                began = time.perf_counter()
+                response = client.get(path + query)
+                timed.append(1000 * (time.perf_counter() - began))
+                if response.status_code != 200:
+                    raise SystemExit(f"GET {path}{query}: {response.status_code}")
+            judged.append(_requests_to_judge(client, slug, project.pk))
+        services.label_submit(task=task, user=first, given=LabelInput(decision="abstain"))
+        n += 1
+    tasks = list(Task.objects.filter(project=project, stream__assignments__annotator=second))
+    tasks.sort(key=lambda t: t.seq)
+    for task in tasks[: len(tasks) // 2]:
+        services.label_submit(task=task, user=second, given=LabelInput(decision="abstain"))
+    current, later = tasks[len(tasks) // 2], tasks[-1]
+    events_ingest(entity=entity, items=lookahead.marker_events(current.point.at))
+    after = set(
+        Event.objects.filter(entity=entity, occurred_at__gt=current.point.at).values_list(
+            "pk", flat=True
+        )
+    )
+    browser = Client()
+    browser.force_login(second)
+    key = token_create(team=team, name="walk", scopes=["read", "label"], created_by=second).key
+    api = _TokenClient(key)
+    principal = Principal(team=team, scopes=frozenset({"read", "label"}), user=second)
+    leaks, answered = lookahead.walk(
+        browser=browser,
+        api=api,
+        mcp_next=lambda: tools.next_label_task(principal, project=project.pk),
+        team=slug,
+        project=project.pk,
+        current=current.pk,
+        later=later.pk,
+        after=after,
+        day=current.point.at.astimezone(ZoneInfo(entity.timezone)).date().isoformat(),
+    )
+    days = Event.objects.filter(entity=entity).dates("occurred_at", "day").count()
+    return {
+        "step": STEP,
+        "points": n,
+        "days": days,
+        "page_ms": page_ms,
+        "page28_ms": page28_ms,
+        "range_ms": range_ms,
+        "requests_to_judge": max(judged),
+        "lookahead_leaks": sum(len(v) for v in leaks.values()) + len(answered),
+        "leaks": {**leaks, **{route: ["answered a later point"] for route in answered}},
+    }
+
+
+class _TokenClient:
+    """Django's test client with a bearer token on every request."""
+
+    def __init__(self, key: str) -> None:
+        self.client = Client()
+        self.headers = {"Authorization": f"Bearer {key}"}
+
+    def get(self, path: str) -> Any:
+        return self.client.get(path, headers=self.headers)
+
+    def post(self, path: str, body: dict[str, Any]) -> Any:
+        return self.client.post(path, body, content_type="application/json", headers=self.headers)
+
+
+def _requests_to_judge(client: Client, slug: str, project: int) -> int:
+    """Page loads a person needs to see the point, what is on at its close and 28 days of the
+    same hours, walking as an annotator does: the next point, then the 28-day baseline if the
+    page shows fewer days."""
+    response = client.get(reverse("dashboard:annotate_next", args=[slug, project]), follow=True)
+    loads = 1
+    text = response.content.decode()
+    needed = ('id="point-words"', 'id="at-close"', 'id="baseline"')
+    if not all(mark in text for mark in needed):
+        raise SystemExit("the annotator page lacks the point, its close or its baseline")
+    if "on the previous 28 days" not in text:
+        link = re.search(r'href="([^"]*baseline=28)"', text)
+        if link is None:
+            raise SystemExit("the annotator page offers no 28-day baseline")
+        base = response.request["PATH_INFO"]
+        text = client.get(base + link.group(1).replace("&amp;", "&")).content.decode()
+        loads += 1
+        if "on the previous 28 days" not in text:
+            raise SystemExit("the 28-day baseline did not show 28 days")
+    return loads

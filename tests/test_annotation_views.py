@@ -180,6 +180,10 @@ def test_history_pages_back_in_fifties(project: Any, people: dict[str, Any]) -> 
     page1, older = sel.history(task, 1)
     page3, older3 = sel.history(task, 3)
     assert len(page1) == 50 and older and len(page3) == 20 and not older3
+    # The annotator reaches point 2 once point 1 is labelled (no point ahead is shown).
+    services.label_submit(
+        task=project.tasks.get(seq=1), user=first, given=services.LabelInput(decision="abstain")
+    )
     client = client_for(first)
     partial = client.get(
         url("annotate", project, task.pk) + "?hpage=3", headers={"HX-Request": "true"}

@@ -61,6 +61,13 @@ def test_two_annotators_disagree_and_the_adjudicator_settles_it(
     sign_in(page, base, first, start)
     page.wait_for_url("**/annotate/*/")
     assert "Point 1 of" in page.locator("h1").inner_text()
+    # What is usual, at a glance: the point's day and 14 earlier ones, drawn as SVG; a day's
+    # summary comes in place (htmx) without leaving the page.
+    assert page.locator("#baseline svg").count() == 15
+    url = page.url
+    page.locator("#baseline .summary-link a").nth(1).click()
+    page.wait_for_selector("#baseline .day-summary")
+    assert page.url == url and "event" in page.locator("#baseline .day-summary").inner_text()
     page.locator("h1").click()
     page.keyboard.press("?")
     assert page.locator("#help").is_visible()

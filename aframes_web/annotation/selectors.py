@@ -124,27 +124,85 @@ def progress_of(project: LabelProject, user: Any) -> Progress:
 
 
 def task_for_annotator(project: LabelProject, user: Any, pk: int) -> Task | None:
-    """A point of the annotator's own queue (None for any other, which reads as not found)."""
-    return (
+    """A point of the annotator's own queue that they have reached: one they labelled, or the
+    first they have not. A point further on is None, like any other (it would show the stream
+    past the point they are on)."""
+    found = (
         Task.objects.filter(project=project, pk=pk, stream__assignments__annotator=user)
         .select_related("point", "stream__entity", "project")
         .first()
     )
+    if found is None:
+        return None
+    place = Assignment.objects.filter(stream_id=found.stream_id, annotator=user).first()
+    current = next_task(place) if place is not None else None
+    if current is not None and found.seq > current.seq:
+        return None
+    return found
 
 
-def history(task: Task, page: int = 1) -> tuple[list[Event], bool]:
-    """The stream's events available at the point, newest first, one page, and whether older
-    ones remain. A point that is a native event (code) comes right before its own event."""
+def labelling_blind(user: Any, entity_id: int | None = None) -> LabelProject | None:
+    """The project in which ``user`` labels ``entity_id``'s stream (any stream when None) and has
+    points left to label, if any. While one is open, the stream is shown to them only in the
+    workbench, up to the point they label (ARCHITECTURE.md, "How data flows", step 5: blind
+    annotators never see what came after a point, nor any method's output)."""
+    if user is None or getattr(user, "pk", None) is None:
+        return None
+    submitted = Label.objects.filter(
+        task_id=OuterRef("pk"), annotator=user, submitted_at__isnull=False
+    )
+    unlabelled = Task.objects.filter(stream_id=OuterRef("stream_id")).filter(~Exists(submitted))
+    assignments = Assignment.objects.filter(annotator=user)
+    if entity_id is not None:
+        assignments = assignments.filter(stream__entity_id=entity_id)
+    found = assignments.filter(Exists(unlabelled)).select_related("stream__project").first()
+    return found.stream.project if found is not None else None
+
+
+def blind_refusal(user: Any, entity: Any) -> str | None:
+    """What a person labelling ``entity`` blind is told when they ask for it outside the
+    workbench; None when they may read it."""
+    project = labelling_blind(user, entity.pk)
+    if project is None:
+        return None
+    return (
+        f"You are labelling {entity.key!r} blind in project {project.name!r}: until you have "
+        "labelled every point of it, its events, memory and decisions are shown to you only "
+        "in the workbench, up to the point you are labelling."
+    )
+
+
+def runs_refusal(user: Any) -> str | None:
+    """What a person labelling blind is told when they ask for benchmark runs (they hold the
+    methods' decisions); None when they may read them."""
+    project = labelling_blind(user)
+    if project is None:
+        return None
+    return (
+        f"You are labelling blind in project {project.name!r}: benchmark runs show the "
+        "methods' decisions, so they are hidden from you until you have labelled every point."
+    )
+
+
+def known_at(task: Task) -> QuerySet[Event]:
+    """The stream's events available at the point: none after it. A point that is a native
+    event (code) comes right before its own event. Every page and answer an annotator reaches
+    reads the stream through this."""
     point = task.point
     found = Event.objects.filter(entity_id=task.stream.entity_id)
     if point.event_id is not None:
         own = Event.objects.filter(pk=point.event_id).values_list("occurred_at", flat=True).first()
         moment = own or point.at
-        found = found.filter(
+        return found.filter(
             Q(occurred_at__lt=moment) | Q(occurred_at=moment, id__lt=point.event_id)
         )
-    else:
-        found = found.filter(occurred_at__lte=point.at)
+    return found.filter(occurred_at__lte=point.at)
+
+
+def history(task: Task, page: int = 1) -> tuple[list[Event], bool]:
+    """The stream's events available at the point, newest first, one page, and whether older
+    ones remain."""
+    found = known_at(task)
     start = (max(1, page) - 1) * HISTORY_PAGE
     rows = list(found.order_by("-occurred_at", "-id")[start : start + HISTORY_PAGE + 1])
     return rows[:HISTORY_PAGE], len(rows) > HISTORY_PAGE

@@ -8,6 +8,7 @@ from rest_framework import exceptions
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
+from aframes_web.annotation.selectors import blind_refusal
 from aframes_web.api.params import check_text_params
 from aframes_web.api.permissions import HasScope
 from aframes_web.streams.models import Entity
@@ -34,6 +35,9 @@ class TeamAPIView(APIView):
         if entity is None:
             # Another team's entity is indistinguishable from a missing one (principle 7).
             raise exceptions.NotFound(f"Team {team.slug!r} has no entity {key!r}.")
+        refused = blind_refusal(principal_for(request).person, entity)
+        if refused:
+            raise exceptions.PermissionDenied(refused)
         return entity
 
 

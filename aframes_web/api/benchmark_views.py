@@ -8,6 +8,7 @@ from rest_framework import exceptions
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from aframes_web.annotation.selectors import runs_refusal
 from aframes_web.api import schema as doc
 from aframes_web.api.base import TeamAPIView
 from aframes_web.api.paging import Keyset, keyset_page
@@ -34,6 +35,12 @@ RUN_EXAMPLE = {
     "error": "",
 }
 PK = OpenApiParameter("pk", doc.ID, OpenApiParameter.PATH, description="The run's id.")
+
+
+def _unless_blind(request: Request) -> None:
+    refused = runs_refusal(principal_for(request).person)
+    if refused:
+        raise exceptions.PermissionDenied(refused)
 
 
 class BenchmarkRunsView(TeamAPIView):
@@ -67,6 +74,7 @@ class BenchmarkRunsView(TeamAPIView):
         tags=["benchmark"],
     )
     def get(self, request: Request) -> Response:
+        _unless_blind(request)
         rows = runs_for_team(team=principal_for(request).team)
         wanted = choice_param(request, "status", BenchmarkRun.Status.values)
         if wanted:
@@ -105,6 +113,7 @@ class BenchmarkRunView(TeamAPIView):
         tags=["benchmark"],
     )
     def get(self, request: Request, pk: int) -> Response:
+        _unless_blind(request)
         team = principal_for(request).team
         run = run_get(team=team, pk=pk)
         if run is None:

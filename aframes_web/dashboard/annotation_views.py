@@ -8,8 +8,10 @@ the team gets 404. Blindness is the selectors' (``aframes_web/annotation/selecto
 
 from __future__ import annotations
 
+from datetime import date, datetime
 from typing import Any
 from urllib.parse import quote
+from zoneinfo import ZoneInfo
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
@@ -23,10 +25,10 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 from markdown_it import MarkdownIt
 
+from aframes_web.annotation import glance, services
 from aframes_web.annotation import selectors as sel
-from aframes_web.annotation import services
 from aframes_web.annotation.models import Label, LabelProject, ProjectStream, Task
-from aframes_web.dashboard.base import membership_or_404
+from aframes_web.dashboard.base import membership_or_404, render_local
 from aframes_web.dashboard.forms import (
     AdjudicateForm,
     LabelForm,
@@ -36,7 +38,6 @@ from aframes_web.dashboard.forms import (
     ReviewForm,
     TaskFilterForm,
 )
-from aframes_web.dashboard.memory_views import event_row
 from aframes_web.teams.models import Membership, Role
 from benchmark.streams.catalogue import service_ids
 from benchmark.streams.words import describe
@@ -234,7 +235,7 @@ def annotate(request: HttpRequest, slug: str, pk: int, task: int) -> HttpRespons
     page = _page(request.GET.get("hpage"))
     if request.htmx and request.GET.get("hpage"):
         return render(
-            request, "dashboard/annotate.html#history", _history_context(point, page, slug, pk)
+            request, "dashboard/annotate.html#history", _history_context(request, point, page)
         )
     episodes = sel.own_episodes(point, request.user)
     services_here = list(service_ids(found.scope))
@@ -272,9 +273,11 @@ def annotate(request: HttpRequest, slug: str, pk: int, task: int) -> HttpRespons
     )
     context = {
         **_base(membership, found),
-        **_history_context(point, page, slug, pk),
+        **_history_context(request, point, page),
         "task": point,
         "words": describe(point.point.public or {}),
+        "close": glance.at_close(point),
+        "baseline": glance.baseline(point, _baseline_days(request.GET.get("baseline"))),
         "episodes": episodes,
         "form": form,
         "problem": problem,
@@ -295,13 +298,57 @@ def _page(value: str | None) -> int:
         return 1
 
 
-def _history_context(task: Task, page: int, slug: str, pk: int) -> dict[str, Any]:
-    events, older = sel.history(task, page)
+def _baseline_days(value: str | None) -> int:
+    """``?baseline=`` as one of the offered spans, else the default."""
+    return (
+        int(value) if value in {str(n) for n in glance.BASELINE_DAYS} else glance.BASELINE_DAYS[0]
+    )
+
+
+def _local_moment(value: str | None, zone: ZoneInfo) -> datetime | None:
+    """A ``datetime-local`` field (``2026-01-27T06:40``) read in the entity's zone; None when
+    empty or unreadable (the form shows it empty again)."""
+    try:
+        return datetime.fromisoformat(value).replace(tzinfo=zone) if value else None
+    except ValueError:
+        return None
+
+
+def _history_context(request: HttpRequest, task: Task, page: int) -> dict[str, Any]:
+    """The history panel: newest first a page at a time, or the events between ``hfrom`` and
+    ``hto`` (local times) oldest first; either way nothing after the point."""
+    zone = ZoneInfo(task.stream.entity.timezone)
+    start = _local_moment(request.GET.get("hfrom"), zone)
+    end = _local_moment(request.GET.get("hto"), zone)
+    close = task.point.at.astimezone(zone)
+    if start is not None or end is not None:
+        offset = (page - 1) * sel.HISTORY_PAGE
+        rows = list(glance.history_range(task, start, end)[offset : offset + sel.HISTORY_PAGE + 1])
+        events, older = rows[: sel.HISTORY_PAGE], len(rows) > sel.HISTORY_PAGE
+    else:
+        events, older = sel.history(task, page)
+    previous = (
+        Task.objects.filter(stream_id=task.stream_id, seq=task.seq - 1)
+        .values_list("point__at", flat=True)
+        .first()
+    )
+    form = "%Y-%m-%dT%H:%M"
+    day_start = close.replace(hour=0, minute=0, second=0, microsecond=0)
     return {
-        "history": [event_row(e) for e in events],
+        "history": [glance.readable(e) for e in events],
         "hpage": page,
         "older": older,
-        "history_url": reverse("dashboard:annotate", args=[slug, pk, task.pk]),
+        "ranged": start is not None or end is not None,
+        "hfrom": start.strftime(form) if start else "",
+        "hto": end.strftime(form) if end else "",
+        "close_field": close.strftime(form),
+        "point_day": {"hfrom": day_start.strftime(form), "hto": close.strftime(form)},
+        "since_previous": (
+            {"hfrom": previous.astimezone(zone).strftime(form), "hto": close.strftime(form)}
+            if previous
+            else None
+        ),
+        "history_url": request.path,
         "zone": task.stream.entity.timezone,
     }
 
@@ -322,6 +369,22 @@ def _initial(label: Label | None) -> dict[str, Any]:
         "reopens": label.reopens,
         "rationale": label.rationale,
     }
+
+
+@login_required
+def annotate_day(request: HttpRequest, slug: str, pk: int, task: int, day: str) -> HttpResponse:
+    """One earlier day of the baseline summarised, as far as it is known at the point (a day
+    after the point's is not found)."""
+    _, _, point = _own_task(request, slug, pk, task)
+    try:
+        asked = date.fromisoformat(day)
+    except ValueError:
+        raise Http404("Not a day (YYYY-MM-DD).") from None
+    entity = point.stream.entity
+    if asked > point.point.at.astimezone(ZoneInfo(entity.timezone)).date():
+        raise Http404("That day comes after the point.")
+    context = {"summary": glance.day_summary(point, asked)}
+    return render_local(request, "dashboard/_day_summary.html", context, entity)
 
 
 @login_required
@@ -373,7 +436,7 @@ def review(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         context.update(
             {
                 "words": describe(label.task.point.public or {}),
-                "history": [event_row(e) for e in sel.history(label.task, 1)[0]],
+                "history": [glance.readable(e) for e in sel.history(label.task, 1)[0]],
                 "form": ReviewForm(initial={"label": label.pk}),
             }
         )
@@ -474,7 +537,8 @@ def adjudicate(request: HttpRequest, slug: str, pk: int, task: int) -> HttpRespo
         "words": describe(point.point.public or {}),
         "labels": labels,
         "verdicts": list(sel.verdicts_of(point)),
-        "history": [event_row(e) for e in sel.history(point, 1)[0]],
+        "history": [glance.readable(e) for e in sel.history(point, 1)[0]],
+        "zone": point.stream.entity.timezone,
         "form": AdjudicateForm(initial=initial, services=services_here),
         "problem": problem,
         "left": sel.adjudication_queue(found).count(),

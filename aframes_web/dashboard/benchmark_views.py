@@ -13,6 +13,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 
 from aframes_web.activity.selectors import evidence_events
+from aframes_web.annotation.selectors import runs_refusal
 from aframes_web.dashboard.base import membership_or_404
 from aframes_web.dashboard.forms import BenchmarkRunForm, OutcomeFilterForm
 from aframes_web.dashboard.memory_views import event_row
@@ -43,8 +44,15 @@ def _can_start(membership: Membership) -> bool:
 
 
 @login_required
+def _unless_blind(request: HttpRequest) -> None:
+    refused = runs_refusal(request.user)
+    if refused:
+        raise PermissionDenied(refused)
+
+
 def benchmark_runs(request: HttpRequest, slug: str) -> HttpResponse:
     membership = membership_or_404(request, slug)
+    _unless_blind(request)
     team = membership.team
     can_start = _can_start(membership)
     form = BenchmarkRunForm(llm_configured=llm.configured())
@@ -83,6 +91,7 @@ def benchmark_runs(request: HttpRequest, slug: str) -> HttpResponse:
 
 def _run(request: HttpRequest, slug: str, pk: int) -> tuple[Membership, BenchmarkRun]:
     membership = membership_or_404(request, slug)
+    _unless_blind(request)
     run = run_get(team=membership.team, pk=pk)
     if run is None:
         raise Http404("No such benchmark run in this team.")

@@ -97,6 +97,11 @@ urlpatterns = [
         av.annotate_draft,
         name="annotate_draft",
     ),
+    path(
+        "t/<slug:slug>/labels/<int:pk>/annotate/<int:task>/day/<str:day>/",
+        av.annotate_day,
+        name="annotate_day",
+    ),
     path("t/<slug:slug>/labels/<int:pk>/review/", av.review, name="label_review"),
     path("t/<slug:slug>/labels/<int:pk>/points/", av.tasks, name="label_tasks"),
     path("t/<slug:slug>/labels/<int:pk>/adjudicate/", av.adjudicate_next, name="adjudicate_next"),

@@ -145,6 +145,9 @@ def entity_named(principal: Principal, key: str | None, *, desktop: bool = False
         raise ToolFailure(
             f"Team {team.slug!r} has no entity {key!r}; list_entities lists the ones it has."
         )
+    refused = sel.blind_refusal(principal.person, entity)
+    if refused:
+        raise ToolFailure(refused)
     if desktop and entity.scope != Entity.Scope.DESKTOP:
         raise ToolFailure(
             f"Entity {key!r} is a {entity.scope} entity; this tool reads compiled desktop "
@@ -754,6 +757,9 @@ def get_benchmark_run(
     ],
 ) -> str:
     require(principal, Scope.READ)
+    refused = sel.runs_refusal(principal.person)
+    if refused:
+        raise ToolFailure(refused)
     found = run_get(team=principal.team, pk=run)
     if found is None:
         raise ToolFailure(f"Team {principal.team.slug!r} has no benchmark run {run}.")

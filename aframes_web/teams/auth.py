@@ -23,6 +23,14 @@ class Principal:
     user: AbstractBaseUser | None = None
 
     @property
+    def person(self) -> AbstractBaseUser | None:
+        """The person the request acts for: the signed-in user, or the member a token was
+        created for (``create_token --user``); None for a team's own token."""
+        if self.user is not None:
+            return self.user
+        return self.token.created_by if self.token is not None else None
+
+    @property
     def label(self) -> str:
         if self.token is not None:
             return f"token {self.token.name!r}"

@@ -1,0 +1,317 @@
+"""What a person needs to judge a decision point at a glance, read only from what was known at
+the point (ARCHITECTURE.md, "How data flows", step 5: an annotator sees the stream as the
+methods saw it, never after the point).
+
+- :func:`readable`: an event as a row a person reads (local time, room or place, sensor or
+  source, message), the raw payload kept for "show raw";
+- :func:`at_close`: what is on or open at the point's close and since when, and the quiet;
+- :func:`baseline`: the same hours of the day on the previous days (14 or 28) as small
+  multiples, one panel a day, lanes by room (home) or by event type (other scopes), events as
+  ticks and devices that were on as bars;
+- :func:`day_summary`: one of those days as far as it is known at the point (first and last
+  activity per lane, longest device-on, longest quiet), asked for one day at a time.
+
+Every moment is shown in the entity's local time; the page names the zone once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from django.db.models import Q
+
+from aframes_web.annotation.models import Task
+from aframes_web.annotation.selectors import known_at
+from aframes_web.streams.models import Event
+from benchmark.streams.home import ACTIVE_VALUES
+from memory.engine.expect import device_of
+from memory.engine.usual import device_words
+from memory.selectors import engine_event
+
+# The window shown for a point: the two hours up to its close, or the point's own window when
+# longer (a home segment states its start): enough to see what led up to the moment.
+WINDOW = timedelta(hours=2)
+# How many earlier days a baseline shows: two weeks by default (both weekdays and weekends
+# twice), four on request; more would not fit a screen as small multiples.
+BASELINE_DAYS = (14, 28)
+PANEL_W, LANE_H = 260, 9  # one panel's drawing width and one lane's height, in SVG units
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """An event as a person reads it."""
+
+    id: int
+    at: datetime  # aware; templates render it in the entity's zone
+    lane: str  # room, place or app; else the event's type
+    source: str  # sensor, window or field
+    message: str
+    raw: Mapping[str, Any]
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
+def readable(event: Event) -> Row:
+    """``event`` as a row: the payload as the engine sees it (no private ground truth)."""
+    payload = engine_event(event).payload
+    attributes = payload.get("attributes")
+    attributes = attributes if isinstance(attributes, Mapping) else {}
+    kind = _text(payload.get("type")) or event.kind
+    if event.kind == "snapshot":
+        lane, source = _text(payload.get("app")), _text(payload.get("window"))
+        message = _text(payload.get("url"))
+    elif event.kind in ("input", "absence"):
+        lane, source = _text(payload.get("app")) or event.kind, _text(payload.get("window"))
+        message = _text(payload.get("type") or payload.get("reason"))
+    else:
+        lane = _text(attributes.get("room") or attributes.get("place")) or kind
+        source = _text(attributes.get("sensor") or attributes.get("device"))
+        value = _text(payload.get("value"))
+        unit = _text(payload.get("unit"))
+        message = " ".join(part for part in (kind, value, unit) if part)
+    return Row(event.pk, event.occurred_at, lane, source, message, payload)
+
+
+def _local(moment: Any, zone: ZoneInfo) -> datetime | None:
+    try:
+        found = datetime.fromisoformat(str(moment))
+    except ValueError:
+        return None
+    return found.astimezone(zone) if found.tzinfo else found.replace(tzinfo=zone)
+
+
+def _span(minutes: float) -> str:
+    whole = int(round(minutes))
+    hours, rest = divmod(whole, 60)
+    return f"{hours} h {rest:02d} min" if hours else f"{rest} min"
+
+
+def at_close(task: Task) -> dict[str, Any]:
+    """What is on or open at the close, each with its local start and how long, and the quiet
+    before the close (home points state these; other scopes state their own in words)."""
+    public = task.point.public or {}
+    zone = ZoneInfo(task.stream.entity.timezone)
+    close = task.point.at.astimezone(zone)
+    on = []
+    for item in public.get("on_at_close") or ():
+        since = _local(item.get("since"), zone)
+        minutes = (close - since).total_seconds() / 60 if since else None
+        on.append(
+            {
+                "device": device_words(item),
+                "sensor": _text(item.get("device")),
+                "kind": _text(item.get("kind")),
+                "since": since,
+                "for": _span(minutes) if minutes is not None else "",
+            }
+        )
+    quiet = public.get("quiet_min")
+    return {
+        "close": close,
+        "on": on,
+        "quiet": _span(quiet) if isinstance(quiet, int | float) else "",
+        "home": public.get("type") == "home_segment",
+    }
+
+
+def window_of(task: Task) -> tuple[datetime, datetime]:
+    """The point's window, local: [close − max(WINDOW, the point's own span), close]."""
+    zone = ZoneInfo(task.stream.entity.timezone)
+    close = task.point.at.astimezone(zone)
+    public = task.point.public or {}
+    length = WINDOW
+    start = public.get("start")
+    if isinstance(start, str) and len(start) == 5 and start[2] == ":":
+        began = close.replace(hour=int(start[:2]), minute=int(start[3:]), second=0, microsecond=0)
+        if began < close:
+            length = max(length, close - began)
+    return close - length, close
+
+
+@dataclass
+class Day:
+    """One panel of the baseline: a local day's window."""
+
+    day: date
+    today: bool
+    ticks: list[tuple[str, float]] = field(default_factory=list)  # (lane, 0..1 across)
+    bars: list[tuple[str, float, float]] = field(default_factory=list)  # (lane, from, to)
+    events: int = 0
+
+
+def _is_on(row: Row) -> bool:
+    return _text(row.raw.get("value")).strip().upper() in ACTIVE_VALUES
+
+
+def _windows(task: Task, days: int) -> list[tuple[date, datetime, datetime]]:
+    """(day, start, end) of the point's window on its day and each of ``days`` earlier days,
+    oldest first: the same wall-clock hours (a change of clocks moves the window with the
+    clock, as a person's routine moves)."""
+    zone = ZoneInfo(task.stream.entity.timezone)
+    start, close = window_of(task)
+    found = []
+    for offset in range(days, -1, -1):
+        day = close.date() - timedelta(days=offset)
+        begins = datetime.combine(day, start.time(), tzinfo=zone)
+        if start.date() != close.date():  # a window across midnight starts the day before
+            begins -= timedelta(days=1)
+        found.append((day, begins, begins + (close - start)))
+    return found
+
+
+def _rows_in(task: Task, ranges: Sequence[tuple[datetime, datetime]]) -> list[Row]:
+    """The events known at the point inside any of ``ranges``, in time order."""
+    wanted = Q()
+    for begins, ends in ranges:
+        wanted |= Q(occurred_at__gte=begins, occurred_at__lt=ends)
+    found = known_at(task).filter(wanted).only("id", "occurred_at", "kind", "payload", "monitor")
+    return [readable(e) for e in found.order_by("occurred_at", "id")]
+
+
+def baseline(task: Task, days: int = BASELINE_DAYS[0]) -> dict[str, Any]:
+    """The point's window on its own day (up to the close) and on each of the ``days`` earlier
+    days, as panels to draw, with lanes shared by every panel.
+
+    Only the windows are read (a few hundred rows on a month of a busy home, not the month),
+    each with one window's length before it, so a door opened shortly before the window is
+    drawn open from its start; one opened earlier than that is not drawn."""
+    start, close = window_of(task)
+    length = (close - start).total_seconds()
+    windows = _windows(task, days)
+    lookback = close - start
+    rows = _rows_in(task, [(begins - lookback, ends) for _, begins, ends in windows])
+    panels: list[Day] = []
+    lanes: set[str] = set()
+    cursor = 0
+    for day, begins, ends in windows:
+        panel = Day(day=day, today=day == close.date())
+        open_at: dict[str, tuple[str, datetime]] = {}
+        while cursor < len(rows) and rows[cursor].at < begins - lookback:
+            cursor += 1
+        while cursor < len(rows) and rows[cursor].at < ends:
+            row = rows[cursor]
+            cursor += 1
+            device = device_of(row.raw)
+            if device is not None and _is_on(row):
+                open_at.setdefault(device, (row.lane, row.at))
+            elif device is not None and device in open_at:
+                lane, since = open_at.pop(device)
+                if row.at > begins:
+                    at = _fraction(since, begins, length), _fraction(row.at, begins, length)
+                    panel.bars.append((lane, *at))
+            if row.at >= begins:
+                panel.ticks.append((row.lane, _fraction(row.at, begins, length)))
+                panel.events += 1
+                lanes.add(row.lane)
+        for lane, since in open_at.values():  # still on at the window's end
+            panel.bars.append((lane, _fraction(since, begins, length), 1.0))
+        lanes.update(lane for lane, *_ in panel.bars)
+        panels.append(panel)
+    panels.reverse()  # the point's day first
+    return _drawn(panels, sorted(lanes), start, close, days)
+
+
+def day_summary(task: Task, day: date) -> dict[str, Any]:
+    """One local day as far as it is known at the point: first and last activity per lane, the
+    longest time a door or appliance was on, and the longest quiet between two events."""
+    zone = ZoneInfo(task.stream.entity.timezone)
+    begins = datetime.combine(day, datetime.min.time(), tzinfo=zone)
+    ends = min(begins + timedelta(days=1), task.point.at.astimezone(zone) + timedelta(seconds=1))
+    rows = _rows_in(task, [(begins, ends)])
+    first_last: dict[str, tuple[str, str]] = {}
+    for row in rows:
+        clock = row.at.astimezone(zone).strftime("%H:%M")
+        first_last[row.lane] = (first_last.get(row.lane, (clock, clock))[0], clock)
+    on: dict[str, tuple[str, datetime]] = {}
+    longest_on = (0.0, "")
+    for row in rows:
+        device = device_of(row.raw)
+        if device is None:
+            continue
+        if _is_on(row):
+            on.setdefault(device, (row.lane, row.at))
+        elif device in on:
+            lane, since = on.pop(device)
+            minutes = (row.at - since).total_seconds() / 60
+            if minutes > longest_on[0]:
+                longest_on = (minutes, device_words({"device": device, "room": lane}))
+    for device, (lane, since) in on.items():  # still on at the day's end or the close
+        minutes = (ends - since).total_seconds() / 60
+        if minutes > longest_on[0]:
+            named = device_words({"device": device, "room": lane})
+            longest_on = (minutes, f"{named} (still on)")
+    gaps = [(b.at - a.at, a.at) for a, b in zip(rows, rows[1:], strict=False)]
+    quiet = max(gaps, key=lambda gap: gap[0]) if gaps else None  # the first, on a tie
+    return {
+        "day": day,
+        "events": len(rows),
+        "first_last": sorted(first_last.items()),
+        "longest_on": f"{longest_on[1]}, {_span(longest_on[0])}" if longest_on[1] else "",
+        "longest_quiet": (
+            f"{_span(quiet[0].total_seconds() / 60)} from {quiet[1].astimezone(zone):%H:%M}"
+            if quiet
+            else ""
+        ),
+    }
+
+
+def _fraction(moment: datetime, start: datetime, length: float) -> float:
+    return min(1.0, max(0.0, (moment - start).total_seconds() / length)) if length else 0.0
+
+
+def _drawn(
+    panels: Sequence[Day], lanes: Sequence[str], start: datetime, close: datetime, days: int
+) -> dict[str, Any]:
+    """Coordinates for the template's SVG: one panel per day, a lane per room or type."""
+    lane_y = {lane: n * LANE_H for n, lane in enumerate(lanes)}
+    height = max(1, len(lanes)) * LANE_H
+    drawn = []
+    for panel in panels:
+        drawn.append(
+            {
+                "day": panel.day,
+                "today": panel.today,
+                "events": panel.events,
+                "height": height,
+                "ticks": [
+                    {"x": round(x * PANEL_W, 1), "y": lane_y[lane]} for lane, x in panel.ticks
+                ],
+                "bars": [
+                    {
+                        "x": round(a * PANEL_W, 1),
+                        "w": max(1.0, round((b - a) * PANEL_W, 1)),
+                        "y": lane_y[lane],
+                        "lane": lane,
+                    }
+                    for lane, a, b in panel.bars
+                    if lane in lane_y
+                ],
+            }
+        )
+    return {
+        "panels": drawn,
+        "lanes": [{"name": lane, "y": lane_y[lane] + LANE_H - 2} for lane in lanes],
+        "width": PANEL_W,
+        "height": height,
+        "from": start,
+        "to": close,
+        "days": days,
+        "choices": BASELINE_DAYS,
+    }
+
+
+def history_range(task: Task, start: datetime | None, end: datetime | None) -> Iterable[Event]:
+    """The events known at the point between ``start`` and ``end`` (either open), oldest first:
+    never past the point, whatever ``end`` asks."""
+    found = known_at(task)
+    if start is not None:
+        found = found.filter(occurred_at__gte=start)
+    if end is not None:
+        found = found.filter(occurred_at__lte=end)
+    return found.order_by("occurred_at", "id")
