@@ -30,6 +30,9 @@ class LabelProject(models.Model):
     name = models.CharField(max_length=200)
     scope = models.CharField(max_length=16)
     guidelines = models.TextField()  # Markdown, shown beside the work
+    # service -> the number its rule uses here (benchmark/labelers/numbers.py); a service not
+    # named keeps the reference labeler's default.
+    numbers = models.JSONField(default=dict, blank=True)
     labels_per_point = models.PositiveSmallIntegerField(default=3)
     starts_at = models.DateTimeField(null=True, blank=True)  # decision points from (inclusive)
     ends_at = models.DateTimeField(null=True, blank=True)  # up to (exclusive)

@@ -9,6 +9,7 @@ from typing import Any
 from aframes_web.annotation import selectors as sel
 from aframes_web.annotation.models import Assignment, LabelProject, Task
 from aframes_web.proactivestream.present import _time
+from benchmark.labelers.numbers import numbers_for
 from benchmark.streams.words import describe
 from memory.selectors import engine_event
 
@@ -25,6 +26,10 @@ def project_record(project: LabelProject) -> dict[str, Any]:
         "triage": project.triage,
         "review_percent": project.review_percent,
         "guidelines": project.guidelines,
+        "numbers": [
+            {k: n[k] for k in ("service", "number", "unit", "sentence", "default")}
+            for n in numbers_for(project.scope, project.numbers)
+        ],
         "created_at": _time(project.created_at),
         "counts": sel.project_counts(project),
     }

@@ -49,6 +49,7 @@ from aframes_web.teams.models import Role, Team
 from benchmark.agreement import study_sample
 from benchmark.labelers import code, desktop, home, sports
 from benchmark.labelers.base import label_stream
+from benchmark.labelers.numbers import check_numbers, numbers_for
 from benchmark.labelers.registry import reference_labeler
 from benchmark.reference import LabelFileError, parse_labels
 from benchmark.streams.catalogue import CATALOGUE, service_ids
@@ -101,6 +102,19 @@ def default_guidelines(scope: str) -> str:
         f"An intervention is still timely up to {minutes} minutes after the point you label "
         "intervene; the benchmark matches a method's intervention within that span.\n"
     )
+
+
+def numbers_set(*, project: LabelProject, given: Mapping[str, Any]) -> LabelProject:
+    """Set the numbers of the project's service rules (``benchmark/labelers/numbers.py``); a
+    service set to its default is dropped, so the project follows the labeler's number."""
+    try:
+        kept = check_numbers(project.scope, given)
+    except ValueError as exc:
+        raise WorkbenchError(str(exc)) from None
+    defaults = {n["service"]: n["default"] for n in numbers_for(project.scope)}
+    project.numbers = {s: v for s, v in kept.items() if v != defaults[s]}
+    project.save(update_fields=["numbers"])
+    return project
 
 
 # --- roles -------------------------------------------------------------------------------

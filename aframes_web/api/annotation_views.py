@@ -55,6 +55,17 @@ PROJECT_EXAMPLE = {
     "triage": "none",
     "review_percent": 10,
     "guidelines": "# Intervene when …",
+    "numbers": [
+        {
+            "service": "check_device",
+            "number": 10.0,
+            "unit": "minutes",
+            "sentence": "Intervene when a door or appliance has been open or on for at least 10 "
+            "minutes and for at least twice its usual longest (the 95th percentile of its "
+            "earlier open times).",
+            "default": 10.0,
+        }
+    ],
     "created_at": "2026-03-01T09:00:00.000000Z",
     "counts": {
         "points": 120,

@@ -419,6 +419,14 @@ class ProjectCountsShape(serializers.Serializer):
     labels = serializers.IntegerField()
 
 
+class ServiceNumberShape(serializers.Serializer):
+    service = serializers.CharField()
+    number = serializers.FloatField()
+    unit = serializers.CharField()
+    sentence = serializers.CharField(help_text="The service's rule with its number in it.")
+    default = serializers.FloatField(help_text="The reference labeler's number.")
+
+
 class ProjectShape(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
@@ -430,6 +438,7 @@ class ProjectShape(serializers.Serializer):
     triage = serializers.CharField()
     review_percent = serializers.IntegerField()
     guidelines = serializers.CharField(allow_blank=True)
+    numbers = ServiceNumberShape(many=True)
     created_at = serializers.DateTimeField()
     counts = ProjectCountsShape()
 

@@ -39,6 +39,7 @@ from aframes_web.dashboard.forms import (
     TaskFilterForm,
 )
 from aframes_web.teams.models import Membership, Role
+from benchmark.labelers.numbers import numbers_for
 from benchmark.streams.catalogue import service_ids
 from benchmark.streams.words import describe
 from memory import llm
@@ -162,6 +163,7 @@ def project(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     context = {
         **_base(membership, found),
         "guidelines": markdown(found.guidelines),
+        "numbers": numbers_for(found.scope, found.numbers),
         "counts": sel.project_counts(found),
         "streams": streams,
         "progress": sel.progress_of(found, request.user),
@@ -200,6 +202,30 @@ def reassign(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     except services.WorkbenchError as exc:
         return redirect(f"{target}?problem={quote(str(exc))}")
     return redirect(target)
+
+
+@login_required
+@require_POST
+def numbers(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """Owners set the number of each service's rule; empty fields keep the default."""
+    membership, found = _project(request, slug, pk)
+    _require(membership, MANAGE, "set the guidelines' numbers")
+    target = reverse("dashboard:label_project", args=[slug, pk])
+    given: dict[str, float] = {}
+    for item in numbers_for(found.scope):
+        raw = request.POST.get(item["service"], "").strip()
+        if not raw:
+            continue
+        try:
+            given[item["service"]] = float(raw)
+        except ValueError:
+            said = f"{item['service']}: {raw!r} is not a number of {item['unit']}."
+            return redirect(f"{target}?problem={quote(said)}")
+    try:
+        services.numbers_set(project=found, given=given)
+    except services.WorkbenchError as exc:
+        return redirect(f"{target}?problem={quote(str(exc))}")
+    return redirect(f"{target}#numbers-h")
 
 
 # --- the annotator -----------------------------------------------------------------------------
@@ -283,6 +309,7 @@ def annotate(request: HttpRequest, slug: str, pk: int, task: int) -> HttpRespons
         "problem": problem,
         "progress": progress,
         "guidelines": markdown(found.guidelines),
+        "numbers": numbers_for(found.scope, found.numbers),
         "submitted": mine is not None and mine.submitted_at is not None,
         "final": point.final_id is not None,
         "previous": previous,

@@ -90,6 +90,7 @@ urlpatterns = [
     path("t/<slug:slug>/labels/", av.projects, name="label_projects"),
     path("t/<slug:slug>/labels/<int:pk>/", av.project, name="label_project"),
     path("t/<slug:slug>/labels/<int:pk>/reassign/", av.reassign, name="label_reassign"),
+    path("t/<slug:slug>/labels/<int:pk>/numbers/", av.numbers, name="label_numbers"),
     path("t/<slug:slug>/labels/<int:pk>/annotate/", av.annotate_next, name="annotate_next"),
     path("t/<slug:slug>/labels/<int:pk>/annotate/<int:task>/", av.annotate, name="annotate"),
     path(
