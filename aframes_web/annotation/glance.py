@@ -27,7 +27,9 @@ from django.db.models import Q
 from aframes_web.annotation.models import Task
 from aframes_web.annotation.selectors import known_at
 from aframes_web.streams.models import Event
+from aframes_web.streams.names import names_of
 from benchmark.streams.home import ACTIVE_VALUES
+from benchmark.streams.words import span_words
 from memory.engine.expect import device_of
 from memory.engine.usual import device_words
 from memory.selectors import engine_event
@@ -57,8 +59,10 @@ def _text(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-def readable(event: Event) -> Row:
-    """``event`` as a row: the payload as the engine sees it (no private ground truth)."""
+def readable(event: Event, names: Mapping[str, Any] | None = None) -> Row:
+    """``event`` as a row: the payload as the engine sees it (no private ground truth); a
+    sensor by its name from the entity's names table (``streams.names``) with its id beside
+    it, and in the room the table gives it."""
     payload = engine_event(event).payload
     attributes = payload.get("attributes")
     attributes = attributes if isinstance(attributes, Mapping) else {}
@@ -72,6 +76,10 @@ def readable(event: Event) -> Row:
     else:
         lane = _text(attributes.get("room") or attributes.get("place")) or kind
         source = _text(attributes.get("sensor") or attributes.get("device"))
+        named = (names or {}).get(source)
+        if named is not None:
+            lane = named.room or lane
+            source = f"{named.name} ({source})" if named.name != source else source
         value = _text(payload.get("value"))
         unit = _text(payload.get("unit"))
         message = " ".join(part for part in (kind, value, unit) if part)
@@ -86,15 +94,10 @@ def _local(moment: Any, zone: ZoneInfo) -> datetime | None:
     return found.astimezone(zone) if found.tzinfo else found.replace(tzinfo=zone)
 
 
-def _span(minutes: float) -> str:
-    whole = int(round(minutes))
-    hours, rest = divmod(whole, 60)
-    return f"{hours} h {rest:02d} min" if hours else f"{rest} min"
-
-
-def at_close(task: Task) -> dict[str, Any]:
+def at_close(task: Task, names: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """What is on or open at the close, each with its local start and how long, and the quiet
-    before the close (home points state these; other scopes state their own in words)."""
+    before the close (home points state these; other scopes state their own in words); a
+    device by its name in the entity's names table when it has one."""
     public = task.point.public or {}
     zone = ZoneInfo(task.stream.entity.timezone)
     close = task.point.at.astimezone(zone)
@@ -102,20 +105,25 @@ def at_close(task: Task) -> dict[str, Any]:
     for item in public.get("on_at_close") or ():
         since = _local(item.get("since"), zone)
         minutes = (close - since).total_seconds() / 60 if since else None
+        named = (names or {}).get(_text(item.get("device")))
         on.append(
             {
-                "device": device_words(item),
+                "device": (
+                    f"the {named.name}" + (f" ({named.room})" if named.room else "")
+                    if named is not None
+                    else device_words(item)
+                ),
                 "sensor": _text(item.get("device")),
                 "kind": _text(item.get("kind")),
                 "since": since,
-                "for": _span(minutes) if minutes is not None else "",
+                "for": span_words(minutes) if minutes is not None else "",
             }
         )
     quiet = public.get("quiet_min")
     return {
         "close": close,
         "on": on,
-        "quiet": _span(quiet) if isinstance(quiet, int | float) else "",
+        "quiet": span_words(quiet) if isinstance(quiet, int | float) else "",
         "home": public.get("type") == "home_segment",
     }
 
@@ -165,13 +173,17 @@ def _windows(task: Task, days: int) -> list[tuple[date, datetime, datetime]]:
     return found
 
 
-def _rows_in(task: Task, ranges: Sequence[tuple[datetime, datetime]]) -> list[Row]:
+def _rows_in(
+    task: Task,
+    ranges: Sequence[tuple[datetime, datetime]],
+    names: Mapping[str, Any] | None = None,
+) -> list[Row]:
     """The events known at the point inside any of ``ranges``, in time order."""
     wanted = Q()
     for begins, ends in ranges:
         wanted |= Q(occurred_at__gte=begins, occurred_at__lt=ends)
     found = known_at(task).filter(wanted).only("id", "occurred_at", "kind", "payload", "monitor")
-    return [readable(e) for e in found.order_by("occurred_at", "id")]
+    return [readable(e, names) for e in found.order_by("occurred_at", "id")]
 
 
 def baseline(task: Task, days: int = BASELINE_DAYS[0]) -> dict[str, Any]:
@@ -185,7 +197,8 @@ def baseline(task: Task, days: int = BASELINE_DAYS[0]) -> dict[str, Any]:
     length = (close - start).total_seconds()
     windows = _windows(task, days)
     lookback = close - start
-    rows = _rows_in(task, [(begins - lookback, ends) for _, begins, ends in windows])
+    named = names_of(task.stream.entity)
+    rows = _rows_in(task, [(begins - lookback, ends) for _, begins, ends in windows], named)
     panels: list[Day] = []
     lanes: set[str] = set()
     cursor = 0
@@ -223,7 +236,7 @@ def day_summary(task: Task, day: date) -> dict[str, Any]:
     zone = ZoneInfo(task.stream.entity.timezone)
     begins = datetime.combine(day, datetime.min.time(), tzinfo=zone)
     ends = min(begins + timedelta(days=1), task.point.at.astimezone(zone) + timedelta(seconds=1))
-    rows = _rows_in(task, [(begins, ends)])
+    rows = _rows_in(task, [(begins, ends)], names_of(task.stream.entity))
     first_last: dict[str, tuple[str, str]] = {}
     for row in rows:
         clock = row.at.astimezone(zone).strftime("%H:%M")
@@ -252,9 +265,9 @@ def day_summary(task: Task, day: date) -> dict[str, Any]:
         "day": day,
         "events": len(rows),
         "first_last": sorted(first_last.items()),
-        "longest_on": f"{longest_on[1]}, {_span(longest_on[0])}" if longest_on[1] else "",
+        "longest_on": f"{longest_on[1]}, {span_words(longest_on[0])}" if longest_on[1] else "",
         "longest_quiet": (
-            f"{_span(quiet[0].total_seconds() / 60)} from {quiet[1].astimezone(zone):%H:%M}"
+            f"{span_words(quiet[0].total_seconds() / 60)} from {quiet[1].astimezone(zone):%H:%M}"
             if quiet
             else ""
         ),

@@ -38,6 +38,7 @@ from aframes_web.dashboard.forms import (
     ReviewForm,
     TaskFilterForm,
 )
+from aframes_web.streams.names import names_of
 from aframes_web.teams.models import Membership, Role
 from benchmark.labelers.numbers import numbers_for
 from benchmark.streams.catalogue import service_ids
@@ -302,7 +303,7 @@ def annotate(request: HttpRequest, slug: str, pk: int, task: int) -> HttpRespons
         **_history_context(request, point, page),
         "task": point,
         "words": describe(point.point.public or {}),
-        "close": glance.at_close(point),
+        "close": glance.at_close(point, names_of(point.stream.entity)),
         "baseline": glance.baseline(point, _baseline_days(request.GET.get("baseline"))),
         "episodes": episodes,
         "form": form,
@@ -323,6 +324,12 @@ def _page(value: str | None) -> int:
         return max(1, int(value or 1))
     except ValueError:
         return 1
+
+
+def _readable(events: list[Any], task: Task) -> list[glance.Row]:
+    """History rows as a person reads them, sensors by the entity's names (read once)."""
+    named = names_of(task.stream.entity)
+    return [glance.readable(e, named) for e in events]
 
 
 def _baseline_days(value: str | None) -> int:
@@ -362,7 +369,7 @@ def _history_context(request: HttpRequest, task: Task, page: int) -> dict[str, A
     form = "%Y-%m-%dT%H:%M"
     day_start = close.replace(hour=0, minute=0, second=0, microsecond=0)
     return {
-        "history": [glance.readable(e) for e in events],
+        "history": _readable(events, task),
         "hpage": page,
         "older": older,
         "ranged": start is not None or end is not None,
@@ -463,7 +470,7 @@ def review(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         context.update(
             {
                 "words": describe(label.task.point.public or {}),
-                "history": [glance.readable(e) for e in sel.history(label.task, 1)[0]],
+                "history": _readable(sel.history(label.task, 1)[0], label.task),
                 "form": ReviewForm(initial={"label": label.pk}),
             }
         )
@@ -564,7 +571,7 @@ def adjudicate(request: HttpRequest, slug: str, pk: int, task: int) -> HttpRespo
         "words": describe(point.point.public or {}),
         "labels": labels,
         "verdicts": list(sel.verdicts_of(point)),
-        "history": [glance.readable(e) for e in sel.history(point, 1)[0]],
+        "history": _readable(sel.history(point, 1)[0], point),
         "zone": point.stream.entity.timezone,
         "form": AdjudicateForm(initial=initial, services=services_here),
         "problem": problem,

@@ -5,7 +5,13 @@ from datetime import date
 from django.urls import path, register_converter
 
 from aframes_web.dashboard import annotation_views as av
-from aframes_web.dashboard import benchmark_views, memory_views, routine_views, views
+from aframes_web.dashboard import (
+    benchmark_views,
+    memory_views,
+    names_views,
+    routine_views,
+    views,
+)
 
 
 class DayConverter:
@@ -45,6 +51,7 @@ urlpatterns = [
         name="routines",
     ),
     path("t/<slug:slug>/e/<str:key>/memory/", memory_views.entity_memory, name="memory"),
+    path("t/<slug:slug>/e/<str:key>/names/", names_views.sensor_names, name="sensor_names"),
     path(
         "t/<slug:slug>/e/<str:key>/memory/d/<day:day>/",
         memory_views.memory_day,

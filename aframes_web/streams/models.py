@@ -180,3 +180,27 @@ class ImportJob(models.Model):
         if self.status == self.Status.DONE:
             return 100
         return min(99, int(100 * self.progress_bytes / self.size_bytes)) if self.size_bytes else 0
+
+
+class SensorName(models.Model):
+    """What a sensor is called on every page: the importer's best guess from the events'
+    own names (``streams.names``), until an owner corrects it. A guess never overwrites a
+    name; a correction is kept with who made it and when."""
+
+    entity = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="sensor_names")
+    sensor = models.CharField(max_length=200)  # as the events name it (attributes.sensor)
+    name = models.CharField(max_length=200)
+    room = models.CharField(max_length=100, blank=True, default="")
+    kind = models.CharField(max_length=32, blank=True, default="")
+    corrected_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    corrected_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["entity", "sensor"], name="sensorname_entity_sensor")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.sensor}: {self.name}"

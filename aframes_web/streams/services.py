@@ -17,6 +17,7 @@ from django.db.models import Count, Max, Min
 from django.utils import timezone
 
 from aframes_web.hooks import Hook
+from aframes_web.streams import names
 from aframes_web.streams.models import Entity, EntityDay, Event
 from aframes_web.streams.records import (
     SCOPES,
@@ -241,6 +242,7 @@ def _store(entity: Entity, records: Sequence[EventRecord]) -> IngestResult:
     # Chunks in source-key order (a stable sort: of a key's copies the first stays first),
     # the order _copy_insert inserts in, so concurrent overlapping batches cannot deadlock.
     records = sorted(records, key=_source_key)
+    names.remember(entity, names.guesses(records))
     for start in range(0, len(records), size):
         seconds = _insert_chunk(entity.pk, records[start : start + size], received_at)
         result.accepted += len(seconds)
@@ -294,6 +296,7 @@ class StagedRows:
     dropped_text_fields: int
     copy: bytes | None = None
     records: list[EventRecord] | None = None
+    sensors: dict[str, tuple[str, str, str]] = field(default_factory=dict)  # names.guesses
 
 
 def events_stage(batch: ValidatedBatch) -> StagedRows:
@@ -302,7 +305,10 @@ def events_stage(batch: ValidatedBatch) -> StagedRows:
         raise BatchRejected(batch.errors)
     if connection.vendor == "postgresql":
         return StagedRows(
-            len(batch.records), batch.dropped_text_fields, copy=copy_rows(batch.records)
+            len(batch.records),
+            batch.dropped_text_fields,
+            copy=copy_rows(batch.records),
+            sensors=names.guesses(batch.records),
         )
     return StagedRows(len(batch.records), batch.dropped_text_fields, records=batch.records)
 
@@ -319,6 +325,7 @@ def events_store_staged(
             result = _store(entity, rows.records or [])
         else:
             zone = check_timezone(entity.timezone)
+            names.remember(entity, rows.sensors)
             seconds = _copy_insert(entity.pk, rows.copy, timezone.now())
             result = IngestResult(accepted=len(seconds), duplicates=rows.count - len(seconds))
             result.days = {(entity.pk, day) for day in _local_days(seconds, zone)}

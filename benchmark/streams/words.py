@@ -23,7 +23,8 @@ def _day(text: Any) -> str:
         return str(text)
 
 
-def _minutes(value: float) -> str:
+def span_words(value: float) -> str:
+    """Minutes in words: "45 min", "3 h 05 min"."""
     whole = int(round(value))
     hours, minutes = divmod(whole, 60)
     return f"{hours} h {minutes:02d} min" if hours else f"{minutes} min"
@@ -64,7 +65,7 @@ def _home(p: Mapping[str, Any]) -> str:
         )
     quiet = p.get("quiet_min")
     if quiet is not None:
-        parts.append(f"last event {_minutes(quiet)} before the close")
+        parts.append(f"last event {span_words(quiet)} before the close")
     return "; ".join(parts) + "."
 
 
@@ -107,7 +108,7 @@ def _sports(p: Mapping[str, Any]) -> str:
         parts.append("available" if p.get("available") else "not available")
     sleep = p.get("last_sleep_min")
     if sleep is not None:
-        parts.append(f"last logged sleep {_minutes(sleep)}")
+        parts.append(f"last logged sleep {span_words(sleep)}")
     return head + ": " + "; ".join(parts) + "."
 
 
