@@ -255,12 +255,7 @@ def real_home(team: Any, users: list[Any]) -> dict[str, Any] | None:
     for task in tasks[: len(tasks) // 2]:
         services.label_submit(task=task, user=second, given=LabelInput(decision="abstain"))
     current, later = tasks[len(tasks) // 2], tasks[-1]
-    events_ingest(entity=entity, items=lookahead.marker_events(current.point.at))
-    after = set(
-        Event.objects.filter(entity=entity, occurred_at__gt=current.point.at).values_list(
-            "pk", flat=True
-        )
-    )
+    after = lookahead.plant(entity, current.point.at)
     browser = Client()
     browser.force_login(second)
     key = token_create(team=team, name="walk", scopes=["read", "label"], created_by=second).key
@@ -270,7 +265,9 @@ def real_home(team: Any, users: list[Any]) -> dict[str, Any] | None:
         browser=browser,
         api=api,
         mcp_next=lambda: tools.next_label_task(principal, project=project.pk),
+        mcp_list=lambda: tools.list_entities(principal),
         team=slug,
+        entity=entity.key,
         project=project.pk,
         current=current.pk,
         later=later.pk,

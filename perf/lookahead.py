@@ -14,6 +14,11 @@ from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 from typing import Any
 
+# Imported by the suite (Django set up by pytest-django) and by bench-annotation after
+# perf.harness.django_on: never before Django has its settings.
+from aframes_web.streams.models import Event
+from aframes_web.streams.services import events_ingest
+
 MARKER = "lookaheadmarker"
 FAR = "2099-01-01T00:00"
 
@@ -35,6 +40,14 @@ def marker_events(after: datetime, minutes: Iterable[int] = (1, 60, 1440)) -> li
     ]
 
 
+def plant(entity: Any, moment: datetime) -> set[int]:
+    """Marker events after ``moment`` in ``entity``'s stream; the ids of every event after it
+    (markers and the stream's own), which no annotator route may show."""
+    events_ingest(entity=entity, items=marker_events(moment))
+    later = Event.objects.filter(entity=entity, occurred_at__gt=moment)
+    return set(later.values_list("pk", flat=True))
+
+
 def leaks(text: str, after: set[int]) -> list[str]:
     """What of ``text`` comes from after the point: the marker, or a later event's id as a
     history row or an (event) id of a JSON answer."""
@@ -49,7 +62,9 @@ def walk(
     browser: Any,
     api: Any,
     mcp_next: Callable[[], str],
+    mcp_list: Callable[[], str],
     team: str,
+    entity: str,
     project: int,
     current: int,
     later: int,
@@ -58,7 +73,8 @@ def walk(
 ) -> tuple[dict[str, list[str]], list[str]]:
     """Every annotator route: (what each answer leaked, the routes that answered a later point
     instead of refusing it). ``browser`` is a signed-in test client, ``api`` a client with a
-    label token acting for the annotator, ``mcp_next`` calls the MCP tool next_label_task;
+    label token acting for the annotator, ``mcp_next`` and ``mcp_list`` call the MCP tools
+    next_label_task and list_entities; ``entity`` is the key of the stream's entity;
     ``day`` is the point's local day (YYYY-MM-DD), whose summary is asked for, and the next."""
     base = f"/t/{team}/labels/{project}"
     page = f"{base}/annotate/{current}/"
@@ -92,6 +108,14 @@ def walk(
         answered.append(ahead)
     if browser.post(f"{ahead}draft/", {"rationale": "x"}).status_code != 404:
         answered.append(f"{ahead}draft/")
+    # Lists show each entity's last activity: the entity labelled blind is not in them.
+    for route, answer in (
+        (f"/t/{team}/", browser.get(f"/t/{team}/").content.decode()),
+        ("/api/v1/entities", api.get("/api/v1/entities").content.decode()),
+        ("mcp list_entities", mcp_list()),
+    ):
+        if f">{entity}<" in answer or f'"key": "{entity}"' in answer.replace('":"', '": "'):
+            found.setdefault(route, []).append(f"lists {entity}")
     following = (datetime.fromisoformat(day) + timedelta(days=1)).date().isoformat()
     if browser.get(f"{page}day/{following}/").status_code != 404:
         answered.append(f"{page}day/{following}/")

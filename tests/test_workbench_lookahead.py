@@ -20,12 +20,10 @@ from aframes_web.annotation import services as workbench
 from aframes_web.annotation.models import Assignment, Task
 from aframes_web.annotation.services import LabelInput, ProjectSpec
 from aframes_web.mcp import tools
-from aframes_web.streams.models import Event
-from aframes_web.streams.services import events_ingest
 from aframes_web.teams.auth import Principal
 from aframes_web.teams.services import token_create
 from perf import lookahead
-from perf.lookahead import MARKER, marker_events
+from perf.lookahead import MARKER
 from tests.conftest import ApiClient
 
 
@@ -44,15 +42,7 @@ def walk(team, people, homes) -> dict[str, Any]:
     current, later = tasks[half], tasks[-1]
     entity = place.stream.entity
     # A point's close is the end of its segment: markers a minute, an hour and a day later.
-    events_ingest(
-        entity=entity,
-        items=marker_events(current.point.at),
-    )
-    after = set(
-        Event.objects.filter(entity=entity, occurred_at__gt=current.point.at).values_list(
-            "pk", flat=True
-        )
-    )
+    after = lookahead.plant(entity, current.point.at)
     browser = Client()
     browser.force_login(ana)
     key = token_create(team=team, name="ana-labels", scopes=["read", "label"], created_by=ana).key
@@ -74,7 +64,9 @@ def test_every_annotator_route_shows_nothing_after_the_point(walk) -> None:
         browser=walk["browser"],
         api=walk["api"],
         mcp_next=lambda: tools.next_label_task(walk["principal"], project=project.pk),
+        mcp_list=lambda: tools.list_entities(walk["principal"]),
         team="acme",
+        entity=walk["entity"].key,
         project=project.pk,
         current=walk["current"].pk,
         later=walk["later"].pk,

@@ -147,6 +147,15 @@ def task_for_annotator(project: LabelProject, user: Any, pk: int) -> Task | None
     return found if before.exists() else None
 
 
+def _open_places(user: Any) -> QuerySet[Assignment]:
+    """The places ``user`` holds that still have points they have not labelled."""
+    submitted = Label.objects.filter(
+        task_id=OuterRef("pk"), annotator=user, submitted_at__isnull=False
+    )
+    unlabelled = Task.objects.filter(stream_id=OuterRef("stream_id")).filter(~Exists(submitted))
+    return Assignment.objects.filter(annotator=user).filter(Exists(unlabelled))
+
+
 def labelling_blind(user: Any, entity_id: int | None = None) -> LabelProject | None:
     """The project in which ``user`` labels ``entity_id``'s stream (any stream when None) and has
     points left to label, if any. While one is open, the stream is shown to them only in the
@@ -154,15 +163,19 @@ def labelling_blind(user: Any, entity_id: int | None = None) -> LabelProject | N
     annotators never see what came after a point, nor any method's output)."""
     if user is None or getattr(user, "pk", None) is None:
         return None
-    submitted = Label.objects.filter(
-        task_id=OuterRef("pk"), annotator=user, submitted_at__isnull=False
-    )
-    unlabelled = Task.objects.filter(stream_id=OuterRef("stream_id")).filter(~Exists(submitted))
-    assignments = Assignment.objects.filter(annotator=user)
+    places = _open_places(user)
     if entity_id is not None:
-        assignments = assignments.filter(stream__entity_id=entity_id)
-    found = assignments.filter(Exists(unlabelled)).select_related("stream__project").first()
+        places = places.filter(stream__entity_id=entity_id)
+    found = places.select_related("stream__project").first()
     return found.stream.project if found is not None else None
+
+
+def blind_entities(user: Any) -> set[int]:
+    """The entities ``user`` labels blind with points left: left out of every list they read
+    (a list shows each entity's last activity, a time after the point they are on)."""
+    if user is None or getattr(user, "pk", None) is None:
+        return set()
+    return set(_open_places(user).values_list("stream__entity_id", flat=True))
 
 
 def blind_refusal(user: Any, entity: Any) -> str | None:

@@ -40,6 +40,7 @@ from aframes_web.activity.selectors import (
     evidence_events,
     frames_for_entity,
 )
+from aframes_web.annotation.selectors import blind_entities
 from aframes_web.api import schema as doc
 from aframes_web.api.base import ActivityAPIView, TeamAPIView
 from aframes_web.api.body import BodyError, decode_events, read_body
@@ -144,8 +145,10 @@ class EntityListView(TeamAPIView):
         tags=["entities"],
     )
     def get(self, request: Request) -> Response:
-        team = principal_for(request).team
-        rows = entity_overview(team=team)
+        principal = principal_for(request)
+        # Entities the caller labels blind are not listed (their last activity is later
+        # than the point they are on).
+        rows = entity_overview(team=principal.team).exclude(pk__in=blind_entities(principal.person))
         scope = choice_param(request, "scope", SCOPES)
         if scope:
             rows = rows.filter(scope=scope)

@@ -37,6 +37,7 @@ from aframes_web.activity.selectors import (
     frames_for_entity,
 )
 from aframes_web.activity.services import Verification, document_tokens, frame_verify
+from aframes_web.annotation.selectors import blind_entities
 from aframes_web.dashboard import present
 from aframes_web.dashboard.base import entity_or_404, membership_or_404, render_local
 from aframes_web.dashboard.forms import (
@@ -95,6 +96,9 @@ def team(request: HttpRequest, slug: str) -> HttpResponse:
     entities = entity_overview_with_documents(
         team=membership.team, query=wanted.get("q") or "", scope=wanted.get("scope") or ""
     )
+    # Entities the member labels blind are not listed: a list shows their last activity.
+    hidden = blind_entities(request.user)
+    entities = entities.exclude(pk__in=hidden)
     page = Paginator(entities, ENTITIES_PER_PAGE).get_page(wanted.get("page") or 1)
     query = request.GET.copy()
     query.pop("page", None)
@@ -108,6 +112,7 @@ def team(request: HttpRequest, slug: str) -> HttpResponse:
         "team_url": reverse("dashboard:team", args=[slug]),
         "scopes": sorted(scopes.items()),
         "entity_count": sum(scopes.values()),
+        "hidden_blind": len(hidden),
         "filtered": bool(wanted.get("q") or wanted.get("scope")),
         "queue": compile_queue_state(team=membership.team),
         "cost_form": FalseAlarmCostForm(

@@ -479,6 +479,7 @@ def list_entities(
 ) -> str:
     require(principal, Scope.READ)
     rows = entity_overview(team=principal.team).order_by("key")
+    rows = rows.exclude(pk__in=sel.blind_entities(principal.person))
     if scope:
         if scope not in Entity.Scope.values:
             raise ToolFailure(f"scope must be one of {', '.join(Entity.Scope.values)}.")
