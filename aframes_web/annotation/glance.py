@@ -186,7 +186,9 @@ def _rows_in(
     return [readable(e, names) for e in found.order_by("occurred_at", "id")]
 
 
-def baseline(task: Task, days: int = BASELINE_DAYS[0]) -> dict[str, Any]:
+def baseline(
+    task: Task, days: int = BASELINE_DAYS[0], names: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
     """The point's window on its own day (up to the close) and on each of the ``days`` earlier
     days, as panels to draw, with lanes shared by every panel.
 
@@ -197,7 +199,7 @@ def baseline(task: Task, days: int = BASELINE_DAYS[0]) -> dict[str, Any]:
     length = (close - start).total_seconds()
     windows = _windows(task, days)
     lookback = close - start
-    named = names_of(task.stream.entity)
+    named = names_of(task.stream.entity) if names is None else names
     rows = _rows_in(task, [(begins - lookback, ends) for _, begins, ends in windows], named)
     panels: list[Day] = []
     lanes: set[str] = set()

@@ -8,6 +8,7 @@ the team gets 404. Blindness is the selectors' (``aframes_web/annotation/selecto
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import date, datetime
 from typing import Any
 from urllib.parse import quote
@@ -298,13 +299,14 @@ def annotate(request: HttpRequest, slug: str, pk: int, task: int) -> HttpRespons
         .values_list("pk", flat=True)
         .first()
     )
+    named = names_of(point.stream.entity)  # read once for the whole page
     context = {
         **_base(membership, found),
-        **_history_context(request, point, page),
+        **_history_context(request, point, page, named),
         "task": point,
         "words": describe(point.point.public or {}),
-        "close": glance.at_close(point, names_of(point.stream.entity)),
-        "baseline": glance.baseline(point, _baseline_days(request.GET.get("baseline"))),
+        "close": glance.at_close(point, named),
+        "baseline": glance.baseline(point, _baseline_days(request.GET.get("baseline")), named),
         "episodes": episodes,
         "form": form,
         "problem": problem,
@@ -326,9 +328,11 @@ def _page(value: str | None) -> int:
         return 1
 
 
-def _readable(events: list[Any], task: Task) -> list[glance.Row]:
+def _readable(
+    events: list[Any], task: Task, named: Mapping[str, Any] | None = None
+) -> list[glance.Row]:
     """History rows as a person reads them, sensors by the entity's names (read once)."""
-    named = names_of(task.stream.entity)
+    named = names_of(task.stream.entity) if named is None else named
     return [glance.readable(e, named) for e in events]
 
 
@@ -348,7 +352,9 @@ def _local_moment(value: str | None, zone: ZoneInfo) -> datetime | None:
         return None
 
 
-def _history_context(request: HttpRequest, task: Task, page: int) -> dict[str, Any]:
+def _history_context(
+    request: HttpRequest, task: Task, page: int, named: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
     """The history panel: newest first a page at a time, or the events between ``hfrom`` and
     ``hto`` (local times) oldest first; either way nothing after the point."""
     zone = ZoneInfo(task.stream.entity.timezone)
@@ -369,7 +375,7 @@ def _history_context(request: HttpRequest, task: Task, page: int) -> dict[str, A
     form = "%Y-%m-%dT%H:%M"
     day_start = close.replace(hour=0, minute=0, second=0, microsecond=0)
     return {
-        "history": _readable(events, task),
+        "history": _readable(events, task, named),
         "hpage": page,
         "older": older,
         "ranged": start is not None or end is not None,
