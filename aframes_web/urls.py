@@ -2,9 +2,12 @@ from __future__ import annotations
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from aframes_web.annotation.errors import LabellingBlind
 from aframes_web.mcp.metadata import protected_resource
 
 # /healthz is answered by aframes_web.health.HealthCheckMiddleware, before any URL routing.
@@ -23,3 +26,12 @@ urlpatterns = [
     path(".well-known/oauth-protected-resource/<path:resource>", protected_resource),
     path("", include("aframes_web.dashboard.urls")),
 ]
+
+
+def forbidden(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """The 403 page; a person labelling blind is sent back to the workbench (``blind``)."""
+    context = {"exception": str(exception), "blind": isinstance(exception, LabellingBlind)}
+    return render(request, "403.html", context, status=403)
+
+
+handler403 = forbidden

@@ -91,7 +91,10 @@ def test_the_entity_and_the_methods_are_refused_while_points_are_left(walk) -> N
     for route in (f"/t/acme/e/{key}/", f"/t/acme/e/{key}/memory/", "/t/acme/benchmark/"):
         answer = browser.get(route)
         assert answer.status_code == 403, route
-        assert "labelling" in answer.content.decode() and "blind" in answer.content.decode()
+        page = answer.content.decode()
+        assert "labelling" in page and "blind" in page
+        # Back to the workbench, not a hint about roles nor a link to the refused calendar.
+        assert "/t/acme/labels/" in page and "change your role" not in page
     for route in (
         f"/api/v1/entities/{key}/events",
         f"/api/v1/entities/{key}/decisions",

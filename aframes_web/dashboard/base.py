@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 
+from aframes_web.annotation.errors import LabellingBlind
 from aframes_web.annotation.selectors import blind_refusal
 from aframes_web.streams.models import Entity
 from aframes_web.streams.selectors import entity_get
@@ -33,7 +33,7 @@ def entity_or_404(request: HttpRequest, slug: str, key: str) -> tuple[Membership
         raise Http404("No such entity in this team.")
     refused = blind_refusal(request.user, entity)
     if refused:
-        raise PermissionDenied(refused)
+        raise LabellingBlind(refused)
     return membership, entity
 
 

@@ -13,6 +13,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 
 from aframes_web.activity.selectors import evidence_events
+from aframes_web.annotation.errors import LabellingBlind
 from aframes_web.annotation.selectors import runs_refusal
 from aframes_web.dashboard.base import membership_or_404
 from aframes_web.dashboard.forms import BenchmarkRunForm, OutcomeFilterForm
@@ -47,7 +48,7 @@ def _can_start(membership: Membership) -> bool:
 def _unless_blind(request: HttpRequest) -> None:
     refused = runs_refusal(request.user)
     if refused:
-        raise PermissionDenied(refused)
+        raise LabellingBlind(refused)
 
 
 def benchmark_runs(request: HttpRequest, slug: str) -> HttpResponse:
