@@ -109,6 +109,8 @@ def test_what_is_on_at_the_close_in_local_time(home) -> None:
     assert door["device"] == "the front door (hall)"
     assert door["since"].strftime("%H:%M") == "07:15" and door["for"] == "15 min"
     assert found["quiet"] == "1 h 35 min" and found["close"].strftime("%H:%M") == "07:30"
+    busy = glance.at_close(_task(home, close, {**public, "quiet_min": 0}))
+    assert busy["quiet"] == "" and busy["active_at_close"]
 
 
 def test_rows_read_as_a_person_reads_them_without_the_private_part(home) -> None:

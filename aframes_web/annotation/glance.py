@@ -123,7 +123,9 @@ def at_close(task: Task, names: Mapping[str, Any] | None = None) -> dict[str, An
     return {
         "close": close,
         "on": on,
-        "quiet": span_words(quiet) if isinstance(quiet, int | float) else "",
+        # Under a minute of quiet is no quiet: the page says the home was active at the close.
+        "quiet": span_words(quiet) if isinstance(quiet, int | float) and quiet >= 1 else "",
+        "active_at_close": isinstance(quiet, int | float) and quiet < 1,
         "home": public.get("type") == "home_segment",
     }
 
