@@ -9,6 +9,7 @@ after it: an answer leaks when it holds the marker or one of those ids.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
@@ -109,13 +110,15 @@ def walk(
     if browser.post(f"{ahead}draft/", {"rationale": "x"}).status_code != 404:
         answered.append(f"{ahead}draft/")
     # Lists show each entity's last activity: the entity labelled blind is not in them.
-    for route, answer in (
-        (f"/t/{team}/", browser.get(f"/t/{team}/").content.decode()),
-        ("/api/v1/entities", api.get("/api/v1/entities").content.decode()),
-        ("mcp list_entities", mcp_list()),
-    ):
-        if f">{entity}<" in answer or f'"key": "{entity}"' in answer.replace('":"', '": "'):
-            found.setdefault(route, []).append(f"lists {entity}")
+    listed = {
+        f"/t/{team}/": f">{entity}<" in browser.get(f"/t/{team}/").content.decode(),
+        "/api/v1/entities": any(
+            e["key"] == entity for e in api.get("/api/v1/entities").json()["results"]
+        ),
+        "mcp list_entities": any(e["key"] == entity for e in json.loads(mcp_list())),
+    }
+    for route in (route for route, shown in listed.items() if shown):
+        found.setdefault(route, []).append(f"lists {entity}")
     following = (datetime.fromisoformat(day) + timedelta(days=1)).date().isoformat()
     if browser.get(f"{page}day/{following}/").status_code != 404:
         answered.append(f"{page}day/{following}/")

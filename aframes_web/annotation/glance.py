@@ -159,12 +159,11 @@ def _is_on(row: Row) -> bool:
     return _text(row.raw.get("value")).strip().upper() in ACTIVE_VALUES
 
 
-def _windows(task: Task, days: int) -> list[tuple[date, datetime, datetime]]:
-    """(day, start, end) of the point's window on its day and each of ``days`` earlier days,
-    oldest first: the same wall-clock hours (a change of clocks moves the window with the
-    clock, as a person's routine moves)."""
-    zone = ZoneInfo(task.stream.entity.timezone)
-    start, close = window_of(task)
+def _windows(start: datetime, close: datetime, days: int) -> list[tuple[date, datetime, datetime]]:
+    """(day, start, end) of the point's window [``start``, ``close``] (local) on its day and
+    each of ``days`` earlier days, oldest first: the same wall-clock hours (a change of clocks
+    moves the window with the clock, as a person's routine moves)."""
+    zone = close.tzinfo
     found = []
     for offset in range(days, -1, -1):
         day = close.date() - timedelta(days=offset)
@@ -199,7 +198,7 @@ def baseline(
     drawn open from its start; one opened earlier than that is not drawn."""
     start, close = window_of(task)
     length = (close - start).total_seconds()
-    windows = _windows(task, days)
+    windows = _windows(start, close, days)
     lookback = close - start
     named = names_of(task.stream.entity) if names is None else names
     rows = _rows_in(task, [(begins - lookback, ends) for _, begins, ends in windows], named)

@@ -294,11 +294,6 @@ def annotate(request: HttpRequest, slug: str, pk: int, task: int) -> HttpRespons
         form = LabelForm(initial=_initial(mine), services=services_here, episodes=episodes)
     progress = sel.progress_of(found, request.user)
     mine = sel.own_label(point, request.user)
-    previous = (
-        Task.objects.filter(stream_id=point.stream_id, seq=point.seq - 1)
-        .values_list("pk", flat=True)
-        .first()
-    )
     named = names_of(point.stream.entity)  # read once for the whole page
     context = {
         **_base(membership, found),
@@ -315,7 +310,6 @@ def annotate(request: HttpRequest, slug: str, pk: int, task: int) -> HttpRespons
         "numbers": numbers_for(found.scope, found.numbers),
         "submitted": mine is not None and mine.submitted_at is not None,
         "final": point.final_id is not None,
-        "previous": previous,
         "flags": [r for r in sel.own_flags(found, request.user) if r.label.task_id == point.pk],
     }
     return render(request, "dashboard/annotate.html", context, status=422 if problem else 200)
@@ -367,9 +361,10 @@ def _history_context(
         events, older = rows[: sel.HISTORY_PAGE], len(rows) > sel.HISTORY_PAGE
     else:
         events, older = sel.history(task, page)
+    # The previous point: its page is linked, and the history can start from it.
     previous = (
         Task.objects.filter(stream_id=task.stream_id, seq=task.seq - 1)
-        .values_list("point__at", flat=True)
+        .values_list("pk", "point__at")
         .first()
     )
     form = "%Y-%m-%dT%H:%M"
@@ -383,8 +378,9 @@ def _history_context(
         "hto": end.strftime(form) if end else "",
         "close_field": close.strftime(form),
         "point_day": {"hfrom": day_start.strftime(form), "hto": close.strftime(form)},
+        "previous": previous[0] if previous else None,
         "since_previous": (
-            {"hfrom": previous.astimezone(zone).strftime(form), "hto": close.strftime(form)}
+            {"hfrom": previous[1].astimezone(zone).strftime(form), "hto": close.strftime(form)}
             if previous
             else None
         ),

@@ -46,16 +46,21 @@ def guess(sensor: str, room: str, kind: str) -> tuple[str, str, str]:
 
 def guesses(records: Iterable[EventRecord]) -> dict[str, tuple[str, str, str]]:
     """The first guess for each sensor named by ``records`` (observations with a sensor)."""
+    return _guesses((r.kind, r.payload) for r in records)
+
+
+def _guesses(events: Iterable[tuple[str, Any]]) -> dict[str, tuple[str, str, str]]:
+    """The first guess for each sensor named by ``events``, (kind, payload) pairs."""
     found: dict[str, tuple[str, str, str]] = {}
-    for record in records:
-        attributes = record.payload.get("attributes")
-        if record.kind != "observation" or not isinstance(attributes, dict):
+    for event_kind, payload in events:
+        attributes = payload.get("attributes") if isinstance(payload, dict) else None
+        if event_kind != "observation" or not isinstance(attributes, dict):
             continue
         sensor = attributes.get("sensor")
         if not isinstance(sensor, str) or not sensor or sensor in found:
             continue
         room = attributes.get("room") or attributes.get("place") or ""
-        kind = record.payload.get("type")
+        kind = payload.get("type")
         found[sensor[:200]] = guess(
             sensor, str(room)[:100], str(kind)[:32] if isinstance(kind, str) else ""
         )
@@ -104,14 +109,6 @@ def read_from_events(entity: Entity) -> int:
     """Add the guesses of every sensor the stored events name and the table does not (events
     stored before the table existed); how many were added."""
     before = SensorName.objects.filter(entity=entity).count()
-    seen: set[str] = set()
-    batch: list[EventRecord] = []
     rows = Event.objects.filter(entity=entity, kind="observation").values_list("payload", flat=True)
-    for payload in rows.iterator(chunk_size=5000):
-        attributes = payload.get("attributes") if isinstance(payload, dict) else None
-        sensor = attributes.get("sensor") if isinstance(attributes, dict) else None
-        if isinstance(sensor, str) and sensor not in seen:
-            seen.add(sensor)
-            batch.append(EventRecord(timezone.now(), "observation", "", "", payload, ""))
-    remember(entity, guesses(batch))
+    remember(entity, _guesses(("observation", p) for p in rows.iterator(chunk_size=5000)))
     return SensorName.objects.filter(entity=entity).count() - before
