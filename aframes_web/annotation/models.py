@@ -91,6 +91,13 @@ class Verdict(models.Model):
     episode = models.CharField(max_length=120, blank=True, default="")
     note = models.TextField(blank=True, default="")
     provenance = models.JSONField(default=dict)  # imported labels keep theirs
+    # "Episode ended here": the point whose opportunity stopped holding at this one (its
+    # intervention is timely only until this point; ``selectors.final_rows``).
+    ends = models.ForeignKey(
+        "Task", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # An imported label's own validity (the file's ``valid_until``); None: the project's span.
+    valid_until = models.DateTimeField(null=True, blank=True)
     by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -190,6 +197,8 @@ class Label(models.Model):
         Episode, null=True, blank=True, on_delete=models.PROTECT, related_name="labels"
     )
     reopens = models.BooleanField(default=False)  # the episode's opportunity changed or reopened
+    # The episode's opportunity stopped holding at this point ("episode ended here").
+    ends_episode = models.BooleanField(default=False)
     rationale = models.TextField(blank=True, default="")
     draft = models.JSONField(default=dict)  # the form as last autosaved, until submitted
     sampled = models.BooleanField(default=False)  # in the cross-review sample

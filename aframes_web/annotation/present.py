@@ -60,6 +60,7 @@ def task_record(task: Task, user: Any, page: int = 1) -> dict[str, Any]:
             "service": mine.service or None,
             "episode": mine.episode_id,
             "reopens": mine.reopens,
+            "ends_episode": mine.ends_episode,
             "rationale": mine.rationale,
             "draft": mine.draft,
         }

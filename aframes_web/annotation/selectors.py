@@ -253,6 +253,48 @@ def own_episodes(task: Task, user: Any) -> list[dict[str, Any]]:
     ]
 
 
+def previous_episode(task: Task, user: Any) -> str | None:
+    """The episode the annotator's label of the previous point names (the form offers it as
+    "same episode as the previous point"); None when there is none."""
+    return (
+        Label.objects.filter(
+            task__stream_id=task.stream_id,
+            task__seq=task.seq - 1,
+            annotator=user,
+            submitted_at__isnull=False,
+            episode__isnull=False,
+        )
+        .values_list("episode__name", flat=True)
+        .first()
+    )
+
+
+def served_points(task: Task) -> list[tuple[int, str]]:
+    """This point and the earlier points of its stream that someone labelled intervene, as
+    (task id, words) choices for an adjudicator's "episode ended here", latest first."""
+    rows = (
+        Task.objects.filter(
+            stream_id=task.stream_id,
+            seq__lte=task.seq,
+            labels__decision="intervene",
+            labels__submitted_at__isnull=False,
+        )
+        .distinct()
+        .order_by("-seq")
+        .select_related("final")
+    )
+    choices = []
+    for row in rows[:50]:
+        final = row.final
+        said = (
+            f"{final.decision} {final.service} {final.episode}".strip()
+            if final is not None and final.decision
+            else "not final yet"
+        )
+        choices.append((row.pk, f"point {row.seq} ({said})"))
+    return choices
+
+
 def own_flags(project: LabelProject, user: Any) -> QuerySet[Review]:
     """Reviewers' flags on the annotator's own labels (comments included, reviewers named)."""
     return (
@@ -364,12 +406,25 @@ def agreement(project: LabelProject) -> Report:
 
 def final_rows(project: LabelProject) -> Iterator[dict[str, Any]]:
     """One record per point with a final label, in stream and time order, with provenance:
-    who labelled it and when, and who settled it (nobody: the labels agreed)."""
+    who labelled it and when, and who settled it (nobody: the labels agreed).
+
+    An intervention is timely for the project's span after its point (``valid_until``), or
+    an imported label's own; an episode whose final label says it ended at a later point
+    ("episode ended here") is timely only until that point, so the benchmark's matching rule
+    (``benchmark/metrics.py``) no longer credits an intervention after the opportunity
+    stopped holding. The ending point is named in the provenance (``ended_at``)."""
     tasks = (
         Task.objects.filter(project=project, final__isnull=False)
         .select_related("stream__entity", "point", "final__by")
         .order_by("stream__position", "seq")
     )
+    ended: dict[int, tuple[datetime, str]] = {}  # task id -> when and where it ended
+    for began, at, key in (
+        Task.objects.filter(project=project, final__ends__isnull=False)
+        .order_by("seq")
+        .values_list("final__ends_id", "at", "point__key")
+    ):
+        ended.setdefault(began, (at, key))
     labelled: dict[int, list[tuple[str, str]]] = {}
     for task_id, who, when in (
         Label.objects.filter(task__project=project, submitted_at__isnull=False)
@@ -394,6 +449,10 @@ def final_rows(project: LabelProject) -> Iterator[dict[str, Any]]:
             provenance["note"] = final.note
         if final.kind == Verdict.Kind.IMPORTED:
             provenance["imported"] = final.provenance
+        until = final.valid_until or valid_until(project, task.at)
+        if task.pk in ended:
+            provenance["ended_at"] = ended[task.pk][1]
+            until = min(until, ended[task.pk][0])
         yield {
             "entity": task.stream.entity.key,
             "point": task.point.key,
@@ -401,7 +460,7 @@ def final_rows(project: LabelProject) -> Iterator[dict[str, Any]]:
             "label": final.decision,
             "service": final.service if intervene else None,
             "episode": final.episode or None,
-            "valid_until": valid_until(project, task.at).isoformat() if intervene else None,
+            "valid_until": until.isoformat() if intervene else None,
             "provenance": provenance,
         }
 

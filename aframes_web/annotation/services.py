@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -85,9 +86,12 @@ the same opportunity already covers are **abstain**, until the opportunity chang
 grows worse or needs another service) or reopens after it stopped holding: then tick
 *reopens* and label it *intervene* again under the same episode.
 
-An **episode** names the opportunity (create one the first time, reuse it after). Every
-*intervene* names its episode and the service it calls for; an *abstain* may name the episode
-that covers it. Write a rationale whenever the call is not obvious.
+An **episode** names the opportunity (create one the first time, reuse it after, or tick
+*same episode as the previous point*). Every *intervene* names its episode and the service it
+calls for; an *abstain* may name the episode that covers it. When the opportunity stops
+holding (the door is closed, the routine has begun), tick *episode ended here* on that point:
+an intervention after it is no longer timely. Write a rationale whenever the call is not
+obvious.
 
 You see the stream up to this point and never after it: judge with what was known then.
 """
@@ -328,6 +332,10 @@ class LabelInput:
     new_episode: str = ""  # or a new one's name
     reopens: bool = False
     rationale: str = ""
+    # The episode the annotator's label of the previous point names, instead of choosing it.
+    same_as_previous: bool = False
+    # The episode's opportunity stopped holding here: its intervention is timely until now.
+    ends_episode: bool = False
 
 
 def draft_save(*, task: Task, user: Any, form: dict[str, Any]) -> Label:
@@ -342,7 +350,16 @@ def draft_save(*, task: Task, user: Any, form: dict[str, Any]) -> Label:
     return label
 
 
-DRAFT_FIELDS = ("decision", "service", "episode", "new_episode", "reopens", "rationale")
+DRAFT_FIELDS = (
+    "decision",
+    "service",
+    "episode",
+    "new_episode",
+    "reopens",
+    "rationale",
+    "same_as_previous",
+    "ends_episode",
+)
 
 
 def label_submit(*, task: Task, user: Any, given: LabelInput) -> Label:
@@ -351,7 +368,10 @@ def label_submit(*, task: Task, user: Any, given: LabelInput) -> Label:
     Refused: a point outside the annotator's queue or ahead of it (a stream is labelled in
     order), a point already final, an intervene without service or episode, a service of
     another scope, another annotator's or stream's episode, and a second intervene on an
-    episode an earlier point already served unless it ``reopens``.
+    episode an earlier point already served unless it ``reopens``. ``same_as_previous`` names
+    the episode of the annotator's label of the previous point; ``ends_episode`` says the
+    episode's opportunity stopped holding here, and is refused for an episode no intervene
+    served at or before this point.
     """
     project = task.project
     place = assignment_for(task, user)
@@ -370,8 +390,15 @@ def label_submit(*, task: Task, user: Any, given: LabelInput) -> Label:
             )
     elif service:
         raise WorkbenchError("an abstain label names no service")
-    if given.episode is None and not given.new_episode.strip() and given.decision == "intervene":
+    named_ways = (given.episode is not None) + bool(given.new_episode.strip())
+    if given.same_as_previous and named_ways:
+        raise WorkbenchError(
+            "name the episode one way: the previous point's, one of yours, or a new one"
+        )
+    if not named_ways and not given.same_as_previous and given.decision == "intervene":
         raise WorkbenchError("an intervene label names its episode: choose one or create one")
+    if given.ends_episode and not named_ways and not given.same_as_previous:
+        raise WorkbenchError("say which episode ended here: choose it or tick the previous one")
     if len(given.new_episode.strip()) > EPISODE_NAME_MAX:
         raise WorkbenchError(f"an episode name is at most {EPISODE_NAME_MAX} characters")
     with transaction.atomic():
@@ -388,6 +415,13 @@ def label_submit(*, task: Task, user: Any, given: LabelInput) -> Label:
                 f"label this stream in order: point {ahead.seq} of {task.stream.points} comes first"
             )
         episode = _episode(task, user, given)
+        if given.ends_episode:
+            assert episode is not None
+            if given.decision != "intervene" and _served(episode, user, task) is None:
+                raise WorkbenchError(
+                    f"episode {episode.name!r} was never served (no intervene of yours names it "
+                    "at or before this point), so it has nothing to end"
+                )
         if given.decision == "intervene":
             assert episode is not None
             served = (
@@ -415,6 +449,7 @@ def label_submit(*, task: Task, user: Any, given: LabelInput) -> Label:
         label.service = service
         label.episode = episode
         label.reopens = bool(given.reopens) and given.decision == "intervene"
+        label.ends_episode = bool(given.ends_episode)
         label.rationale = given.rationale.strip()
         label.draft = {}
         label.submitted_at = now
@@ -428,6 +463,22 @@ def label_submit(*, task: Task, user: Any, given: LabelInput) -> Label:
 
 
 def _episode(task: Task, user: Any, given: LabelInput) -> Episode | None:
+    if given.same_as_previous:
+        previous = (
+            Label.objects.filter(
+                task__stream=task.stream,
+                task__seq=task.seq - 1,
+                annotator=user,
+                submitted_at__isnull=False,
+            )
+            .select_related("episode")
+            .first()
+        )
+        if previous is None or previous.episode is None:
+            raise WorkbenchError(
+                "your label of the previous point names no episode; choose one or create one"
+            )
+        return previous.episode
     if given.episode is not None:
         found = Episode.objects.filter(pk=given.episode, stream=task.stream, annotator=user).first()
         if found is None:
@@ -438,6 +489,41 @@ def _episode(task: Task, user: Any, given: LabelInput) -> Episode | None:
         return None
     found, _ = Episode.objects.get_or_create(stream=task.stream, annotator=user, name=name)
     return found
+
+
+def _served(episode: Episode, user: Any, task: Task) -> Label | None:
+    """The annotator's latest submitted intervene on ``episode`` before ``task``."""
+    return (
+        Label.objects.filter(
+            annotator=user,
+            episode=episode,
+            decision="intervene",
+            submitted_at__isnull=False,
+            task__seq__lt=task.seq,
+        )
+        .order_by("-task__seq")
+        .first()
+    )
+
+
+def _ended(task: Task, labels: Sequence[Label]) -> int | None:
+    """The point whose opportunity the labels say ended at ``task``: when more than half of
+    them tick "episode ended here", the point each one's episode was last served at (this one
+    for an intervene), the most named; a tie goes to the latest point."""
+    served: list[tuple[int, int]] = []  # (seq, task id)
+    for label in labels:
+        if not label.ends_episode or label.episode is None:
+            continue
+        if label.decision == "intervene":
+            served.append((task.seq, task.pk))
+            continue
+        found = _served(label.episode, label.annotator, task)
+        if found is not None:
+            served.append((found.task.seq, found.task_id))
+    if 2 * len(served) <= len(labels):
+        return None
+    counts = Counter(served)
+    return max(counts, key=lambda s: (counts[s], s[0]))[1]
 
 
 def _sampled(project: LabelProject, task: Task, place: int) -> bool:
@@ -453,7 +539,7 @@ def _settle(task: Task, now: datetime) -> None:
         return
     labels = list(
         Label.objects.filter(task=task, submitted_at__isnull=False)
-        .select_related("episode")
+        .select_related("episode", "annotator")
         .order_by("submitted_at", "id")
     )
     if len({category(la.decision, la.service) for la in labels}) != 1:
@@ -466,6 +552,7 @@ def _settle(task: Task, now: datetime) -> None:
         service=first.service,
         episode=first.episode.name if first.episode else "",
         note=f"the {len(labels)} labels agree",
+        ends_id=_ended(task, labels),
         at=now,
     )
     Task.objects.filter(pk=task.pk).update(final=verdict)
@@ -500,9 +587,17 @@ def review_submit(*, label: Label, user: Any, verdict: str, comment: str = "") -
 
 
 def adjudicate(
-    *, task: Task, user: Any, decision: str, service: str = "", episode: str = "", note: str = ""
+    *,
+    task: Task,
+    user: Any,
+    decision: str,
+    service: str = "",
+    episode: str = "",
+    note: str = "",
+    ends: int | None = None,
 ) -> Verdict:
-    """An adjudicator's final label of a point (the labels stay as they were)."""
+    """An adjudicator's final label of a point (the labels stay as they were); ``ends``, the
+    id of this point or an earlier one of its stream whose opportunity ended here."""
     scope = task.project.scope
     service = service.strip()
     if decision not in ("intervene", "abstain"):
@@ -519,6 +614,13 @@ def adjudicate(
         task = Task.objects.select_for_update().get(pk=task.pk)
         if task.submitted == 0:
             raise WorkbenchError("nobody has labelled this point yet")
+        if (
+            ends is not None
+            and not Task.objects.filter(pk=ends, stream=task.stream, seq__lte=task.seq).exists()
+        ):
+            raise WorkbenchError(
+                "an episode that ends here began at this point or an earlier one of its stream"
+            )
         verdict = Verdict.objects.create(
             task=task,
             kind=Verdict.Kind.ADJUDICATED,
@@ -526,6 +628,7 @@ def adjudicate(
             service=service,
             episode=episode.strip(),
             note=note.strip(),
+            ends_id=ends,
             by=user,
             at=timezone.now(),
         )
@@ -586,6 +689,7 @@ def labels_import(*, project: LabelProject, lines: Iterable[str], name: str, use
                 episode=label.episode or "",
                 note=f"imported from {name}",
                 provenance=json.loads(label.reason) if label.reason else {},
+                valid_until=label.valid_until,
                 by=user if getattr(user, "is_authenticated", False) else None,
                 at=now,
             )

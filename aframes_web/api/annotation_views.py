@@ -303,8 +303,8 @@ class LabelTaskView(TeamAPIView):
         if not isinstance(data, dict):
             raise Problem(
                 "validation",
-                "Send a JSON object: decision, service, episode or new_episode, reopens, "
-                "rationale.",
+                "Send a JSON object: decision, service, episode or new_episode or "
+                "same_as_previous, reopens, ends_episode, rationale.",
             )
         episode = data.get("episode")
         if episode is not None and (
@@ -321,6 +321,12 @@ class LabelTaskView(TeamAPIView):
             except FieldInvalid as problem:
                 raise parameter_problem(name, problem.message) from None
             texts[name] = value
+        ticks = {}
+        for name in ("reopens", "same_as_previous", "ends_episode"):
+            value = data.get(name, False)
+            if not isinstance(value, bool):
+                raise parameter_problem(name, "Must be true or false.")
+            ticks[name] = value
         try:
             services.label_submit(
                 task=found,
@@ -330,8 +336,10 @@ class LabelTaskView(TeamAPIView):
                     service=texts["service"],
                     episode=episode,
                     new_episode=texts["new_episode"],
-                    reopens=bool(data.get("reopens")),
+                    reopens=ticks["reopens"],
                     rationale=texts["rationale"],
+                    same_as_previous=ticks["same_as_previous"],
+                    ends_episode=ticks["ends_episode"],
                 ),
             )
         except services.WorkbenchError as exc:

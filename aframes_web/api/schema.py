@@ -484,6 +484,7 @@ class OwnLabelShape(serializers.Serializer):
     service = serializers.CharField(allow_null=True)
     episode = serializers.IntegerField(allow_null=True)
     reopens = serializers.BooleanField()
+    ends_episode = serializers.BooleanField()
     rationale = serializers.CharField(allow_blank=True)
     draft = serializers.JSONField()
 
@@ -517,7 +518,15 @@ class LabelInputShape(serializers.Serializer):
     service = serializers.CharField(required=False, allow_blank=True)
     episode = serializers.IntegerField(required=False, allow_null=True)
     new_episode = serializers.CharField(required=False, allow_blank=True)
+    same_as_previous = serializers.BooleanField(
+        required=False, help_text="Name the episode of your label of the previous point."
+    )
     reopens = serializers.BooleanField(required=False)
+    ends_episode = serializers.BooleanField(
+        required=False,
+        help_text="The episode's opportunity stopped holding here: its intervention is timely "
+        "only until this point in the export and the benchmark.",
+    )
     rationale = serializers.CharField(required=False, allow_blank=True)
 
 

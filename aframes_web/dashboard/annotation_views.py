@@ -283,6 +283,8 @@ def annotate(request: HttpRequest, slug: str, pk: int, task: int) -> HttpRespons
                         new_episode=data["new_episode"],
                         reopens=data["reopens"],
                         rationale=data["rationale"],
+                        same_as_previous=data["same_as_previous"],
+                        ends_episode=data["ends_episode"],
                     ),
                 )
             except services.WorkbenchError as exc:
@@ -303,6 +305,7 @@ def annotate(request: HttpRequest, slug: str, pk: int, task: int) -> HttpRespons
         "close": glance.at_close(point, named),
         "baseline": glance.baseline(point, _baseline_days(request.GET.get("baseline")), named),
         "episodes": episodes,
+        "previous_episode": sel.previous_episode(point, request.user),
         "form": form,
         "problem": problem,
         "progress": progress,
@@ -394,7 +397,8 @@ def _initial(label: Label | None) -> dict[str, Any]:
         return {}
     if label.draft:
         draft = dict(label.draft)
-        draft["reopens"] = draft.get("reopens") in ("on", "true", "True", "1")
+        for ticked in ("reopens", "same_as_previous", "ends_episode"):
+            draft[ticked] = draft.get(ticked) in ("on", "true", "True", "1")
         return draft
     if label.submitted_at is None:
         return {}
@@ -403,6 +407,7 @@ def _initial(label: Label | None) -> dict[str, Any]:
         "service": label.service,
         "episode": label.episode_id,
         "reopens": label.reopens,
+        "ends_episode": label.ends_episode,
         "rationale": label.rationale,
     }
 
@@ -537,6 +542,7 @@ def adjudicate(request: HttpRequest, slug: str, pk: int, task: int) -> HttpRespo
     if point is None:
         raise Http404("No such point in this project.")
     services_here = list(service_ids(found.scope))
+    served = sel.served_points(point)
     problem = ""
     if request.method == "POST":
         action = request.POST.get("action", "decide")
@@ -544,7 +550,7 @@ def adjudicate(request: HttpRequest, slug: str, pk: int, task: int) -> HttpRespo
             if action == "reopen":
                 services.reopen(task=point, user=request.user, note=request.POST.get("note", ""))
                 return redirect("dashboard:adjudicate", slug=slug, pk=pk, task=point.pk)
-            form = AdjudicateForm(request.POST, services=services_here)
+            form = AdjudicateForm(request.POST, services=services_here, served=served)
             if form.is_valid():
                 data = form.cleaned_data
                 services.adjudicate(
@@ -554,6 +560,7 @@ def adjudicate(request: HttpRequest, slug: str, pk: int, task: int) -> HttpRespo
                     service=data["service"] or "",
                     episode=data["episode"],
                     note=data["note"],
+                    ends=data["ends"],
                 )
                 return redirect("dashboard:adjudicate_next", slug=slug, pk=pk)
             problem = "Choose intervene or abstain."
@@ -566,6 +573,7 @@ def adjudicate(request: HttpRequest, slug: str, pk: int, task: int) -> HttpRespo
             "decision": point.final.decision,
             "service": point.final.service,
             "episode": point.final.episode,
+            "ends": point.final.ends_id,
         }
     context = {
         **_base(membership, found),
@@ -575,7 +583,7 @@ def adjudicate(request: HttpRequest, slug: str, pk: int, task: int) -> HttpRespo
         "verdicts": list(sel.verdicts_of(point)),
         "history": _readable(sel.history(point, 1)[0], point),
         "zone": point.stream.entity.timezone,
-        "form": AdjudicateForm(initial=initial, services=services_here),
+        "form": AdjudicateForm(initial=initial, services=services_here, served=served),
         "problem": problem,
         "left": sel.adjudication_queue(found).count(),
     }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import UTC
 from typing import Any
 
@@ -344,6 +345,15 @@ class LabelForm(forms.Form):
     reopens = forms.BooleanField(
         required=False, help_text="The episode's opportunity changed or reopened."
     )
+    same_as_previous = forms.BooleanField(
+        required=False, label="Same episode as the previous point"
+    )
+    ends_episode = forms.BooleanField(
+        required=False,
+        label="Episode ended here",
+        help_text="The opportunity stopped holding at this point: an intervention after it "
+        "no longer counts as timely.",
+    )
     rationale = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}))
 
     def __init__(
@@ -368,11 +378,25 @@ class AdjudicateForm(forms.Form):
     )
     service = forms.ChoiceField(required=False)
     episode = forms.CharField(required=False, max_length=120)
+    ends = forms.TypedChoiceField(
+        required=False,
+        coerce=int,
+        empty_value=None,
+        label="Episode ended here",
+        help_text="The opportunity served at that point stopped holding at this one.",
+    )
     note = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
 
-    def __init__(self, *args: Any, services: list[str], **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        services: list[str],
+        served: Sequence[tuple[int, str]] = (),
+        **kwargs: Any,
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.fields["service"].choices = [("", "— none (abstain) —")] + [(s, s) for s in services]
+        self.fields["ends"].choices = [("", "— no episode ends here —"), *served]
 
 
 class ReassignForm(forms.Form):
