@@ -137,3 +137,128 @@ def test_the_workbench_shows_a_sensor_by_its_name_and_room(home, owner) -> None:
     )
     (door,) = glance.at_close(task, names.names_of(home))["on"]
     assert door["device"] == "the front door (hall)" and door["for"] == "30 min"
+
+
+def test_point_sentences_say_sensors_by_their_names(home, owner) -> None:
+    from benchmark.streams.words import describe
+
+    names.correct(home, sensor="D002", name="front door", room="entry", kind="door", user=owner)
+    public = {
+        "type": "home_segment",
+        "day": "2024-05-06",
+        "start": "07:00",
+        "end": "07:30",
+        "events": 2,
+        "rooms": {"entry": 1},
+        "devices": [{"device": "D002", "on": 1}],
+        "on_at_close": [{"device": "D002", "room": "entry", "since": "2024-05-06T07:00:00+02:00"}],
+    }
+    spoken = names.said_of(home)
+    assert spoken["D002"] == "front door (entry)"
+    said = describe(public, spoken)
+    assert (
+        "front door (entry) on 1×" in said and "still on at the close: front door (entry)" in said
+    )
+    assert "D002" not in said
+    assert "D002 on 1×" in describe(public)  # without a table, the id as the events give it
+    assert names.said_of(SimpleNamespace(pk=home.pk, scope="code")) == {}
+
+
+def test_memory_sentences_say_sensors_by_their_names() -> None:
+    from memory.engine import usual
+    from memory.engine.expect import Expectations
+    from memory.engine.records import Predicate, Proposal
+    from memory.engine.words import deviation, regularity
+
+    spoken = {"D002": "front door (entry)", "L1": "kitchen lamp"}
+    proposal = Proposal(
+        trigger=Predicate(("device_use", "sensor"), "D002"),
+        behavior=Predicate(("device_use", "sensor"), "L1"),
+        window=(datetime(2024, 1, 1, 7).time(), datetime(2024, 1, 1, 8).time()),
+        weekdays=None,
+    )
+    assert regularity(proposal, spoken) == (
+        "After the front door (entry) in use, the kitchen lamp in use between 07:00 and "
+        "08:00, every day."
+    )
+    assert "the L1 in use" in regularity(proposal)
+    now = datetime(2024, 5, 6, 8, 30, tzinfo=PARIS)
+    assert "Usually the kitchen lamp in use by 08:00" in deviation(
+        proposal, "deviated", now, 3, 0, names=spoken
+    )
+    # A device with no history is the baseline's to name, by its name too.
+    point = {
+        "type": "home_segment",
+        "on_at_close": [
+            {
+                "device": "D002",
+                "kind": "door",
+                "room": "entry",
+                "since": "2024-05-06T07:00:00+02:00",
+            }
+        ],
+    }
+    judged = usual.judge("home", point, now, Expectations(), {}, spoken)
+    assert judged["check_device"].sentence == "The front door (entry) on since 07:00"
+
+
+def test_a_corrected_name_reaches_the_regularities_sentences(home, owner) -> None:
+    from memory.engine.records import Predicate, Proposal
+    from memory.engine.serial import proposal_to_json
+    from memory.models import Regularity
+    from memory.services.closing import summaries_refresh
+
+    proposal = Proposal(
+        trigger=Predicate(("device_use", "sensor"), "D002"),
+        behavior=Predicate(("room_presence", "room"), "kitchen"),
+        window=(datetime(2024, 1, 1, 7).time(), datetime(2024, 1, 1, 8).time()),
+        weekdays=None,
+    )
+    row = Regularity.objects.create(
+        entity=home,
+        rid="reg:test",
+        proposal=proposal_to_json(proposal),
+        summary="stale",
+        state="habit",
+        confidence=1.0,
+        replay_confidence=1.0,
+        lift=1.0,
+        n_f=3,
+        n_v=0,
+        observable=3,
+        behavior_days=3,
+        violation_run=0,
+        proposed_on=datetime(2024, 5, 6).date(),
+    )
+    mine = Client()
+    mine.force_login(owner)
+    mine.post(
+        f"/t/acme/e/{home.key}/names/",
+        {"sensor": "D002", "name": "front door", "room": "entry", "kind": "door"},
+    )
+    row.refresh_from_db()
+    assert row.summary.startswith("After the front door (entry) in use, activity in the kitchen")
+    assert summaries_refresh(home) == 0  # said once; nothing left to change
+
+
+def test_the_annotator_s_point_says_sensors_by_their_names(
+    team: Any, home: Any, owner: Any, people: dict[str, Any]
+) -> None:
+    from aframes_web.annotation import present, services
+    from aframes_web.annotation.services import ProjectSpec
+    from aframes_web.proactivestream.services import points_build
+
+    # A later event closes the segment of the door's opening (07:00), so it has a point.
+    events_ingest(entity=home, items=[observation("M001", "kitchen", "motion", "OFF", 45)])
+    points_build(entity=home)
+    spec = ProjectSpec(name="named", scope="home", entities=[home.key], labels_per_point=1)
+    project = services.project_create(team=team, spec=spec, build=False)
+    task = next(
+        t
+        for t in project.tasks.select_related("point", "stream__entity").order_by("seq")
+        if (t.point.public or {}).get("devices")
+    )
+    assert "D002 " in present.task_record(task, people["ana"])["point"]["words"]
+    names.correct(home, sensor="D002", name="front door", room="entry", kind="door", user=owner)
+    words = present.task_record(task, people["ana"])["point"]["words"]
+    assert "front door (entry)" in words and "D002" not in words

@@ -27,7 +27,7 @@ from django.db.models import Q
 from aframes_web.annotation.models import Task
 from aframes_web.annotation.selectors import known_at
 from aframes_web.streams.models import Event
-from aframes_web.streams.names import names_of
+from aframes_web.streams.names import display, names_of
 from benchmark.streams.home import ACTIVE_VALUES
 from benchmark.streams.words import span_words
 from memory.engine.expect import device_of
@@ -108,11 +108,7 @@ def at_close(task: Task, names: Mapping[str, Any] | None = None) -> dict[str, An
         named = (names or {}).get(_text(item.get("device")))
         on.append(
             {
-                "device": (
-                    f"the {named.name}" + (f" ({named.room})" if named.room else "")
-                    if named is not None
-                    else device_words(item)
-                ),
+                "device": f"the {display(named)}" if named is not None else device_words(item),
                 "sensor": _text(item.get("device")),
                 "kind": _text(item.get("kind")),
                 "since": since,

@@ -9,6 +9,7 @@ from typing import Any
 from aframes_web.annotation import selectors as sel
 from aframes_web.annotation.models import Assignment, LabelProject, Task
 from aframes_web.proactivestream.present import _time
+from aframes_web.streams.names import said_of
 from benchmark.labelers.numbers import numbers_for
 from benchmark.streams.words import describe
 from memory.selectors import engine_event
@@ -73,7 +74,7 @@ def task_record(task: Task, user: Any, page: int = 1) -> dict[str, Any]:
         "at": _time(task.at),
         "point": {
             "key": task.point.key,
-            "words": describe(task.point.public or {}),
+            "words": describe(task.point.public or {}, said_of(task.stream.entity)),
             "public": task.point.public,
         },
         "final": task.final_id is not None,

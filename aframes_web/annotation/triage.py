@@ -10,6 +10,7 @@ from __future__ import annotations
 from aframes_web.annotation.errors import WorkbenchError
 from aframes_web.annotation.models import LabelProject, ProjectStream
 from aframes_web.proactivestream.selectors import stream_of
+from aframes_web.streams.names import said_of
 from benchmark.labelers.registry import reference_labels
 from benchmark.streams.catalogue import CATALOGUE
 from benchmark.streams.words import describe
@@ -38,8 +39,10 @@ def screen_stream(project: LabelProject, stream: ProjectStream) -> dict[str, boo
 def _llm_marks(project: LabelProject, stream: ProjectStream, keys: set[str]) -> dict[str, bool]:
     services = "\n".join(f"- {s.id}: {s.opportunity}" for s in CATALOGUE[project.scope])
     marks = {}
+    spoken = said_of(stream.entity)
     for key, public in stream.tasks.values_list("point__key", "point__public"):
-        prompt = PROMPT.format(scope=project.scope, services=services, words=describe(public))
+        words = describe(public, spoken)
+        prompt = PROMPT.format(scope=project.scope, services=services, words=words)
         try:
             reply = llm.complete(prompt, entity=stream.entity)
         except llm.LlmUnavailable as exc:

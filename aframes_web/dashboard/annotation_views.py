@@ -39,7 +39,7 @@ from aframes_web.dashboard.forms import (
     ReviewForm,
     TaskFilterForm,
 )
-from aframes_web.streams.names import names_of
+from aframes_web.streams.names import names_of, said, said_of
 from aframes_web.teams.models import Membership, Role
 from benchmark.labelers.numbers import numbers_for
 from benchmark.streams.catalogue import service_ids
@@ -301,7 +301,7 @@ def annotate(request: HttpRequest, slug: str, pk: int, task: int) -> HttpRespons
         **_base(membership, found),
         **_history_context(request, point, page, named),
         "task": point,
-        "words": describe(point.point.public or {}),
+        "words": describe(point.point.public or {}, said(named)),
         "close": glance.at_close(point, named),
         "baseline": glance.baseline(point, _baseline_days(request.GET.get("baseline")), named),
         "episodes": episodes,
@@ -476,7 +476,7 @@ def review(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     if label is not None:
         context.update(
             {
-                "words": describe(label.task.point.public or {}),
+                "words": describe(label.task.point.public or {}, said_of(label.task.stream.entity)),
                 "history": _readable(sel.history(label.task, 1)[0], label.task),
                 "form": ReviewForm(initial={"label": label.pk}),
             }
@@ -578,7 +578,7 @@ def adjudicate(request: HttpRequest, slug: str, pk: int, task: int) -> HttpRespo
     context = {
         **_base(membership, found),
         "task": point,
-        "words": describe(point.point.public or {}),
+        "words": describe(point.point.public or {}, said_of(point.stream.entity)),
         "labels": labels,
         "verdicts": list(sel.verdicts_of(point)),
         "history": _readable(sel.history(point, 1)[0], point),

@@ -26,6 +26,8 @@ from aframes_web.proactivestream.selectors import (
     runs_for_team,
 )
 from aframes_web.proactivestream.services import RunConfigError, run_create
+from aframes_web.streams.models import Entity
+from aframes_web.streams.names import said_of
 from aframes_web.teams.models import Membership, Role
 from benchmark.labelers.registry import rule_text
 from benchmark.metrics import METRICS
@@ -171,6 +173,7 @@ def benchmark_outcomes(request: HttpRequest, slug: str, pk: int) -> HttpResponse
         entity=data.get("entity") or None,
     )
     page = Paginator(found, OUTCOMES_PER_PAGE).get_page(data.get("page") or 1)
+    spoken: dict[int, dict[str, str]] = {}  # entity id -> its names, read once a page
     query = request.GET.copy()
     query.pop("page", None)
     context = {
@@ -178,11 +181,23 @@ def benchmark_outcomes(request: HttpRequest, slug: str, pk: int) -> HttpResponse
         "run": run,
         "form": form,
         "page": page,
-        "rows": [{"o": o, "words": describe(o.point.get("public") or {})} for o in page],
+        "rows": [
+            {"o": o, "words": describe(o.point.get("public") or {}, _said(o.entity, spoken))}
+            for o in page
+        ],
         "query": query.urlencode(),
         "methods": run.config.get("methods", []),
     }
     return render(request, "dashboard/benchmark_outcomes.html", context)
+
+
+def _said(entity: Entity | None, known: dict[int, dict[str, str]]) -> dict[str, str]:
+    """The entity's sensor names as sentences say them, read once per entity into ``known``."""
+    if entity is None:
+        return {}
+    if entity.pk not in known:
+        known[entity.pk] = said_of(entity)
+    return known[entity.pk]
 
 
 @login_required
@@ -214,7 +229,7 @@ def benchmark_outcome(request: HttpRequest, slug: str, pk: int, oid: int) -> Htt
         "team": membership.team,
         "run": run,
         "o": outcome,
-        "words": describe(outcome.point.get("public") or {}),
+        "words": describe(outcome.point.get("public") or {}, _said(outcome.entity, {})),
         "public": sorted((outcome.point.get("public") or {}).items()),
         "events": events,
         "cited": len(cites),

@@ -23,6 +23,7 @@ from aframes_web.dashboard.selectors import captured_neighbours, segment_detail,
 from aframes_web.dashboard.words import not_closed_words
 from aframes_web.proactivestream.models import DecisionPoint
 from aframes_web.streams.models import Entity, Event
+from aframes_web.streams.names import said_of
 from aframes_web.streams.selectors import events_for_entity
 from aframes_web.teams.models import Membership
 from benchmark.streams.words import describe
@@ -550,6 +551,7 @@ def memory_decision(request: HttpRequest, slug: str, key: str, pk: int) -> HttpR
     fact_refs = [*decision.evidence, *(f for r in retrieved for f in r.get("facts", []))]
     facts = facts_by_ref(entity, fact_refs)
     closed = closed_days(entity)
+    spoken = said_of(entity)
     events = {e.pk: e for e in evidence_events(entity=entity, ids=_event_ids(decision.evidence))}
     seen = {
         f["ref"]: {
@@ -579,7 +581,7 @@ def memory_decision(request: HttpRequest, slug: str, key: str, pk: int) -> HttpR
         elif kind == "point":
             found_point = points.get(int(rest)) if rest.isdigit() else None
             item["point"] = found_point
-            item["words"] = describe(found_point.public) if found_point is not None else ""
+            item["words"] = describe(found_point.public, spoken) if found_point is not None else ""
         evidence.append(item)
     signature = decision.signature or {}
     context = {
@@ -588,7 +590,9 @@ def memory_decision(request: HttpRequest, slug: str, key: str, pk: int) -> HttpR
         "decision": decision,
         "event": [event_row(decision.event)] if decision.event is not None else [],
         "point": decision.point,
-        "point_words": describe(decision.point.public) if decision.point is not None else "",
+        "point_words": (
+            describe(decision.point.public, spoken) if decision.point is not None else ""
+        ),
         "evidence": evidence,
         "retrieved": [
             {

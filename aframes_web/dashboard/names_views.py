@@ -13,6 +13,7 @@ from django.urls import reverse
 from aframes_web.dashboard.base import entity_or_404, render_local
 from aframes_web.streams import names
 from aframes_web.teams.models import Role
+from memory.services.closing import summaries_refresh
 
 
 @login_required
@@ -39,6 +40,7 @@ def sensor_names(request: HttpRequest, slug: str, key: str) -> HttpResponse:
             )
         except names.NameRefused as exc:
             return redirect(f"{here}?problem={quote(str(exc))}")
+        summaries_refresh(entity)  # the regularities' sentences say the corrected name
         return redirect(f"{here}?said={quote('Saved.')}")
     context = {
         "team": membership.team,

@@ -85,6 +85,26 @@ def names_of(entity: Any) -> dict[str, SensorName]:
     return {n.sensor: n for n in SensorName.objects.filter(entity_id=entity.pk)}
 
 
+def display(named: SensorName) -> str:
+    """A sensor as a sentence says it: its name, then its room unless the name says it
+    ("front door (entry)", "kitchen motion sensor M001")."""
+    if named.room and named.room.lower() not in named.name.lower():
+        return f"{named.name} ({named.room})"
+    return named.name
+
+
+def said(named: Mapping[str, SensorName]) -> dict[str, str]:
+    """Sensor id -> how sentences say it, for the pure cores' words (``benchmark.streams.
+    words.describe``, ``memory.engine.words``, ``memory.engine.usual``)."""
+    return {sensor: display(n) for sensor, n in named.items()}
+
+
+def said_of(entity: Any) -> dict[str, str]:
+    """:func:`said` of the entity's table; only a home names sensors, so other scopes cost no
+    query."""
+    return said(names_of(entity)) if getattr(entity, "scope", None) == "home" else {}
+
+
 class NameRefused(ValueError):
     """A correction that cannot be kept; the message says why."""
 

@@ -30,11 +30,12 @@ def span_words(value: float) -> str:
     return f"{hours} h {minutes:02d} min" if hours else f"{minutes} min"
 
 
-def describe(public: Mapping[str, Any]) -> str:
-    """One sentence for a point's public fields (any scope)."""
+def describe(public: Mapping[str, Any], names: Mapping[str, str] | None = None) -> str:
+    """One sentence for a point's public fields (any scope); a home's sensors by ``names``
+    (sensor id -> display name, the entity's names table) where it has them."""
     kind = public.get("type")
     if kind == "home_segment":
-        return _home(public)
+        return _home(public, names or {})
     if kind == "sports_slot":
         return _sports(public)
     if kind == "frame_end":
@@ -42,7 +43,7 @@ def describe(public: Mapping[str, Any]) -> str:
     return _code(public)
 
 
-def _home(p: Mapping[str, Any]) -> str:
+def _home(p: Mapping[str, Any], names: Mapping[str, str]) -> str:
     events = plural(p.get("events") or 0, "event")
     parts = [f"{_day(p.get('day'))}, {p.get('start')}–{p.get('end')}: {events}"]
     rooms = p.get("rooms") or {}
@@ -55,13 +56,15 @@ def _home(p: Mapping[str, Any]) -> str:
         parts.append("no activity")
     for device in p.get("devices") or ():
         moves = [f"{w} {device.get(w)}×" for w in ("on", "off") if device.get(w)]
-        parts.append(f"{device.get('device')} {' and '.join(moves)}")
-    still = [_still(d) for d in p.get("on_at_close") or ()]
+        sensor = str(device.get("device"))
+        parts.append(f"{names.get(sensor, sensor)} {' and '.join(moves)}")
+    still = [_still(d, names) for d in p.get("on_at_close") or ()]
     if still:
         parts.append("still on at the close: " + ", ".join(still))
     for sensor, figures in (p.get("numeric") or {}).items():
         parts.append(
-            f"{sensor} {figures.get('min')}–{figures.get('max')} (mean {figures.get('mean')})"
+            f"{names.get(sensor, sensor)} {figures.get('min')}–{figures.get('max')} "
+            f"(mean {figures.get('mean')})"
         )
     quiet = p.get("quiet_min")
     if quiet is not None:
@@ -69,10 +72,13 @@ def _home(p: Mapping[str, Any]) -> str:
     return "; ".join(parts) + "."
 
 
-def _still(device: Mapping[str, Any]) -> str:
-    room = device.get("room")
+def _still(device: Mapping[str, Any], names: Mapping[str, str]) -> str:
     since = str(device.get("since") or "")[11:16]
-    return f"{device.get('device')}" + (f" ({room})" if room else "") + f" since {since}"
+    sensor = str(device.get("device"))
+    if sensor in names:  # the display name says its room already
+        return f"{names[sensor]} since {since}"
+    room = device.get("room")
+    return sensor + (f" ({room})" if room else "") + f" since {since}"
 
 
 def _sports(p: Mapping[str, Any]) -> str:

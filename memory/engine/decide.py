@@ -44,6 +44,7 @@ from memory.engine.expect import Expectations, as_number
 from memory.engine.records import DayRecord, EngineEvent, Path, Predicate
 from memory.engine.refs import current_ref, regularity_id
 from memory.engine.retrieve import Retrieved
+from memory.engine.usual import device_named
 
 ABSTAIN = ""  # the intent of an abstention
 # Our choice: a pending regularity is acted on in the last half hour of its window, the same
@@ -94,6 +95,9 @@ class DecisionContext:
     today: DayRecord  # today's observations so far
     regularities: tuple[Retrieved, ...]  # at most three, ranked
     expectations: Expectations | None = None  # what is usual (expect.py); None: not kept
+    # How the entity's sensors are named (sensor id -> display name, the names table an owner
+    # corrects); sentences use it, decisions never depend on it.
+    names: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def episode(self) -> str:
@@ -195,7 +199,13 @@ class RulesPolicy:
                 ctx.episode,
                 regularity_ids=(rid,),
                 message=words.deviation(
-                    r.proposal, r.occurrence, ctx.now, r.n_f, r.n_v, intro=chosen.message
+                    r.proposal,
+                    r.occurrence,
+                    ctx.now,
+                    r.n_f,
+                    r.n_v,
+                    intro=chosen.message,
+                    names=ctx.names,
                 ),
                 evidence_ids=(current_ref(ctx.current), *r.fact_ids, rid),
                 score=r.confidence,
@@ -216,7 +226,9 @@ def _judged_point(
     prior = [e for e in ctx.recent if e.id != ctx.current.id or e.kind != ctx.current.kind]
     rule = _POINT_RULES.get(ctx.scope)
     reasons = rule(ctx, prior) if rule is not None else {}
-    judged = usual.judge(ctx.scope, ctx.current.payload, ctx.now, ctx.expectations, reasons)
+    judged = usual.judge(
+        ctx.scope, ctx.current.payload, ctx.now, ctx.expectations, reasons, ctx.names
+    )
     said: list[str] = []
     for service in services(ctx.scope):
         verdict = judged.get(service.intent)
@@ -386,7 +398,8 @@ def _home_rules(ctx: DecisionContext, prior: Sequence[EngineEvent]) -> dict[str,
         if isinstance(since, str):
             opened = datetime.fromisoformat(since)
             if ctx.now - opened >= timedelta(minutes=DEVICE_OPEN_MIN):
-                found["check_device"] = f"{item.get('device')} on since {opened.strftime('%H:%M')}"
+                device = device_named(item, ctx.names)
+                found["check_device"] = f"{device} on since {opened.strftime('%H:%M')}"
                 break
     quiet = as_number(p.get("quiet_min"))
     if quiet is not None and quiet >= STILL_MIN and DAYTIME[0] <= ctx.now.time() < DAYTIME[1]:
@@ -640,7 +653,7 @@ def prompt_context(ctx: DecisionContext) -> dict[str, Any]:
     regularities = [
         {
             "id": regularity_id(r.proposal),
-            "sentence": words.regularity(r.proposal),
+            "sentence": words.regularity(r.proposal, ctx.names),
             "trigger": _pred(r.proposal.trigger),
             "behavior": _pred(r.proposal.behavior),
             "window": [_clock(t) for t in r.proposal.window],

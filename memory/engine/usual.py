@@ -94,14 +94,27 @@ def _words(name: str) -> str:
     return " ".join(spaced.split()).lower()
 
 
-def device_words(item: Mapping[str, Any]) -> str:
-    """A device of a point's ``on_at_close`` in words: its own name, then its room."""
+def device_words(item: Mapping[str, Any], names: Mapping[str, str] | None = None) -> str:
+    """A device of a point's ``on_at_close`` in words: its name in the entity's names table
+    (``names``: sensor id -> display name, room included) when it has one, else its own id in
+    words, then its room."""
+    named_as = (names or {}).get(str(item.get("device")))
+    if named_as:
+        return f"the {named_as}"
     device = str(item.get("device") or "a device").rsplit("/", 1)[-1]
     room = item.get("room")
     named = f"the {_words(device)}"
     if isinstance(room, str) and room and _words(room) not in named:
         named += f" ({_words(room)})"
     return named
+
+
+def device_named(item: Mapping[str, Any], names: Mapping[str, str] | None = None) -> str:
+    """A device as the baseline rule's short reason says it: ``The front door (entry)`` from
+    the names table, else its id as the events give it (``D002``, ``Oven``)."""
+    device = str(item.get("device"))
+    named_as = (names or {}).get(device)
+    return f"The {named_as}" if named_as else device
 
 
 def _open_word(item: Mapping[str, Any]) -> tuple[str, str]:
@@ -112,7 +125,11 @@ def _open_word(item: Mapping[str, Any]) -> tuple[str, str]:
 
 
 def _home(
-    p: Mapping[str, Any], now: datetime, exp: Expectations, rules: Mapping[str, str]
+    p: Mapping[str, Any],
+    now: datetime,
+    exp: Expectations,
+    rules: Mapping[str, str],
+    names: Mapping[str, str] | None = None,
 ) -> dict[str, Judged]:
     out: dict[str, Judged] = {}
     today = now.date()
@@ -132,7 +149,7 @@ def _home(
         if not isinstance(item.get("since"), str):
             continue
         if item.get("kind") in OCCUPANCY:
-            vetoes.append(f"{device_words(item)} in use: someone resting, not left on")
+            vetoes.append(f"{device_words(item, names)} in use: someone resting, not left on")
             continue
         minutes = since_minutes(now, item["since"])
         usual = exp.device_usual_minutes(str(item.get("device")))
@@ -140,14 +157,14 @@ def _home(
             # No history of this device: the baseline's rule speaks for it, about it alone.
             if minutes is not None and minutes >= DEVICE_OPEN_MIN:
                 since = datetime.fromisoformat(item["since"]).strftime("%H:%M")
-                device = item.get("device")
+                device = device_named(item, names)
                 out["check_device"] = Judged(True, f"{device} on since {since}", baseline=True)
                 break
             continue
         on, off = _open_word(item)
         if minutes < max(DEVICE_FLOOR_MIN, DEVICE_FACTOR * usual):
             vetoes.append(
-                f"{device_words(item)} {on} for {minutes_words(minutes)}, within its usual "
+                f"{device_words(item, names)} {on} for {minutes_words(minutes)}, within its usual "
                 f"(twice {minutes_words(usual)})"
             )
             continue
@@ -155,7 +172,7 @@ def _home(
         longest = exp.device_longest(str(item.get("device"))) or usual
         out["check_device"] = Judged(
             True,
-            f"{device_words(item).capitalize()} has been {on} since {since}, "
+            f"{device_words(item, names).capitalize()} has been {on} since {since}, "
             f"{minutes_words(minutes)}; it is usually {off} within "
             f"{minutes_words(usual)} (longest before: {minutes_words(longest)}).",
             score=exp.device_shorter_share(str(item.get("device")), minutes),
@@ -181,7 +198,8 @@ def _home(
         out["wellbeing_check"] = Judged(False, f"still at {now:%H:%M}: night, sleep")
     elif quiet is not None and resting:
         out["wellbeing_check"] = Judged(
-            False, f"{device_words(resting[0])} in use: someone resting explains the stillness"
+            False,
+            f"{device_words(resting[0], names)} in use: someone resting explains the stillness",
         )
     elif quiet is not None and segment is not None:
         share, days = exp.quiet_usual_share(segment, quiet, today)
@@ -466,12 +484,16 @@ def judge(
     now: datetime,
     exp: Expectations | None,
     rules: Mapping[str, str],
+    names: Mapping[str, str] | None = None,
 ) -> dict[str, Judged]:
     """Per service intent at this point: memory's verdict where history can speak, else the
-    baseline's rule (``rules``: intent -> its reason) stands (module docstring)."""
-    verdicts = (
-        _JUDGES[scope](point, now, exp, rules) if exp is not None and scope in _JUDGES else {}
-    )
+    baseline's rule (``rules``: intent -> its reason) stands (module docstring). A home's
+    devices are said by ``names`` (sensor id -> display name) where it has them."""
+    verdicts: dict[str, Judged] = {}
+    if exp is not None and scope == "home":
+        verdicts = _home(point, now, exp, rules, names)
+    elif exp is not None and scope in _JUDGES:
+        verdicts = _JUDGES[scope](point, now, exp, rules)
     out = dict(verdicts)
     for intent, reason in rules.items():
         out.setdefault(intent, Judged(True, reason, baseline=True))

@@ -8,7 +8,7 @@ anything without one is said plainly from its parts. Pure and deterministic.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, time
 from typing import Any
 
@@ -96,10 +96,13 @@ def _text(value: Any) -> str:
     return str(value)
 
 
-def phrase(pred: Predicate) -> str:
-    """What a predicate says happened: ``activity in the Kitchen``, ``a walk``."""
+def phrase(pred: Predicate, names: Mapping[str, str] | None = None) -> str:
+    """What a predicate says happened: ``activity in the Kitchen``, ``a walk``; a sensor by
+    its display name in ``names`` (sensor id -> name, the entity's names table) if there."""
     kind, *rest = pred.path
     value = pred.value
+    if names and rest and rest[-1] == "sensor" and isinstance(value, str):
+        value = names.get(value, value)
     if not rest:  # a kind without a field: nothing more specific to say than its parts
         return f"{kind.replace('_', ' ')} {_text(value)}"
     field = rest[-1]
@@ -182,13 +185,13 @@ def days(weekdays: Iterable[int] | None) -> str:
     return "on " + ", ".join(WEEKDAYS[d] for d in chosen)
 
 
-def regularity(p: Proposal) -> str:
+def regularity(p: Proposal, names: Mapping[str, str] | None = None) -> str:
     """The sentence of a regularity: ``After getting up (first activity in the Bedroom),
     activity in the Kitchen between 07:00 and 08:00, every day.``"""
     start, end = p.window
-    behavior = phrase(p.behavior)
+    behavior = phrase(p.behavior, names)
     return (
-        f"After {phrase(p.trigger)}, {behavior} between {clock(start)} and {clock(end)}, "
+        f"After {phrase(p.trigger, names)}, {behavior} between {clock(start)} and {clock(end)}, "
         f"{days(p.weekdays)}."
     )
 
@@ -203,14 +206,22 @@ def support(n_f: int, n_v: int) -> str:
 
 
 def deviation(
-    p: Proposal, occurrence: str, now: datetime, n_f: int, n_v: int, intro: str = ""
+    p: Proposal,
+    occurrence: str,
+    now: datetime,
+    n_f: int,
+    n_v: int,
+    intro: str = "",
+    names: Mapping[str, str] | None = None,
 ) -> str:
     """Why a regularity calls for a service now, in words, with its evidence:
     ``Usually activity in the Kitchen by 08:00 after getting up ... (9 of the last 11 times);
     none yet today at 08:55.``"""
     _, end = p.window
     on = "" if p.weekdays is None else f" {days(p.weekdays)}"
-    usual = f"Usually {phrase(p.behavior)} by {clock(end)}{on} after {phrase(p.trigger)}"
+    usual = (
+        f"Usually {phrase(p.behavior, names)} by {clock(end)}{on} after {phrase(p.trigger, names)}"
+    )
     if n_f + n_v:
         usual += f" ({support(n_f, n_v)})"
     if occurrence == "pending":

@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from aframes_web.activity.models import CompileRequest
 from aframes_web.streams.models import Entity, EntityDay, Event
+from aframes_web.streams.names import said_of
 from aframes_web.streams.selectors import day_tallies
 from memory import llm, selectors
 from memory.engine import words
@@ -33,6 +34,7 @@ from memory.engine.refs import fact_ref
 from memory.engine.regularities import Assessment
 from memory.engine.serial import (
     STATE_FIELDS,
+    proposal_from_json,
     proposal_to_json,
     state_to_fields,
 )
@@ -291,6 +293,7 @@ def _store_regularities(
 ) -> None:
     """Write what a day close did to the regularities in a fixed number of statements."""
     touched = sorted(assessments)
+    spoken = said_of(entity)
     rows = {r.rid: r for r in Regularity.objects.filter(entity=entity, rid__in=touched)}
     seqs = dict(
         Transition.objects.filter(regularity__in=list(rows.values()))
@@ -304,7 +307,7 @@ def _store_regularities(
                 entity=entity,
                 rid=rid,
                 proposal=proposal_to_json(tracked[rid].proposal),
-                summary=words.regularity(tracked[rid].proposal)[:500],
+                summary=words.regularity(tracked[rid].proposal, spoken)[:500],
                 proposed_on=day,
                 **state_to_fields(tracked[rid].state),
             )
@@ -354,6 +357,20 @@ def _store_regularities(
         ],
         batch_size=2000,
     )
+
+
+def summaries_refresh(entity: Entity) -> int:
+    """Say the entity's regularities again with its sensor names as they are now (after an
+    owner corrects one); returns how many sentences changed."""
+    spoken = said_of(entity)
+    changed = []
+    for row in Regularity.objects.filter(entity=entity).only("pk", "proposal", "summary"):
+        said = words.regularity(proposal_from_json(row.proposal), spoken)[:500]
+        if said != row.summary:
+            row.summary = said
+            changed.append(row)
+    Regularity.objects.bulk_update(changed, ["summary"], batch_size=500)
+    return len(changed)
 
 
 def memory_rebuild(*, entity: Entity, by_clock: bool = True) -> list[date]:

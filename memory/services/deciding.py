@@ -31,6 +31,7 @@ from django.utils import timezone
 
 from aframes_web.activity.services import compiles_wanted
 from aframes_web.streams.models import Entity, Event
+from aframes_web.streams.names import said_of
 from aframes_web.streams.records import EventRecord
 from aframes_web.streams.services import BatchRejected, entity_days_refresh, validate_events
 from memory import llm, selectors
@@ -287,6 +288,7 @@ def _decide_and_store(
         today=memory.today,
         regularities=memory.retrieved,
         expectations=memory.expectations,
+        names=said_of(entity),
     )
     proposed = chosen.decide(ctx)
 
