@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime, time
 from types import SimpleNamespace
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -174,7 +174,7 @@ def test_memory_sentences_say_sensors_by_their_names() -> None:
     proposal = Proposal(
         trigger=Predicate(("device_use", "sensor"), "D002"),
         behavior=Predicate(("device_use", "sensor"), "L1"),
-        window=(datetime(2024, 1, 1, 7).time(), datetime(2024, 1, 1, 8).time()),
+        window=(time(7), time(8)),
         weekdays=None,
     )
     assert regularity(proposal, spoken) == (
@@ -211,7 +211,7 @@ def test_a_corrected_name_reaches_the_regularities_sentences(home, owner) -> Non
     proposal = Proposal(
         trigger=Predicate(("device_use", "sensor"), "D002"),
         behavior=Predicate(("room_presence", "room"), "kitchen"),
-        window=(datetime(2024, 1, 1, 7).time(), datetime(2024, 1, 1, 8).time()),
+        window=(time(7), time(8)),
         weekdays=None,
     )
     row = Regularity.objects.create(
@@ -228,7 +228,7 @@ def test_a_corrected_name_reaches_the_regularities_sentences(home, owner) -> Non
         observable=3,
         behavior_days=3,
         violation_run=0,
-        proposed_on=datetime(2024, 5, 6).date(),
+        proposed_on=date(2024, 5, 6),
     )
     mine = Client()
     mine.force_login(owner)

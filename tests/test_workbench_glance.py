@@ -162,3 +162,108 @@ def test_a_day_summary_as_far_as_it_is_known_at_the_point(home) -> None:
     today = glance.day_summary(task, date(2024, 4, 1))
     assert today["events"] == 2
     assert today["longest_on"] == "the front door (hall) (still on), 15 min"
+
+
+def _task(entity: Any, at: datetime, public: dict[str, Any]) -> Any:
+    return SimpleNamespace(
+        point=SimpleNamespace(at=at, public=public, event_id=None),
+        stream=SimpleNamespace(entity=entity, entity_id=entity.pk),
+    )
+
+
+def test_a_wearable_point_states_the_hour_s_steps_and_sitting(team: Any) -> None:
+    entity = entity_create(team=team, key="wrist", scope="sports", timezone_name="Europe/Paris")
+    public = {
+        "type": "sports_slot",
+        "steps_last_60": 1234,
+        "sedentary_min_last_60": 45,
+        "active_min_last_60": 3,
+        "steps_today": 8021,
+        "worn_last_60": True,
+        "last_sleep_min": 412,
+    }
+    close = datetime(2024, 5, 6, 14, 0, tzinfo=ZoneInfo("Europe/Paris"))
+    rows = dict(glance.at_close(_task(entity, close, public))["state"])
+    assert rows["Steps in the hour before"] == "1,234 steps"
+    assert rows["Sitting in the hour before"] == "45 min"
+    assert rows["Steps today so far"] == "8,021 steps" and rows["Last sleep"] == "6 h 52 min"
+    unworn = dict(glance.at_close(_task(entity, close, {**public, "worn_last_60": False}))["state"])
+    assert "not worn" in unworn["Tracker"]
+
+
+def test_a_desktop_point_states_work_without_a_break_from_frames_known_at_the_close(
+    team: Any,
+) -> None:
+    from aframes_web.proactivestream.models import DecisionPoint
+
+    zone = ZoneInfo("Europe/Paris")
+    entity = entity_create(team=team, key="desk", scope="desktop", timezone_name="Europe/Paris")
+    day = datetime(2024, 5, 6, tzinfo=zone)
+    # 09:00–09:40, 09:42–10:10 (a 2-minute gap is no break), a 10-minute break, 10:20–10:50;
+    # a frame after the point (11:00) must not count.
+    for n, (start, end) in enumerate(
+        [("09:00", "09:40"), ("09:42", "10:10"), ("10:20", "10:50"), ("10:52", "11:00")]
+    ):
+        hours, minutes = map(int, end.split(":"))
+        DecisionPoint.objects.create(
+            entity=entity,
+            key=f"desktop:{n}",
+            at=day + timedelta(hours=hours, minutes=minutes),
+            public={"type": "frame_end", "start": start, "end": end},
+            builder="desktop",
+        )
+    public = {"type": "frame_end", "active_min_today": 96, "switches_30": 4}
+    rows = dict(
+        glance.at_close(_task(entity, day + timedelta(hours=10, minutes=50), public))["state"]
+    )
+    assert rows["Working without a break"].startswith("since 10:20, 30 min")
+    assert rows["Active today so far"] == "1 h 36 min"
+    later = day + timedelta(hours=11, minutes=20)  # 20 minutes after the last frame
+    rows = dict(glance.at_close(_task(entity, later, public))["state"])
+    assert rows["Last break"] == "since 11:00" and "Working without a break" not in rows
+
+
+def test_a_repository_point_states_what_waits_for_an_answer(team: Any) -> None:
+    entity = entity_create(team=team, key="repo", scope="code", timezone_name="UTC")
+    close = datetime(2024, 5, 6, 12, 0, tzinfo=UTC)
+
+    def opened(kind: str, number: int, who: str, at: datetime, title: str) -> dict[str, Any]:
+        return {
+            "occurred_at": at.isoformat(),
+            "kind": "observation",
+            "source_key": f"{kind}-{number}",
+            "payload": {
+                "type": kind,
+                "attributes": {"action": "opened", "number": number, "author": who,
+                               "actor": who, "title": title},
+            },
+        }  # fmt: skip
+
+    review = {
+        "occurred_at": (close + timedelta(hours=1)).isoformat(),  # after the point
+        "kind": "observation",
+        "source_key": "review-5",
+        "payload": {
+            "type": "PullRequestReviewEvent",
+            "attributes": {"action": "submitted", "number": 5, "actor": "carol"},
+        },
+    }
+    events_ingest(
+        entity=entity,
+        items=[
+            opened("PullRequestEvent", 9, "dan", close - timedelta(days=120), "Old"),
+            opened("PullRequestEvent", 5, "alice", close - timedelta(days=3), "Fix the parser"),
+            opened("IssuesEvent", 7, "bob", close - timedelta(hours=1), "Crash on start"),
+            review,
+        ],
+    )
+    rows = glance.at_close(_task(entity, close, {"type": "IssuesEvent"}))["state"]
+    assert rows == [
+        [
+            "Pull request #5 “Fix the parser”",
+            "waiting 3.0 days for a first answer (opened by alice)",
+        ],
+        ["Issue #7 “Crash on start”", "waiting 1.0 h for a first answer (opened by bob)"],
+    ]
+    answered = glance.at_close(_task(entity, close + timedelta(hours=2), {"type": "x"}))["state"]
+    assert [r[0] for r in answered] == ["Issue #7 “Crash on start”"]

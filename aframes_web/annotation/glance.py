@@ -26,10 +26,14 @@ from django.db.models import Q
 
 from aframes_web.annotation.models import Task
 from aframes_web.annotation.selectors import known_at
+from aframes_web.proactivestream.models import DecisionPoint
 from aframes_web.streams.models import Event
 from aframes_web.streams.names import display, names_of
+from benchmark.labelers.code import CodeLabeler, span_of
+from benchmark.labelers.desktop import BREAK_MIN, work_stretch
 from benchmark.streams.home import ACTIVE_VALUES
-from benchmark.streams.words import span_words
+from benchmark.streams.records import StreamEvent
+from benchmark.streams.words import plural, span_words
 from memory.engine.expect import device_of
 from memory.engine.usual import device_words
 from memory.selectors import engine_event
@@ -41,6 +45,12 @@ WINDOW = timedelta(hours=2)
 # twice), four on request; more would not fit a screen as small multiples.
 BASELINE_DAYS = (14, 28)
 PANEL_W, LANE_H = 260, 9  # one panel's drawing width and one lane's height, in SVG units
+# How far back the workbench reads a repository's events for what waits for an answer at the
+# close: two months hold nearly every open pull request's or issue's opening on an active
+# repository, and a read of the whole history on every page would grow without bound; an item
+# opened earlier is not listed (the page says so).
+CODE_LOOKBACK = timedelta(days=60)
+UNANSWERED_SHOWN = 8  # the longest waits; more would push the form off the screen
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,12 +128,127 @@ def at_close(task: Task, names: Mapping[str, Any] | None = None) -> dict[str, An
     quiet = public.get("quiet_min")
     return {
         "close": close,
+        "state": state_at_close(task, public, close),
         "on": on,
         # Under a minute of quiet is no quiet: the page says the home was active at the close.
         "quiet": span_words(quiet) if isinstance(quiet, int | float) and quiet >= 1 else "",
         "active_at_close": isinstance(quiet, int | float) and quiet < 1,
         "home": public.get("type") == "home_segment",
     }
+
+
+def state_at_close(task: Task, public: Mapping[str, Any], close: datetime) -> list[list[str]]:
+    """What stands at the close for a wearable, a desktop or a repository, as (what, how
+    much) rows: the equivalents of a home's open doors and quiet. A wearable: the hour's
+    steps, sitting and active minutes, the day's steps. A desktop: how long work has gone on
+    without a break and the day's active minutes. A repository: what waits for a first answer
+    and for how long. Only what is known at the close (the point's own fields, and events and
+    frames at or before it)."""
+    kind = public.get("type")
+    if kind == "sports_slot":
+        return _sports_state(public)
+    if kind == "frame_end":
+        return _desktop_state(task, public, close)
+    if kind == "home_segment":
+        return []
+    return _code_state(task, close)
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _sports_state(p: Mapping[str, Any]) -> list[list[str]]:
+    rows = []
+    for field_name, what, unit in (
+        ("steps_last_60", "Steps in the hour before", "step"),
+        ("sedentary_min_last_60", "Sitting in the hour before", "min"),
+        ("active_min_last_60", "Active in the hour before", "min"),
+        ("steps_today", "Steps today so far", "step"),
+    ):
+        value = _number(p.get(field_name))
+        if value is not None:
+            shown = plural(value, "step") if unit == "step" else span_words(value)
+            rows.append([what, shown])
+    if p.get("worn_last_60") is False:
+        rows.append(["Tracker", "no step or movement recorded in the hour (not worn?)"])
+    sleep = _number(p.get("last_sleep_min"))
+    if sleep is not None:
+        rows.append(["Last sleep", span_words(sleep)])
+    return rows
+
+
+def _desktop_state(task: Task, p: Mapping[str, Any], close: datetime) -> list[list[str]]:
+    zone = close.tzinfo
+    midnight = close.replace(hour=0, minute=0, second=0, microsecond=0)
+    frames = []
+    for public in DecisionPoint.objects.filter(
+        entity_id=task.stream.entity_id, at__gte=midnight, at__lte=task.point.at
+    ).values_list("public", flat=True):
+        start, end = (
+            _clock_at(midnight, public.get("start")),
+            _clock_at(midnight, public.get("end")),
+        )
+        if start is not None and end is not None:
+            frames.append((start, max(start, end)))
+    rows = []
+    stretch = work_stretch(frames)
+    if stretch is not None and close - stretch[1] < BREAK_MIN:
+        minutes = (close - stretch[0]).total_seconds() / 60
+        rows.append(
+            [
+                "Working without a break",
+                f"since {stretch[0].astimezone(zone):%H:%M}, {span_words(minutes)} "
+                f"(a break: {span_words(BREAK_MIN.total_seconds() / 60)} without any frame)",
+            ]
+        )
+    elif stretch is not None:
+        rows.append(["Last break", f"since {stretch[1].astimezone(zone):%H:%M}"])
+    active = _number(p.get("active_min_today"))
+    if active is not None:
+        rows.append(["Active today so far", span_words(active)])
+    switches = _number(p.get("switches_30"))
+    if switches is not None:
+        rows.append(["Frames started in the last 30 min", f"{switches:.0f}"])
+    return rows
+
+
+def _clock_at(midnight: datetime, clock: Any) -> datetime | None:
+    try:
+        hours, minutes = str(clock).split(":")
+        return midnight + timedelta(hours=int(hours), minutes=int(minutes))
+    except ValueError:
+        return None
+
+
+def _code_state(task: Task, close: datetime) -> list[list[str]]:
+    reader = CodeLabeler()
+    rows = (
+        Event.objects.filter(
+            entity_id=task.stream.entity_id,
+            occurred_at__gte=task.point.at - CODE_LOOKBACK,
+            occurred_at__lte=task.point.at,
+        )
+        .order_by("occurred_at", "id")
+        .values_list("pk", "occurred_at", "kind", "payload")
+    )
+    for pk, at, kind, payload in rows.iterator(chunk_size=2000):
+        reader.observe(StreamEvent(pk, at, kind, payload))
+    waiting = reader.unanswered()
+    days = CODE_LOOKBACK.days
+    if not waiting:
+        return [["Waiting for a first answer", f"nothing opened in the last {days} days"]]
+    shown = [
+        [
+            f"{kind.capitalize()} #{number}" + (f" “{title}”" if title else ""),
+            f"waiting {span_of(close - opened)} for a first answer"
+            + (f" (opened by {author})" if author else ""),
+        ]
+        for kind, number, opened, author, title in waiting[:UNANSWERED_SHOWN]
+    ]
+    if len(waiting) > UNANSWERED_SHOWN:
+        shown.append(["…", f"{len(waiting) - UNANSWERED_SHOWN} more waiting"])
+    return shown
 
 
 def window_of(task: Task) -> tuple[datetime, datetime]:

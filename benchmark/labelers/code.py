@@ -84,7 +84,7 @@ def _human(login: str | None) -> bool:
     return login is not None and not _BOT.search(login)
 
 
-def _duration(value: timedelta) -> str:
+def span_of(value: timedelta) -> str:
     hours = value.total_seconds() / 3600
     if hours >= 48:
         return f"{hours / 24:.1f} days"
@@ -190,8 +190,8 @@ class CodeLabeler:
                             "review_waiting",
                             "review_nudge",
                             f"pull_request:{number}",
-                            f"Pull request #{number} has waited {_duration(waited)} for a first "
-                            f"review; this repository usually reviews within {_duration(usual)}"
+                            f"Pull request #{number} has waited {span_of(waited)} for a first "
+                            f"review; this repository usually reviews within {span_of(usual)}"
                             f"{self._floor_words(usual)}.",
                             strength=2 if waited > ESCALATE * late else 1,
                             timely=WAITING_TIMELY,
@@ -210,7 +210,7 @@ class CodeLabeler:
                         "failed_check",
                         "ci_follow_up",
                         f"ci:{name}@{branch}@{failed.isoformat()}",
-                        f"{name} failed on {branch or 'its branch'} {_duration(waited)} ago with "
+                        f"{name} failed on {branch or 'its branch'} {span_of(waited)} ago with "
                         "no new run or push since.",
                         timely=CHECK_TIMELY,
                     )
@@ -228,8 +228,8 @@ class CodeLabeler:
                             "issue_unanswered",
                             "triage_nudge",
                             f"issue:{number}",
-                            f"Issue #{number} has waited {_duration(waited)} for a first response; "
-                            f"this repository usually answers within {_duration(usual)}"
+                            f"Issue #{number} has waited {span_of(waited)} for a first response; "
+                            f"this repository usually answers within {span_of(usual)}"
                             f"{self._floor_words(usual)}.",
                             timely=WAITING_TIMELY,
                         )
@@ -246,6 +246,18 @@ class CodeLabeler:
     def _waits(self, kind: str, item: _Item) -> bool:
         """Whether an open item waits for someone else at all (version 1: every one)."""
         return True
+
+    def unanswered(self) -> list[tuple[str, int, datetime, str | None, str | None]]:
+        """The open pull requests (not drafts) and issues nobody else has answered yet, as
+        (``pull request`` or ``issue``, number, opened, author, title), longest waiting first:
+        what a person judging a moment reads (the workbench shows it), not a label."""
+        found = [
+            (kind, number, item.opened, item.author, item.title)
+            for kind, items in (("pull request", self.pulls), ("issue", self.issues))
+            for number, item in items.items()
+            if not item.closed and item.answered is None and not item.draft
+        ]
+        return sorted(found, key=lambda row: (row[2], row[1]))
 
 
 @dataclass

@@ -22,6 +22,7 @@ is actionable:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
@@ -55,14 +56,19 @@ class _Day:
     frames: list[tuple[datetime, datetime]] = field(default_factory=list)
 
     def work_since(self) -> tuple[datetime, datetime] | None:
-        """The start and end of the latest stretch of frames without a break between them."""
-        stretch: tuple[datetime, datetime] | None = None
-        for start, end in sorted(self.frames):
-            if stretch is None or start - stretch[1] >= BREAK_MIN:
-                stretch = (start, end)
-            else:
-                stretch = (stretch[0], max(stretch[1], end))
-        return stretch
+        return work_stretch(self.frames)
+
+
+def work_stretch(frames: Iterable[tuple[datetime, datetime]]) -> tuple[datetime, datetime] | None:
+    """The start and end of the latest stretch of frames (start, end) without a break of
+    :data:`BREAK_MIN` between them; None without frames."""
+    stretch: tuple[datetime, datetime] | None = None
+    for start, end in sorted(frames):
+        if stretch is None or start - stretch[1] >= BREAK_MIN:
+            stretch = (start, end)
+        else:
+            stretch = (stretch[0], max(stretch[1], end))
+    return stretch
 
 
 @dataclass
