@@ -224,11 +224,8 @@ def _clock_at(midnight: datetime, clock: Any) -> datetime | None:
 def _code_state(task: Task, close: datetime) -> list[list[str]]:
     reader = CodeLabeler()
     rows = (
-        Event.objects.filter(
-            entity_id=task.stream.entity_id,
-            occurred_at__gte=task.point.at - CODE_LOOKBACK,
-            occurred_at__lte=task.point.at,
-        )
+        known_at(task)
+        .filter(occurred_at__gte=task.point.at - CODE_LOOKBACK)
         .order_by("occurred_at", "id")
         .values_list("pk", "occurred_at", "kind", "payload")
     )
