@@ -18,19 +18,16 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from compiler.actions import history
 from compiler.capture import Capture
-from compiler.document import Compiled, compile_day, day_window, runs
+from compiler.document import Compiled, compile_day, day_window
 from compiler.emit import FORMATS, context_block, render, to_json
 from compiler.enrich import LAYOUTS
-from compiler.entities import url_report
 from compiler.params import MIN_MINUTES_DEFAULT, Params
-from compiler.patterns import detect
-from compiler.replay import plan, script
-from compiler.routines import mine
 from compiler.sources import SourceError, open_reader, open_source
-from compiler.tokens import cl100k
-from compiler.views import communications, ledger, steps
+
+# What only one subcommand needs (routines, patterns, URLs, views, token counts) is imported
+# by that subcommand: a one-shot ``day`` call starts up with the compiler alone, which is most
+# of a whole call's time on an ordinary day.
 
 
 class CliError(Exception):
@@ -131,6 +128,8 @@ def _day(args: argparse.Namespace) -> str:
     if args.format == "context":
         options["budget_tokens"] = args.budget_tokens
         if args.budget_tokens is not None:
+            from compiler.tokens import cl100k
+
             options["count_tokens"] = cl100k()
     if args.to is None:
         return render(_compile(args), args.format, **options)
@@ -210,6 +209,8 @@ def raw_rows_json(compiled_source: Capture, start: float, end: float) -> str:
 
 def _tokens(args: argparse.Namespace) -> str:
     capture, day, tz, start, end = _read_day(args, input_context=True)
+    from compiler.tokens import cl100k
+
     compiled = compile_day(capture, day, tz, _params(args), generated_at=_generated_at(args))
     count = cl100k()
     raw = count(raw_rows_json(capture, start, end))
@@ -234,6 +235,8 @@ def _tokens(args: argparse.Namespace) -> str:
 
 
 def _urls(args: argparse.Namespace) -> str:
+    from compiler.entities import url_report
+
     try:
         with open(args.file, encoding="utf-8", errors="replace") as handle:
             urls = [line.strip() for line in handle if line.strip()]
@@ -244,16 +247,22 @@ def _urls(args: argparse.Namespace) -> str:
 
 
 def _apps(args: argparse.Namespace) -> str:
+    from compiler.views import ledger
+
     return json.dumps(ledger(_compile(args)), indent=2, ensure_ascii=False) + "\n"
 
 
 def _comms(args: argparse.Namespace) -> str:
+    from compiler.views import communications
+
     return (
         json.dumps(communications(_compile(args), args.kind), indent=2, ensure_ascii=False) + "\n"
     )
 
 
 def _steps(args: argparse.Namespace) -> str:
+    from compiler.views import steps
+
     compiled = _compile(args)
     try:
         return (
@@ -275,6 +284,10 @@ def _window(args: argparse.Namespace) -> list[Compiled]:
 
 def _routines(args: argparse.Namespace) -> str:
     """Routines of the window (Activity Frames §7.1) with their plans and scripts."""
+    from compiler.actions import history
+    from compiler.document import runs
+    from compiler.replay import plan, script
+    from compiler.routines import mine
 
     found = mine(history(_window(args), args.granularity), granularity=args.granularity)
     items: list[dict[str, Any]] = [
@@ -330,6 +343,7 @@ def _routines(args: argparse.Namespace) -> str:
 
 def _patterns(args: argparse.Namespace) -> str:
     """Workflow patterns of the window (Activity Frames §7)."""
+    from compiler.patterns import detect
 
     found = detect(_window(args), include_text=args.include_text)
     if args.format == "json":

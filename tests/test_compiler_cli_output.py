@@ -26,6 +26,7 @@ from compiler.patterns import detect
 from compiler.replay import plan, script
 from compiler.routines import mine
 from compiler.sources import open_source
+from compiler.tokens import cl100k
 from compiler.views import communications, ledger, steps
 from tests.test_compiler_cli import DAY, day_args, run
 
@@ -116,7 +117,7 @@ def test_a_token_budget_counts_real_tokens_and_only_the_context_block_takes_it(
     day_file: Path,
 ) -> None:
     compiled = compiled_day(day_file)
-    real = context_block(compiled, budget_tokens=400, count_tokens=cli.cl100k())
+    real = context_block(compiled, budget_tokens=400, count_tokens=cl100k())
     assert real != context_block(compiled, budget_tokens=400), "the counts must differ here"
     assert ok("day", *day_args(day_file), "-f", "context", "--budget-tokens", "400") == real
     budgeted_md = ok("day", *day_args(day_file), "-f", "md", "--budget-tokens", "400")
@@ -160,7 +161,7 @@ def test_a_range_joins_each_days_output_per_format(week_file: Path) -> None:
     assert ok(*argv) == to_json([c.document for c in days])
     assert ok(*argv, "-f", "yaml") == "---\n".join(to_yaml(c.document) for c in days)
     assert ok(*argv, "-f", "md") == "\n".join(to_markdown(c.document) for c in days)
-    counter = cli.cl100k()
+    counter = cl100k()
     blocks = [context_block(c, budget_tokens=300, count_tokens=counter) for c in days]
     assert ok(*argv, "-f", "context", "--budget-tokens", "300") == "\n".join(blocks)
 
@@ -224,7 +225,7 @@ def test_tokens_prints_its_table_then_the_figures(day_file: Path) -> None:
     compiled = compile_day(
         full, date.fromisoformat(DAY), TZ, Params(min_minutes=2.0), generated_at=PINNED
     )
-    count = cli.cl100k()
+    count = cl100k()
     raw = count(cli.raw_rows_json(full, start, end))
     doc = count(to_json(compiled.document))
     block = count(context_block(compiled))
@@ -246,7 +247,7 @@ def test_tokens_prints_its_table_then_the_figures(day_file: Path) -> None:
 
 
 def test_cl100k_counts_special_token_text_as_plain_text() -> None:
-    count = cli.cl100k()
+    count = cl100k()
     assert count("<|endoftext|>") > 1 and count("hello world") == 2
 
 

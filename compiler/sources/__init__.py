@@ -12,7 +12,6 @@ import os
 from collections.abc import Callable
 
 from compiler.capture import Capture
-from compiler.sources import activitywatch, jsonl, screenpipe
 from compiler.sources._common import DAY_S, SourceError, Window, day_windows, utc_iso
 
 __all__ = [
@@ -62,9 +61,15 @@ def open_reader(spec: str, *, input_context: bool = True) -> Callable[[Window, W
     path = os.path.expanduser(path)
     if not os.path.isfile(path):
         raise SourceError(f"{path}: no such file; check the path after {name + ':'!r}.")
+    # Only the named format's reader is imported: a one-shot CLI call pays for one reader.
     if name == "screenpipe":
+        from compiler.sources import screenpipe
+
         return lambda start, end: screenpipe.read(path, start, end, input_context=input_context)
     if name == "activitywatch":
+        from compiler.sources import activitywatch
+
         return activitywatch.open_export(path).read
+    from compiler.sources import jsonl
 
     return lambda start, end: jsonl.read(path, start, end)
