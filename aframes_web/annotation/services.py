@@ -424,18 +424,7 @@ def label_submit(*, task: Task, user: Any, given: LabelInput) -> Label:
                 )
         if given.decision == "intervene":
             assert episode is not None
-            served = (
-                Label.objects.filter(
-                    annotator=user,
-                    episode=episode,
-                    decision="intervene",
-                    submitted_at__isnull=False,
-                    task__seq__lt=task.seq,
-                )
-                .order_by("-task__seq")
-                .select_related("task")
-                .first()
-            )
+            served = _served(episode, user, task)
             if served is not None and not given.reopens:
                 raise WorkbenchError(
                     f"episode {episode.name!r} was served at point {served.task.seq}; a later "
@@ -502,6 +491,7 @@ def _served(episode: Episode, user: Any, task: Task) -> Label | None:
             task__seq__lt=task.seq,
         )
         .order_by("-task__seq")
+        .select_related("task")
         .first()
     )
 
