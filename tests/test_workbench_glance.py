@@ -264,6 +264,7 @@ def test_a_repository_point_states_what_waits_for_an_answer(team: Any) -> None:
             "waiting 3.0 days for a first answer (opened by alice)",
         ],
         ["Issue #7 “Crash on start”", "waiting 1.0 h for a first answer (opened by bob)"],
+        ["Read from", "the events of the last 60 days (older ones are not listed)"],
     ]
     answered = glance.at_close(_task(entity, close + timedelta(hours=2), {"type": "x"}))["state"]
-    assert [r[0] for r in answered] == ["Issue #7 “Crash on start”"]
+    assert [r[0] for r in answered] == ["Issue #7 “Crash on start”", "Read from"]

@@ -34,7 +34,7 @@ from benchmark.labelers.desktop import BREAK_MIN, work_stretch
 from benchmark.streams.home import ACTIVE_VALUES
 from benchmark.streams.records import StreamEvent
 from benchmark.streams.words import plural, span_words
-from memory.engine.expect import device_of
+from memory.engine.expect import as_number, device_of
 from memory.engine.usual import device_words
 from memory.selectors import engine_event
 
@@ -154,10 +154,6 @@ def state_at_close(task: Task, public: Mapping[str, Any], close: datetime) -> li
     return _code_state(task, close)
 
 
-def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
 def _sports_state(p: Mapping[str, Any]) -> list[list[str]]:
     rows = []
     for field_name, what, unit in (
@@ -166,13 +162,13 @@ def _sports_state(p: Mapping[str, Any]) -> list[list[str]]:
         ("active_min_last_60", "Active in the hour before", "min"),
         ("steps_today", "Steps today so far", "step"),
     ):
-        value = _number(p.get(field_name))
+        value = as_number(p.get(field_name))
         if value is not None:
             shown = plural(value, "step") if unit == "step" else span_words(value)
             rows.append([what, shown])
     if p.get("worn_last_60") is False:
         rows.append(["Tracker", "no step or movement recorded in the hour (not worn?)"])
-    sleep = _number(p.get("last_sleep_min"))
+    sleep = as_number(p.get("last_sleep_min"))
     if sleep is not None:
         rows.append(["Last sleep", span_words(sleep)])
     return rows
@@ -204,10 +200,10 @@ def _desktop_state(task: Task, p: Mapping[str, Any], close: datetime) -> list[li
         )
     elif stretch is not None:
         rows.append(["Last break", f"since {stretch[1].astimezone(zone):%H:%M}"])
-    active = _number(p.get("active_min_today"))
+    active = as_number(p.get("active_min_today"))
     if active is not None:
         rows.append(["Active today so far", span_words(active)])
-    switches = _number(p.get("switches_30"))
+    switches = as_number(p.get("switches_30"))
     if switches is not None:
         rows.append(["Frames started in the last 30 min", f"{switches:.0f}"])
     return rows
@@ -245,6 +241,7 @@ def _code_state(task: Task, close: datetime) -> list[list[str]]:
     ]
     if len(waiting) > UNANSWERED_SHOWN:
         shown.append(["…", f"{len(waiting) - UNANSWERED_SHOWN} more waiting"])
+    shown.append(["Read from", f"the events of the last {days} days (older ones are not listed)"])
     return shown
 
 
