@@ -54,7 +54,7 @@ def test_same_episode_as_the_previous_point_names_it_and_says_when_there_is_none
         services.label_submit(task=t1, user=ana, given=SAME)
     label(project, ana, SERVE)
     t2 = sel.current_task(project, ana)
-    assert sel.previous_episode(t2, ana) == "front door"
+    assert sel.previous_episode(t2, ana).name == "front door"
     both = LabelInput("abstain", same_as_previous=True, new_episode="other")
     with pytest.raises(WorkbenchError, match="name the episode one way"):
         services.label_submit(task=t2, user=ana, given=both)

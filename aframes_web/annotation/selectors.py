@@ -253,10 +253,11 @@ def own_episodes(task: Task, user: Any) -> list[dict[str, Any]]:
     ]
 
 
-def previous_episode(task: Task, user: Any) -> str | None:
-    """The episode the annotator's label of the previous point names (the form offers it as
-    "same episode as the previous point"); None when there is none."""
-    return (
+def previous_episode(task: Task, user: Any) -> Episode | None:
+    """The episode the annotator's submitted label of the previous point names: what "same
+    episode as the previous point" stands for, in the form and in the label; None when
+    there is none."""
+    found = (
         Label.objects.filter(
             task__stream_id=task.stream_id,
             task__seq=task.seq - 1,
@@ -264,9 +265,10 @@ def previous_episode(task: Task, user: Any) -> str | None:
             submitted_at__isnull=False,
             episode__isnull=False,
         )
-        .values_list("episode__name", flat=True)
+        .select_related("episode")
         .first()
     )
+    return found.episode if found is not None else None
 
 
 def served_points(task: Task) -> list[tuple[int, str]]:

@@ -39,6 +39,7 @@ from aframes_web.annotation.selectors import (
     assignment_for,
     may_review,
     next_task,
+    previous_episode,
     role_in,
 )
 from aframes_web.annotation.triage import screen_stream
@@ -453,21 +454,12 @@ def label_submit(*, task: Task, user: Any, given: LabelInput) -> Label:
 
 def _episode(task: Task, user: Any, given: LabelInput) -> Episode | None:
     if given.same_as_previous:
-        previous = (
-            Label.objects.filter(
-                task__stream=task.stream,
-                task__seq=task.seq - 1,
-                annotator=user,
-                submitted_at__isnull=False,
-            )
-            .select_related("episode")
-            .first()
-        )
-        if previous is None or previous.episode is None:
+        previous = previous_episode(task, user)
+        if previous is None:
             raise WorkbenchError(
                 "your label of the previous point names no episode; choose one or create one"
             )
-        return previous.episode
+        return previous
     if given.episode is not None:
         found = Episode.objects.filter(pk=given.episode, stream=task.stream, annotator=user).first()
         if found is None:

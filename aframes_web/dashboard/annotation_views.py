@@ -39,7 +39,7 @@ from aframes_web.dashboard.forms import (
     ReviewForm,
     TaskFilterForm,
 )
-from aframes_web.streams.names import names_of, said, said_of
+from aframes_web.streams.names import names_of, said
 from aframes_web.teams.models import Membership, Role
 from benchmark.labelers.numbers import numbers_for
 from benchmark.streams.catalogue import service_ids
@@ -474,10 +474,11 @@ def review(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         "problem": problem,
     }
     if label is not None:
+        named = names_of(label.task.stream.entity)  # read once for the sentence and the rows
         context.update(
             {
-                "words": describe(label.task.point.public or {}, said_of(label.task.stream.entity)),
-                "history": _readable(sel.history(label.task, 1)[0], label.task),
+                "words": describe(label.task.point.public or {}, said(named)),
+                "history": _readable(sel.history(label.task, 1)[0], label.task, named),
                 "form": ReviewForm(initial={"label": label.pk}),
             }
         )
@@ -575,13 +576,14 @@ def adjudicate(request: HttpRequest, slug: str, pk: int, task: int) -> HttpRespo
             "episode": point.final.episode,
             "ends": point.final.ends_id,
         }
+    named = names_of(point.stream.entity)  # read once for the sentence and the rows
     context = {
         **_base(membership, found),
         "task": point,
-        "words": describe(point.point.public or {}, said_of(point.stream.entity)),
+        "words": describe(point.point.public or {}, said(named)),
         "labels": labels,
         "verdicts": list(sel.verdicts_of(point)),
-        "history": _readable(sel.history(point, 1)[0], point),
+        "history": _readable(sel.history(point, 1)[0], point, named),
         "zone": point.stream.entity.timezone,
         "form": AdjudicateForm(initial=initial, services=services_here, served=served),
         "problem": problem,

@@ -229,7 +229,7 @@ def benchmark_outcome(request: HttpRequest, slug: str, pk: int, oid: int) -> Htt
         "team": membership.team,
         "run": run,
         "o": outcome,
-        "words": describe(outcome.point.get("public") or {}, _said(outcome.entity, {})),
+        "words": describe(outcome.point.get("public") or {}, said_of(outcome.entity)),
         "public": sorted((outcome.point.get("public") or {}).items()),
         "events": events,
         "cited": len(cites),
