@@ -147,7 +147,7 @@ def test_an_adjudicator_ends_an_episode_at_a_point_of_the_same_stream(
     project = make(team)
     first, ended = _served_and_ended(project, people, enders=1)
     choices = sel.served_points(ended)
-    assert choices and choices[0][0] == first.pk and "point 1" in choices[0][1]
+    assert choices == [(first.pk, "point 1: intervene check_device, episode “front door”")]
     later = Task.objects.get(stream=ended.stream, seq=ended.seq + 1)  # not yet begun
     with pytest.raises(WorkbenchError, match="began at this point or an earlier one"):
         services.adjudicate(task=ended, user=people["adi"], decision="abstain", ends=later.pk)

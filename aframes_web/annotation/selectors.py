@@ -288,12 +288,12 @@ def served_points(task: Task) -> list[tuple[int, str]]:
     choices = []
     for row in rows[:50]:
         final = row.final
-        said = (
-            f"{final.decision} {final.service} {final.episode}".strip()
-            if final is not None and final.decision
-            else "not final yet"
-        )
-        choices.append((row.pk, f"point {row.seq} ({said})"))
+        if final is None or not final.decision:
+            said = "not final yet"
+        else:
+            said = " ".join(w for w in (final.decision, final.service) if w)
+            said += f", episode “{final.episode}”" if final.episode else ""
+        choices.append((row.pk, f"point {row.seq}: {said}"))
     return choices
 
 
