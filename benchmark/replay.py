@@ -4,7 +4,8 @@ Each stream is replayed chronologically (``Stream.steps``): an event is committe
 methods' memory (``MemoryStream.ingest``), a decision point is decided on by every method from
 memory as it stands, and each decision is final before the next step. Methods that read the
 same memory variant share one ``MemoryStream`` (decisions never change memory), each with its
-own intervention control state, so replaying several methods costs little more than one.
+own intervention control state, so replaying several methods costs little more than one; memory
+without validation shares it too until the validator first rejects a segment (``_Memories``).
 
 The harness guards what the methods see and do:
 
@@ -28,7 +29,7 @@ from datetime import datetime
 from typing import Any
 
 from benchmark.methods.registry import STANDARD, UNVALIDATED, MethodSpec
-from benchmark.streams.records import PRIVATE, DecisionPoint, Stream, StreamEvent
+from benchmark.streams.records import PRIVATE, DecisionPoint, Step, Stream, StreamEvent
 from memory.engine.control import ControlState
 from memory.engine.decide import RulesPolicy
 from memory.engine.records import POINT_KIND, EngineEvent
@@ -102,20 +103,11 @@ def replay(
     """Replay ``stream`` through ``methods`` (module docstring)."""
     seen = stream.without_private() if strip_private else stream
     variants = sorted({m.memory for m in methods})
-    # The memory's own policy is never asked: methods decide on its views.
-    memories = {
-        v: MemoryStream(
-            seen.scope,
-            seen.zone,
-            RulesPolicy(),
-            frame_source=_frame_source(seen),
-            validate=v != UNVALIDATED,
-        )
-        for v in variants
-    }
     unknown = set(variants) - {STANDARD, UNVALIDATED}
     if unknown:
         raise ValueError(f"unknown memory variant(s) {sorted(unknown)}")
+    steps = list(seen.steps())
+    memories = _Memories(seen, variants)
     policies = {m.name: m.make_policy(complete) for m in methods}
     states = {m.name: ControlState() for m in methods}
     run = StreamRun(seen.entity, seen.scope, seen.synthetic, seen.points)
@@ -126,7 +118,7 @@ def replay(
     started = time.perf_counter()
     last: datetime | None = None
     done = 0
-    for number, step in enumerate(seen.steps(), start=1):
+    for number, step in enumerate(steps, start=1):
         at = step.at
         if last is not None and at < last:
             raise CausalityViolation(f"step {number} at {at.isoformat()} is before {last}")
@@ -134,9 +126,7 @@ def replay(
         if isinstance(step, StreamEvent):
             if strip_private and PRIVATE in step.payload:
                 raise CausalityViolation(f"event {step.id} reached the methods with private fields")
-            event = engine_event(step)
-            for memory in memories.values():
-                memory.ingest(event)
+            memories.ingest(engine_event(step), steps, number)
             committed.add(step.id)
             run.events += 1
             continue
@@ -151,23 +141,131 @@ def replay(
             current = engine_event(own)
         else:
             current = point_event(step, number)
-        for variant, memory in memories.items():
-            view = memory.view(current)
-            for method in (m for m in methods if m.memory == variant):
-                decision, states[method.name] = _decide(
-                    method, policies[method.name], view, states[method.name], step, control
+        mark = memories.mark()
+        views: dict[int, Any] = {}
+        for variant in variants:
+            chosen = [m for m in methods if m.memory == variant]
+            made = _decide_all(
+                chosen, policies, states, memories, variant, current, step, views, control
+            )
+            if memories.diverged(variant, mark):
+                # Validation rejected a segment at this point: memory without it differs from
+                # here on, so that variant's decisions are made again on its own memory.
+                memories.split(steps, number)
+                made = _decide_all(
+                    chosen, policies, states, memories, variant, current, step, {}, control
                 )
+            for method, decision, state in made:
                 _check_citations(decision, committed, decided, current)
+                states[method.name] = state
                 run.decisions[method.name].append(decision)
-            if current.kind == POINT_KIND:
-                memory.note_point(current)
         if current.kind == POINT_KIND:
+            memories.note_point(current)
             decided.add(current.id)
         done += 1
         if progress is not None:
             progress(done, len(seen.points))
     run.seconds = time.perf_counter() - started
     return run
+
+
+class _Memories:
+    """The memory variants a replay reads, built once each.
+
+    Memory without validation (the ``no_validation`` ablation) holds exactly what validated
+    memory holds until the validator first rejects a segment: validation only removes
+    segments, and nothing else differs. So the two share one ``MemoryStream`` until then (the
+    deterministic extractors cite exactly their events, so on most streams that is the whole
+    run); at the first rejection the unvalidated memory is built on its own from the steps so
+    far and goes on separately. The decisions are the ones separate memories give
+    (``tests/test_replay_point_by_point.py`` holds both ways equal).
+    """
+
+    def __init__(self, seen: Stream, variants: Sequence[str]) -> None:
+        self.seen = seen
+        self.own: dict[str, MemoryStream] = {v: self._new(v) for v in variants[:1]}
+        self.shared = set(variants) == {STANDARD, UNVALIDATED}
+        if not self.shared:
+            self.own.update({v: self._new(v) for v in variants[1:]})
+
+    def _new(self, variant: str) -> MemoryStream:
+        # The memory's own policy is never asked: methods decide on its views.
+        return MemoryStream(
+            self.seen.scope,
+            self.seen.zone,
+            RulesPolicy(),
+            frame_source=_frame_source(self.seen),
+            validate=variant != UNVALIDATED,
+        )
+
+    def of(self, variant: str) -> MemoryStream:
+        return self.own[STANDARD] if self.shared else self.own[variant]
+
+    def distinct(self) -> list[MemoryStream]:
+        return list(self.own.values())
+
+    def mark(self) -> int:
+        return self.own[STANDARD].rejections if self.shared else 0
+
+    def diverged(self, variant: str, mark: int) -> bool:
+        """Whether ``variant`` still shares validated memory, which rejected a segment since
+        ``mark``."""
+        return self.shared and variant == UNVALIDATED and self.mark() != mark
+
+    def ingest(self, event: EngineEvent, steps: Sequence[Step], number: int) -> None:
+        mark = self.mark()
+        for memory in self.distinct():
+            memory.ingest(event)
+        if self.shared and self.mark() != mark:
+            self.split(steps, number + 1)
+
+    def note_point(self, point: EngineEvent) -> None:
+        for memory in self.distinct():
+            memory.note_point(point)
+
+    def split(self, steps: Sequence[Step], number: int) -> None:
+        """Give memory without validation its own, built from the steps before ``number``
+        (1-based) exactly as a separate memory would have been built along the run."""
+        alone = self._new(UNVALIDATED)
+        for index, step in enumerate(steps[: number - 1], start=1):
+            if isinstance(step, StreamEvent):
+                alone.ingest(engine_event(step))
+            else:
+                current = (
+                    engine_event(self._event(step.event_id))
+                    if step.event_id is not None
+                    else point_event(step, index)
+                )
+                if current.kind == POINT_KIND:
+                    alone.note_point(current)
+        self.own[UNVALIDATED] = alone
+        self.shared = False
+
+    def _event(self, event_id: int) -> StreamEvent:
+        return next(e for e in self.seen.events if e.id == event_id)
+
+
+def _decide_all(
+    chosen: Sequence[MethodSpec],
+    policies: Mapping[str, Any],
+    states: Mapping[str, ControlState],
+    memories: _Memories,
+    variant: str,
+    current: EngineEvent,
+    step: DecisionPoint,
+    views: dict[int, Any],
+    control: bool,
+) -> list[tuple[MethodSpec, MethodDecision, ControlState]]:
+    """Every method of ``variant`` decides at ``step``; nothing is kept yet (the caller keeps
+    the decisions and control states once the variant's memory is known to be its own)."""
+    memory = memories.of(variant)
+    view = views.get(id(memory))
+    if view is None:
+        view = views[id(memory)] = memory.view(current)
+    return [
+        (method, *_decide(method, policies[method.name], view, states[method.name], step, control))
+        for method in chosen
+    ]
 
 
 def _decide(

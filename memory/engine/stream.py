@@ -204,6 +204,9 @@ class MemoryStream:
     _cache_day: date | None = None
     _frames_cache: tuple[date, datetime, tuple[Mapping[str, Any], ...]] | None = None
     _day_cache: DayCache = field(default_factory=DayCache)
+    # Records built with a segment the validator rejected (at a close or for an open day): while
+    # this is 0, memory without validation would hold exactly what this memory holds.
+    rejections: int = 0
 
     # -- the causal loop ----------------------------------------------------------------------
 
@@ -360,9 +363,12 @@ class MemoryStream:
                 if final
                 else self._open_frames(day, events)
             )
-        return close_day(
+        closed = close_day(
             self.scope, events, day, self.zone, frames=frames, cache=cache, validate=self.validate
         )
+        if self.validate and any(not c.verdict.accepted for c in closed.segments):
+            self.rejections += 1
+        return closed
 
     def fork(self) -> MemoryStream:
         """An independent copy to go on from: the records are immutable, the containers copied.
@@ -375,6 +381,7 @@ class MemoryStream:
         copy.closed = dict(self.closed)
         copy.tracked = dict(self.tracked)
         copy.control_state = self.control_state
+        copy.rejections = self.rejections
         copy.expectations = deepcopy(self.expectations)
         copy._recent = deque(self._recent, maxlen=RECENT_MAX_PRIOR)
         copy._recent_points = deque(self._recent_points, maxlen=RECENT_MAX_PRIOR)

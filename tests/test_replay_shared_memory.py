@@ -1,0 +1,162 @@
+"""Validated memory and memory without validation share one ``MemoryStream`` in a replay until
+the validator first rejects a segment; the decisions are those of separate memories.
+
+The deterministic extractors cite exactly their events, so the real validator rejects nothing
+on the bundled streams. Here it is replaced by one that rejects chosen segments, so that the
+``no_validation`` ablation's memory must part from the validated one: at a decision point
+(the open day's record rejects a segment) or at a day's close (a day without points, first
+read whole when it closes).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import date, datetime, timedelta
+
+import pytest
+
+from benchmark.methods.registry import STANDARD, UNVALIDATED, methods_named
+from benchmark.replay import StreamRun, _Memories, engine_event, replay
+from benchmark.streams.build import build_stream
+from benchmark.streams.records import DecisionPoint, Step, Stream, StreamEvent
+from memory.engine import day as day_module
+from memory.engine.decide import RulesPolicy
+from memory.engine.stream import MemoryStream
+from memory.engine.validate import Verdict
+from memory.engine.validate import validate_segment as real_validate
+from tests.test_replay_point_by_point import ZONE, _event
+
+START = date(2025, 3, 3)
+# recent_memory reads the open day at every point, so a rejection there is seen at once.
+METHODS = ["proactmem", "event_only", "recent_memory", "no_trajectory", "no_validation"]
+
+
+def _stream(days: int = 9) -> Stream:
+    events: list[StreamEvent] = []
+
+    def at(day: int, minute: int) -> datetime:
+        d = START + timedelta(days=day)
+        return datetime(d.year, d.month, d.day, tzinfo=ZONE) + timedelta(minutes=minute)
+
+    for day in range(days):
+        for room, minute in (("Bedroom", 420), ("Kitchen", 450), ("Bathroom", 480 + day)):
+            events.append(
+                _event(len(events) + 1, at(day, minute), "motion", "ON", f"M{room}", room)
+            )
+        events.append(_event(len(events) + 1, at(day, 600), "door", "OPEN", "FrontDoor", "Entry"))
+        events.append(_event(len(events) + 1, at(day, 640), "door", "CLOSE", "FrontDoor", "Entry"))
+        events.append(
+            _event(len(events) + 1, at(day, 1140), "lamp", "ON", "KitchenLight", "Kitchen")
+        )
+    return build_stream("home-made", "home", events, ZONE).without_private()
+
+
+def _day(step: Step) -> date:
+    return step.at.astimezone(ZONE).date()
+
+
+def _rejecting(rejected: list[date], when) -> object:
+    def validate(segment, events_by_id, day, zone, *, index_cache=None):
+        if when(segment, day):
+            rejected.append(day)
+            return Verdict(False, "rejected by the test")
+        return real_validate(segment, events_by_id, day, zone, index_cache=index_cache)
+
+    return validate
+
+
+Split = tuple[Step, Step | None, _Memories]
+
+
+def _splits(monkeypatch: pytest.MonkeyPatch) -> list[Split]:
+    """Where each replay's memories parted: the last step the unvalidated memory was built
+    from on its own, the next step (None at the stream's end), and the replay's memories."""
+    splits: list[Split] = []
+    split = _Memories.split
+
+    def spy(self: _Memories, steps: list[Step], number: int) -> None:
+        following = steps[number - 1] if number <= len(steps) else None
+        splits.append((steps[number - 2], following, self))
+        split(self, steps, number)
+
+    monkeypatch.setattr(_Memories, "split", spy)
+    return splits
+
+
+def _held_apart(stream: Stream, memories: _Memories) -> None:
+    """At the end of the run each variant holds what a memory of its own, fed the whole
+    stream, holds; and they differ (the rejected segments)."""
+    for variant, validate in ((STANDARD, True), (UNVALIDATED, False)):
+        alone = MemoryStream("home", ZONE, RulesPolicy(), validate=validate)
+        for event in stream.events:
+            alone.ingest(engine_event(event))
+        held = memories.of(variant)
+        assert _records(held) == _records(alone), variant
+    assert _records(memories.of(STANDARD)) != _records(memories.of(UNVALIDATED))
+
+
+def _records(memory: MemoryStream) -> list[object]:
+    return [c.record for _, c in sorted(memory.closed.items())]
+
+
+def _decisions(run: StreamRun, name: str) -> list[tuple[object, ...]]:
+    return [(d.point, d.action, d.proposed, d.message, d.evidence) for d in run.decisions[name]]
+
+
+def _each_alone(stream: Stream) -> dict[str, StreamRun]:
+    return {name: replay(stream, methods_named([name])) for name in METHODS}
+
+
+def _same_as_alone(stream: Stream) -> StreamRun:
+    together = replay(stream, methods_named(METHODS))
+    alone = _each_alone(stream)
+    for name in METHODS:
+        assert _decisions(together, name) == _decisions(alone[name], name), name
+    return together
+
+
+def test_without_rejections_the_shared_memory_decides_as_separate_ones() -> None:
+    _same_as_alone(_stream())
+
+
+def test_a_rejection_at_a_point_parts_the_memories(monkeypatch: pytest.MonkeyPatch) -> None:
+    # From the seventh day, every device segment (the door, the lamp) is rejected: the open
+    # day's record at a point after ten o'clock is the first to hold one.
+    rejected: list[date] = []
+    late = START + timedelta(days=6)
+    when = lambda segment, day: day >= late and segment.kind == "device_use"  # noqa: E731
+    monkeypatch.setattr(day_module, "validate_segment", _rejecting(rejected, when))
+    splits = _splits(monkeypatch)
+    _same_as_alone(_stream())
+    assert rejected, "the test's validator rejected nothing"
+    # Parted once, just before a decision point (the one whose open day held the rejection).
+    assert len(splits) == 1
+    _, following, memories = splits[0]
+    assert isinstance(following, DecisionPoint) and _day(following) >= late
+    _held_apart(_stream(), memories)
+
+
+def test_a_rejection_at_a_close_parts_the_memories(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Day five has no decision points, so its record is first built when it closes (while an
+    # event of day six is ingested); that day's segments are all rejected.
+    stream = _stream()
+    quiet = START + timedelta(days=5)
+    stream = replace(
+        stream, points=tuple(p for p in stream.points if p.at.astimezone(ZONE).date() != quiet)
+    )
+    rejected: list[date] = []
+    monkeypatch.setattr(
+        day_module, "validate_segment", _rejecting(rejected, lambda segment, day: day == quiet)
+    )
+    splits = _splits(monkeypatch)
+    _same_as_alone(stream)
+    assert rejected == [quiet] * len(rejected) and rejected
+    # Parted once, right after the event whose ingestion closed the quiet day: the next day's
+    # first.
+    assert len(splits) == 1
+    last, _, memories = splits[0]
+    _held_apart(stream, memories)
+    assert isinstance(last, StreamEvent) and _day(last) == quiet + timedelta(days=1)
+    assert last == min(
+        (e for e in stream.events if _day(e) == quiet + timedelta(days=1)), key=lambda e: e.at
+    )
