@@ -570,6 +570,41 @@ def test_open_frames_recompile_after_five_minutes_and_keep_frames_on_seen_rows()
     assert len(source.calls) == 3
 
 
+def test_open_frames_read_the_events_given_when_the_prefix_shrinks_or_one_comes_late() -> None:
+    # The ids a frame must rest on are kept from call to call while the day only grows; an
+    # earlier moment (fewer events) or an event placed before the last read's newest is read
+    # afresh.
+    s = MemoryStream("desktop", ZONE, POLICIES["rules"], frame_source=Source(FRAMES))
+
+    def ids(found: Any) -> list[str]:
+        return [f["id"] for f in found]
+
+    one, two, three, five = (snap(i, START, 10, 0, i) for i in (1, 2, 3, 5))
+    assert ids(s._open_frames(START, [one, two, three])) == ["a", "d", "e"]
+    assert ids(s._open_frames(START, [one, two])) == ["d", "e"]
+    assert ids(s._open_frames(START, [one, two, three, five])) == ["a", "c", "d", "e"]
+    late = snap(4, START, 10, 0, 4)  # row 4, placed before 5 (it came late)
+    assert ids(s._open_frames(START, [one, two, three, late])) == ["a", "b", "d", "e"]
+    assert ids(s._open_frames(START, [one, two, three, late, five])) == [
+        "a",
+        "b",
+        "c",
+        "d",
+        "e",
+    ]
+
+
+def test_a_decision_point_is_never_committed() -> None:
+    # The day's extraction reads the committed events as they are kept, so a point among them
+    # would be read as an event of the day.
+    s = MemoryStream("home", ZONE, POLICIES["rules"])
+    point = EngineEvent(5, at_local(START, 9, 0), POINT_KIND, {"type": "home_segment"})
+    for commit in (s.ingest, s.process):
+        with pytest.raises(ValueError, match="a decision point is decided on, never committed"):
+            commit(point)
+    assert s._open == {} and list(s._recent) == [] and s.decisions == [] and s.log == []
+
+
 def test_open_frames_without_a_source_are_none() -> None:
     s = MemoryStream("desktop", ZONE, POLICIES["rules"])
     assert s._open_frames(START, [snap(1, START, 10, 0)]) == ()

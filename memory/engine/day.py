@@ -166,17 +166,21 @@ def close_day(
     extractor: Extractor | None = None,
     cache: DayCache | None = None,
     validate: bool = True,
+    ordered: bool = False,
 ) -> ClosedDay:
     """Extract the day's segments, validate them against the day's events, build its record.
 
     ``events`` are the entity's events of ``day`` (local, in ``zone``); ``frames`` the compiled
     desktop frames of that day. ``extractor`` replaces the deterministic one (an LLM extractor
     proposes segments the same way and is validated the same way). ``validate=False`` is
-    ProactMem's no-validation ablation (§5): every segment is accepted unchecked.
+    ProactMem's no-validation ablation (§5): every segment is accepted unchecked. ``ordered``
+    is the caller's word that ``events`` are already the day's own events in (time, id) order,
+    none a decision point (what the in-memory stream keeps), so they are not picked and sorted
+    again at every read of an open day.
     """
 
     if cache is not None and extractor is None:
-        segments = _extended(cache, scope, events, day, zone, frames)
+        segments = _extended(cache, scope, events, day, zone, frames, ordered)
     else:
         segments = (extractor or extract_day)(scope, events, day, zone, frames)
     if cache is None:
@@ -203,11 +207,12 @@ def _extended(
     day: date,
     zone: ZoneInfo,
     frames: Sequence[Mapping[str, Any]],
+    ordered: bool = False,
 ) -> tuple[Segment, ...]:
     """The day's segments, extending the cached extraction by the events it has not seen; a
     day whose earlier events changed (one arrived out of order) is extracted afresh."""
 
-    todays = day_events(events, day, zone)
+    todays = events if ordered else day_events(events, day, zone)
     opened = cache.opened
     fed = opened.fed if opened is not None else 0
     if (

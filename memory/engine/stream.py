@@ -202,7 +202,11 @@ class MemoryStream:
     _open: dict[date, list[EngineEvent]] = field(default_factory=dict)  # (time, id) order
     _today_cache: tuple[date, int, int, DayRecord] | None = None
     _cache_day: date | None = None
-    _frames_cache: tuple[date, datetime, tuple[Mapping[str, Any], ...]] | None = None
+    # The open desktop day's last compiled frames, each with the event ids it rests on.
+    _frames_cache: (
+        tuple[date, datetime, tuple[tuple[Mapping[str, Any], frozenset[int]], ...]] | None
+    ) = None
+    _known: tuple[date, int, EngineEvent, set[int]] | None = None
     _day_cache: DayCache = field(default_factory=DayCache)
     # Records built with a segment the validator rejected (at a close or for an open day): while
     # this is 0, memory without validation would hold exactly what this memory holds.
@@ -212,7 +216,7 @@ class MemoryStream:
 
     def process(self, event: EngineEvent) -> Outcome:
         """Decide on ``event`` from memory as it stood before it, then commit it (steps 1–7)."""
-        day = self._check(event)
+        day = self._check_event(event)
         self.log.append(("read", event.id))
         view = self.view(event)
         self.log.append(("stage", event.id))
@@ -268,6 +272,13 @@ class MemoryStream:
         self._recent_points.append(point)
         self.expectations.observe_point(point, point.at.astimezone(self.zone).date())
 
+    def _check_event(self, event: EngineEvent) -> date:
+        """:meth:`_check` for an event to commit: never a decision point (the day's extraction
+        reads the committed events as they are kept)."""
+        if event.kind == POINT_KIND:
+            raise ValueError(f"{event.id}: a decision point is decided on, never committed")
+        return self._check(event)
+
     def _check(self, event: EngineEvent) -> date:
         if event.at.tzinfo is None or event.at.utcoffset() is None:
             raise ValueError(f"event {event.id}: its time must be aware")
@@ -282,7 +293,7 @@ class MemoryStream:
         What plain ingestion does in the service; replaying a stream this way builds the same
         memory as :meth:`process` does (decisions never change memory).
         """
-        day = self._check(event)
+        day = self._check_event(event)
         self._commit(event, day)
         self.close_through(day)
 
@@ -363,8 +374,16 @@ class MemoryStream:
                 if final
                 else self._open_frames(day, events)
             )
+        # The open day's events are kept in (time, id) order and are all of that local day.
         closed = close_day(
-            self.scope, events, day, self.zone, frames=frames, cache=cache, validate=self.validate
+            self.scope,
+            events,
+            day,
+            self.zone,
+            frames=frames,
+            cache=cache,
+            validate=self.validate,
+            ordered=True,
         )
         if self.validate and any(not c.verdict.accepted for c in closed.segments):
             self.rejections += 1
@@ -395,6 +414,7 @@ class MemoryStream:
             verdicts=dict(self._day_cache.verdicts),
         )
         copy._frames_cache = self._frames_cache
+        copy._known = None
         return copy
 
     def _open_frames(self, day: date, events: Sequence[EngineEvent]) -> Sequence[Mapping[str, Any]]:
@@ -414,16 +434,32 @@ class MemoryStream:
             self._frames_cache = cached = (
                 day,
                 newest,
-                tuple(self.frame_source(events, day, self.zone)),
+                tuple(
+                    (f, frozenset(expand_runs(str((f.get("evidence") or {}).get("rows") or ""))))
+                    for f in self.frame_source(events, day, self.zone)
+                ),
             )
         if cached is None or cached[0] != day:
             return ()
-        known = {e.id for e in events}
-        return [
-            f
-            for f in cached[2]
-            if set(expand_runs(str((f.get("evidence") or {}).get("rows") or ""))) <= known
-        ]
+        known = self._known_ids(day, events)
+        return [f for f, rows in cached[2] if rows <= known]
+
+    def _known_ids(self, day: date, events: Sequence[EngineEvent]) -> set[int]:
+        """The ids of ``events`` (a prefix of the open day's events in time order), kept from
+        the last call and extended when the same prefix only grew."""
+        held = self._known
+        if (
+            held is not None
+            and held[0] == day
+            and 0 < held[1] <= len(events)
+            and events[held[1] - 1] is held[2]
+        ):
+            ids = held[3]
+            ids.update(e.id for e in events[held[1] :])
+        else:
+            ids = {e.id for e in events}
+        self._known = (day, len(events), events[-1], ids) if events else None
+        return ids
 
     def run(self, events: Iterable[EngineEvent]) -> list[Outcome]:
         """Process ``events`` in the order given; return their decisions."""
