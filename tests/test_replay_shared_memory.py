@@ -16,12 +16,13 @@ from datetime import date, datetime, timedelta
 import pytest
 
 from benchmark.methods.registry import STANDARD, UNVALIDATED, methods_named
-from benchmark.replay import StreamRun, _Memories, engine_event, replay
+from benchmark.replay import StreamRun, _Memories, engine_event, point_event, replay
 from benchmark.streams.build import build_stream
 from benchmark.streams.records import DecisionPoint, Step, Stream, StreamEvent
 from memory.engine import day as day_module
-from memory.engine.decide import RulesPolicy
-from memory.engine.stream import MemoryStream
+from memory.engine.control import ControlState
+from memory.engine.decide import EventOnlyPolicy, RulesPolicy
+from memory.engine.stream import MemoryStream, decide_on
 from memory.engine.validate import Verdict
 from memory.engine.validate import validate_segment as real_validate
 from tests.test_replay_point_by_point import ZONE, _event
@@ -160,3 +161,41 @@ def test_a_rejection_at_a_close_parts_the_memories(monkeypatch: pytest.MonkeyPat
     assert last == min(
         (e for e in stream.events if _day(e) == quiet + timedelta(days=1)), key=lambda e: e.at
     )
+
+
+def test_policies_deciding_on_one_view_share_its_work_and_decide_as_on_their_own() -> None:
+    # Retrieval and memory's judgement of the point are worked out once per view and kept by
+    # what they depend on (the replay gate, blindness, the threshold): methods deciding one
+    # after the other on a view decide as each would on a view of its own.
+    stream = _stream(days=12)
+    memory = MemoryStream("home", ZONE, RulesPolicy())
+    ways = [
+        (RulesPolicy(threshold=0.0), True, False),
+        (RulesPolicy(threshold=1.0), True, False),
+        (RulesPolicy(), False, False),
+        (RulesPolicy(), False, True),
+        (RulesPolicy(), True, True),
+        (EventOnlyPolicy(), True, False),
+    ]
+    told_apart = blind_apart = 0
+    for number, step in enumerate(stream.steps(), start=1):
+        if isinstance(step, StreamEvent):
+            memory.ingest(engine_event(step))
+            continue
+        current = point_event(step, number)
+        shared = memory.view(current)
+        together = [_proposed(shared, *way) for way in ways]
+        alone = [_proposed(memory.view(current), *way) for way in ways]
+        assert together == alone, step.key
+        told_apart += together[0] != together[1]
+        blind_apart += together[2] != together[3]
+        memory.note_point(current)
+    # The two thresholds part at some points, and so do blind and seeing retrieval (of the
+    # habits, without the gate): work kept without what it depends on would fail.
+    assert told_apart and blind_apart
+
+
+def _proposed(view: object, policy: object, gate: bool, blind: bool) -> tuple[object, ...]:
+    outcome, _ = decide_on(view, policy, ControlState(), gate=gate, blind=blind)
+    proposed = outcome.controlled.proposed
+    return proposed.action, proposed.intent, proposed.message, tuple(proposed.evidence_ids)

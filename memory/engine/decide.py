@@ -98,6 +98,9 @@ class DecisionContext:
     # How the entity's sensors are named (sensor id -> display name, the names table an owner
     # corrects); sentences use it, decisions never depend on it.
     names: Mapping[str, str] = field(default_factory=dict)
+    # What several policies deciding at the same moment on the same memory work out alike
+    # (memory's judgement of the point), kept once for all of them; None: nothing kept.
+    shared: dict[object, Any] | None = field(default=None, compare=False, repr=False)
 
     @property
     def episode(self) -> str:
@@ -223,6 +226,19 @@ def _judged_point(
     """At a decision point: the first service (catalogue order) that the event-only rules or
     memory's expectations say to act on, memory vetoing what it explains (:mod:`usual`), and
     scored at or above ``threshold``."""
+    if ctx.shared is None:
+        return _judge_point(ctx, threshold)
+    key = ("judged", threshold, ctx.expectations is None)
+    found = ctx.shared.get(key)
+    if found is None:
+        found = ctx.shared[key] = _judge_point(ctx, threshold)
+    judged: tuple[Proposed, Mapping[str, usual.Judged]] = found
+    return judged
+
+
+def _judge_point(
+    ctx: DecisionContext, threshold: float
+) -> tuple[Proposed, Mapping[str, usual.Judged]]:
     prior = [e for e in ctx.recent if e.id != ctx.current.id or e.kind != ctx.current.kind]
     rule = _POINT_RULES.get(ctx.scope)
     reasons = rule(ctx, prior) if rule is not None else {}

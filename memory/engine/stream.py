@@ -116,6 +116,9 @@ class MemoryView:
     closed: Mapping[date, ClosedDay]
     today_of: Callable[[], DayRecord]
     expectations: Expectations | None = None  # what is usual (expect.py); None: not kept
+    # What every policy deciding on this view reads alike (retrieval, memory's judgement of the
+    # point), worked out once: the benchmark's methods decide on one view.
+    shared: dict[object, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def day(self) -> date:
@@ -152,14 +155,17 @@ def decide_on(
     """
 
     needs = reads(policy)
-    reachable = view.reachable(gate=gate) if REGULARITIES in needs else []
+    reachable = _reachable(view, gate) if REGULARITIES in needs else []
     # Today's observations cost an extraction: made when a retrievable regularity needs its
     # occurrence, or a policy reads them (as the service does).
     wants_today = not blind and (bool(reachable) or TODAY in needs)
     today = view.today_of() if wants_today else DayRecord(view.day)
-    retrieved = (
-        tuple(retrieve(reachable, view.now, today, gate=gate, blind=blind)) if reachable else ()
-    )
+    retrieved: tuple[Retrieved, ...] = ()
+    if reachable:
+        key = ("retrieved", gate, blind)
+        if key not in view.shared:
+            view.shared[key] = tuple(retrieve(reachable, view.now, today, gate=gate, blind=blind))
+        retrieved = view.shared[key]
     ctx = DecisionContext(
         scope=view.scope,
         current=view.current,
@@ -169,6 +175,7 @@ def decide_on(
         today=today,
         regularities=retrieved,
         expectations=view.expectations if EXPECTATIONS in needs else None,
+        shared=view.shared,
     )
     proposed = policy.decide(ctx)
     context, prior = control_context(view.scope, view.current, view.recent[:-1], proposed)
@@ -178,6 +185,14 @@ def decide_on(
         view.current.id, view.current.at, view.day, policy.name, controlled, sig, retrieved
     )
     return outcome, new_state
+
+
+def _reachable(view: MemoryView, gate: bool) -> list[tuple[Proposal, RegularityState]]:
+    key = ("reachable", gate)
+    if key not in view.shared:
+        view.shared[key] = view.reachable(gate=gate)
+    found: list[tuple[Proposal, RegularityState]] = view.shared[key]
+    return found
 
 
 @dataclass
