@@ -120,6 +120,7 @@ class Regularity(models.Model):
         ACTIVE = "active"
         WEAKENING = "weakening"
         DORMANT = "dormant"
+        RETIRED = "retired"  # a candidate that did not activate in its trial (regularities.py)
 
     entity = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="regularities")
     rid = models.CharField(max_length=20)
@@ -142,6 +143,8 @@ class Regularity(models.Model):
     violation_facts = models.JSONField(default=list)
     last_day = models.DateField(null=True, blank=True)
     rejected = models.TextField(blank=True, default="")
+    # Observable days of a candidate's trial (regularities.RETIRE_AFTER_DAYS).
+    trial_days = models.PositiveIntegerField(default=0)
     proposed_on = models.DateField()
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -87,14 +87,23 @@ def day_records(entity: Entity, days: Iterable[date] | None = None) -> list[DayR
 
 
 def tracked(entity: Entity, states: Sequence[str] | None = None) -> dict[str, Tracked]:
-    """The entity's regularities as the engine's ``Tracked`` (by regularity id)."""
+    """The entity's regularities as the engine's ``Tracked`` (by regularity id); by default
+    every one a day close assesses (all but the retired: what a close reads stays bounded)."""
     rows = Regularity.objects.filter(entity=entity)
     if states is not None:
         rows = rows.filter(state__in=list(states))
+    else:
+        rows = rows.exclude(state=Regularity.State.RETIRED)
     found: dict[str, Tracked] = {}
     for r in rows.values("rid", "proposal", *STATE_FIELDS):
         found[r["rid"]] = Tracked(r["rid"], proposal_from_json(r["proposal"]), state_from_fields(r))
     return found
+
+
+def retired_ids(entity: Entity) -> frozenset[str]:
+    """The ids of the entity's retired regularities (regularities.RETIRE_AFTER_DAYS)."""
+    rows = Regularity.objects.filter(entity=entity, state=Regularity.State.RETIRED)
+    return frozenset(rows.values_list("rid", flat=True))
 
 
 # Per process: an entity's live regularities, parsed, for the memory version they were read at.
@@ -150,8 +159,9 @@ def trajectory_detail(entity: Entity, day: date) -> Trajectory | None:
 
 # The states in rank order: what can intervene, then what predicts but waits for its replay,
 # then habits (a behaviour of every day: no trigger predicts it, so no lift to rank by; their
-# absence is what memory's expectations read), then what has gone quiet.
-STATE_RANK = ("active", "weakening", "candidate", "habit", "dormant")
+# absence is what memory's expectations read), then what has gone quiet, then what memory no
+# longer assesses.
+STATE_RANK = ("active", "weakening", "candidate", "habit", "dormant", "retired")
 # Orderings of an entity's regularities, by name. ``rank``: the regularities whose trigger
 # predicts first (state, then the margin: how much the trigger predicts; retrieve.py).
 REGULARITY_ORDERS: dict[str, tuple[str, ...]] = {

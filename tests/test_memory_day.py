@@ -8,6 +8,7 @@ from zoneinfo import ZoneInfo
 from memory.engine.control import home_signature, sports_signature
 from memory.engine.day import (
     MINING_DAYS,
+    REPLAY_DAYS,
     ClosedDay,
     DayCache,
     Tracked,
@@ -28,7 +29,7 @@ from memory.engine.records import (
     Segment,
 )
 from memory.engine.refs import parse_ref, regularity_id
-from memory.engine.regularities import RegularityState, run
+from memory.engine.regularities import RegularityState, proposal_key, run
 from memory.engine.serial import (
     identity_from_json,
     identity_to_json,
@@ -512,3 +513,48 @@ def test_an_unreadable_stored_proposal_or_signature_says_what_was_stored() -> No
         proposal_from_json({})
     with pytest.raises(StoredDataInvalid, match=r"^stored signature \{\} is unreadable: "):
         signature_from_json({})
+
+
+# -- retirement and the replay window -------------------------------------------------------------
+
+
+def test_a_retired_regularity_is_neither_assessed_nor_tracked_again() -> None:
+    rid = regularity_id(PROPOSAL)
+    retired = Tracked(rid, PROPOSAL, RegularityState(state="retired", last_day=DAY))
+    seen: list[object] = []
+
+    def miner(recent: object, *, known: object = ()) -> tuple[Proposal, ...]:
+        seen.append(known)
+        return (PROPOSAL,)
+
+    record = _routine_day(DAY + timedelta(days=1), True)
+    step = advance_regularities({rid: retired}, [], record, miner=miner)
+    assert step.assessments == {} and step.new_ids == ()
+    assert step.tracked[rid] is retired
+    assert seen == [{proposal_key(PROPOSAL)}]  # the miner is told it is known
+
+
+def test_retired_ids_named_apart_keep_the_miner_from_proposing_them() -> None:
+    # The service does not load retired regularities: it names their ids, and the default
+    # miner skips them as it skips those tracked.
+    days = [DAY + timedelta(days=i) for i in range(8)]
+    records = [_slept_in(d) if i in (0, 3) else _routine_day(d, True) for i, d in enumerate(days)]
+    found = advance_regularities({}, records[:-1], records[-1])
+    assert found.new_ids
+    skipped = advance_regularities({}, records[:-1], records[-1], retired=found.new_ids[:1])
+    assert found.new_ids[0] not in skipped.new_ids
+    assert set(skipped.new_ids) == set(found.new_ids[1:])
+
+
+def test_a_new_proposal_is_replayed_over_the_replay_window_only() -> None:
+    assert REPLAY_DAYS == 91
+    days = [DAY + timedelta(days=i) for i in range(120)]
+    records = [_routine_day(d, kept=i % 3 != 1) for i, d in enumerate(days)]
+
+    def miner(recent: object, *, known: object = ()) -> tuple[Proposal, ...]:
+        return (PROPOSAL,)
+
+    step = advance_regularities({}, records[:-1], records[-1], miner=miner)
+    rid = regularity_id(PROPOSAL)
+    assert [a.day for a in step.assessments[rid]] == days[-REPLAY_DAYS:]
+    assert step.tracked[rid].state == run(PROPOSAL, records[-REPLAY_DAYS:])

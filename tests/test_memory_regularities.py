@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from memory.engine import canonical as canonical_module
 from memory.engine.canonical import canonical, same
+from memory.engine.day import MINING_DAYS
 from memory.engine.records import DayRecord, Observation, Predicate, Proposal
 from memory.engine.refs import regularity_id
 from memory.engine.regularities import (
@@ -22,6 +23,7 @@ from memory.engine.regularities import (
     MIN_CONTRAST,
     MIN_FULFILLED,
     MIN_LIFT,
+    RETIRE_AFTER_DAYS,
     WEAKENING_AFTER,
     MalformedProposal,
     RegularityState,
@@ -468,7 +470,13 @@ def test_after_activation_untriggered_days_count_only_towards_the_base_rate() ->
     s = run(P, [v(rest[0])], s)
     censored = run(P, [DayRecord(rest[1])], s)
     assert censored == RegularityState(
-        s.state, s.tally, s.violation_run, s.violation_facts, s.transitions, rest[1]
+        s.state,
+        s.tally,
+        s.violation_run,
+        s.violation_facts,
+        s.transitions,
+        rest[1],
+        trial_days=s.trial_days,
     )
     after = run(P, [quiet(rest[2]), quiet(rest[3])], censored)
     assert after.last_day == rest[3] and after.state == "active"
@@ -882,3 +890,44 @@ def test_a_violation_that_shows_a_habit_ends_the_violation_run() -> None:
     s = advance(resumed, a)
     assert (s.state, s.violation_run, s.violation_facts) == ("habit", 0, ())
     assert s.transitions[-1].fact_ids == (f"{day.isoformat()}/t1",)
+
+
+# --- retirement -------------------------------------------------------------------------------
+
+
+def test_a_candidate_not_activated_28_observable_days_after_its_first_fulfilment_retires() -> None:
+    assert RETIRE_AFTER_DAYS == MINING_DAYS == 28  # the trial is the miner's window
+    d = days(40)
+    # Fulfilled once, then violated: never activates, and is no habit.
+    trial = [f(d[0]), *(v(x) for x in d[1:27])]
+    assert run(P, trial).state == "candidate" and run(P, trial).trial_days == 27
+    s = run(P, [*trial, v(d[27])])
+    assert s.state == "retired" and s.trial_days == 28
+    [t] = s.transitions
+    assert (t.day, t.from_state, t.to_state) == (d[27], "candidate", "retired")
+    assert "not activated 28 observable days after it was first fulfilled" in t.reason
+    # Retired, it changes no more, whatever comes.
+    assert run(P, [f(x) for x in d[28:]], s) == s
+
+
+def test_the_trial_starts_at_the_first_fulfilled_day_and_counts_observable_days_only() -> None:
+    d = days(80)
+    # Forty violated days before the routine began are no trial.
+    before = run(P, [v(x) for x in d[:40]])
+    assert before.state == "candidate" and before.trial_days == 0
+    # Days without data (censored) in the trial do not count.
+    s = run(P, [f(d[40]), *(DayRecord(x) for x in d[41:61]), *(v(x) for x in d[61:70])], before)
+    assert s.state == "candidate" and s.trial_days == 10
+
+
+def test_a_habit_is_never_on_trial_and_an_active_one_is_tried_afresh_once_demoted() -> None:
+    d = days(60)
+    habit = run(P, [f(x) for x in d[:40]])
+    assert habit.state == "habit" and habit.trial_days == 0
+    s, rest = active_after_three()
+    # Active, then the behavior comes without the trigger too: back to a candidate, its trial
+    # counted from that day on.
+    both = [rec(x, ("b", "10:00")) for x in rest[:6]]
+    demoted = run(P, both, s)
+    assert demoted.state == "candidate"
+    assert demoted.trial_days < 6

@@ -346,7 +346,7 @@ class RegularitySummaryShape(serializers.Serializer):
     summary = serializers.CharField(help_text="The regularity in words.")
     proposal = serializers.JSONField(help_text="The structure the sentence says.")
     state = serializers.ChoiceField(
-        choices=["candidate", "active", "weakening", "habit", "dormant"]
+        choices=["candidate", "active", "weakening", "habit", "dormant", "retired"]
     )
     confidence = serializers.FloatField()
     replay = ReplayShape()

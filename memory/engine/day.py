@@ -13,10 +13,14 @@ Choices made here:
   nothing (fail closed).
 * **Order at day close.** Existing regularities are assessed on the new day first; then the
   miner runs over the recent days with the known proposals excluded, and each new proposal is
-  replayed from scratch over every closed day (so it starts with the same standing it would have
-  had if it had been proposed on day one).
-* **Mining window.** The miner sees the last :data:`MINING_DAYS` closed days: a routine older
-  than that, never seen again, is not worth proposing; replay still reads all days.
+  replayed from scratch over the replay window.
+* **Mining and replay windows.** The miner sees the last :data:`MINING_DAYS` closed days: a
+  routine older than that, never seen again, is not worth proposing. A new proposal is
+  replayed over the last :data:`REPLAY_DAYS` (so it starts with the standing it would have had
+  if proposed that long ago); a regularity already tracked moves one assessed day at a time.
+* **Retirement.** A retired candidate (``regularities.RETIRE_AFTER_DAYS``) is not assessed
+  again, and the miner does not propose it again (its routine may come back under another
+  window). The service does not load retired regularities at a close: it names their ids.
 * **One regularity per routine.** A proposal whose trigger, behavior and weekday set match an
   active or weakening regularity (its *family*, ``regularities.family_key``) is not tracked
   again with another window: the miner re-derives windows from the latest days, and without
@@ -50,7 +54,12 @@ from memory.engine.regularities import (
 )
 from memory.engine.validate import IndexCache, Verdict, validate_segment
 
-MINING_DAYS = 28  # our choice: four weeks of closed days feed the miner (replay reads all)
+MINING_DAYS = 28  # our choice: four weeks of closed days feed the miner
+# Our choice: a new proposal is replayed over the last thirteen weeks of closed days (every
+# weekday thirteen times, a season's routines). Reading every closed day would make each close
+# cost more as history grows (ARCHITECTURE.md: cost follows the day, not history), and a
+# routine's standing a season ago says little about whether it holds now.
+REPLAY_DAYS = 91
 
 Extractor = Callable[..., tuple[Segment, ...]]
 Miner = Callable[..., tuple[Proposal, ...]]
@@ -243,7 +252,7 @@ class DayAdvance:
     """What one closed day did to the regularities: new states, new ones, the day's outcomes.
 
     ``assessments`` maps a regularity id to the assessments to store: one for an existing
-    regularity (the new day), every closed day for a new one (its replay).
+    regularity (the new day), every day of its replay for a new one.
     """
 
     tracked: Mapping[str, Tracked]
@@ -257,20 +266,22 @@ def advance_regularities(
     closed: DayRecord,
     *,
     miner: Miner | None = None,
+    retired: Collection[str] = (),
 ) -> DayAdvance:
     """Assess every known regularity on ``closed``, then mine and replay new proposals.
 
     ``history`` holds the records of the days closed before ``closed`` (any order; one per
-    date). A regularity whose ``last_day`` is at or after ``closed.day`` is left as it is, so
-    calling this twice for one day changes nothing.
+    date; only the last :data:`REPLAY_DAYS` are read, so a caller may pass just those). A
+    regularity whose ``last_day`` is at or after ``closed.day`` is left as it is, so calling
+    this twice for one day changes nothing. ``retired`` names retired regularities not in
+    ``tracked`` (the service leaves them unloaded); retired ones in ``tracked`` count alike.
     """
 
-    find = miner or mine
     updated = dict(tracked)
     outcomes: dict[str, tuple[Assessment, ...]] = {}
     for rid in sorted(tracked):
         t = tracked[rid]
-        if t.state.rejected is not None:
+        if t.state.rejected is not None or t.state.state == "retired":
             continue
         if t.state.last_day is not None and t.state.last_day >= closed.day:
             continue
@@ -278,14 +289,20 @@ def advance_regularities(
         updated[rid] = Tracked(rid, t.proposal, advance(t.state, a))
         outcomes[rid] = (a,)
 
-    days = one_per_date([*history, closed])
+    days = [r for r in one_per_date([*history, closed]) if (closed.day - r.day).days < REPLAY_DAYS]
     recent = [r for r in days if (closed.day - r.day).days < MINING_DAYS]
-    known: Collection[str] = {proposal_key(t.proposal) for t in tracked.values()}
     families = {
         family_key(t.proposal) for t in updated.values() if t.state.state in ("active", "weakening")
     }
     new_ids: list[str] = []
-    for proposal in find(recent, known=known):
+    # What is tracked (retired or not) is not proposed again: named by id to the miner (a set of
+    # ids costs nothing to build; keys would be rebuilt for every tracked proposal at every
+    # close), by key to a miner passed in.
+    if miner is None:
+        proposed = mine(recent, known_ids=frozenset(tracked) | frozenset(retired))
+    else:
+        proposed = miner(recent, known={proposal_key(t.proposal) for t in tracked.values()})
+    for proposal in proposed:
         if validate_proposal(proposal) is not None:
             continue  # a malformed proposal fails closed and is not kept
         rid = regularity_id(proposal)

@@ -37,7 +37,8 @@ a mined proposal is a *candidate* until replay activates it. The rule, in order:
    the other group has ``MIN_FULFILLED`` days with the trigger in the window (enough to say it
    differs), and the other group's fulfilment rate is at most ``1 / CONCENTRATION`` of the
    group's. The variant gets its own window from its own days.
-6. **Output.** Proposals whose ``proposal_key`` is in ``known`` are skipped; the rest are ranked
+6. **Output.** Proposals whose ``proposal_key`` is in ``known`` (or whose regularity id is in
+   ``known_ids``) are skipped; the rest are ranked
    by support (days, more first), then key, and at most ``limit`` are returned. Every one passes
    ``validate_proposal``.
 
@@ -57,6 +58,7 @@ from datetime import date, datetime, time
 
 from memory.engine.canonical import Canonical, canonical, is_scalar
 from memory.engine.records import DayRecord, Path, Predicate, Proposal, Scalar
+from memory.engine.refs import regularity_id
 from memory.engine.regularities import (
     MIN_FULFILLED,
     one_per_date,
@@ -102,14 +104,17 @@ def mine(
     records: Sequence[DayRecord],
     *,
     known: Collection[str] = (),
+    known_ids: Collection[str] = (),
     limit: int = MINE_LIMIT,
 ) -> tuple[Proposal, ...]:
-    """Candidate proposals mined from ``records`` (see the module docstring for the rule)."""
+    """Candidate proposals mined from ``records`` (see the module docstring for the rule);
+    ``known`` and ``known_ids`` name proposals to skip by key and by regularity id."""
     if limit <= 0:
         return ()
     days = one_per_date(records)
     preds, index = _scan(days)
     known_keys = frozenset(known)
+    skipped_ids = frozenset(known_ids)
     found: dict[str, tuple[int, Proposal]] = {}
     for trig in preds:
         for beh in preds:
@@ -131,7 +136,12 @@ def mine(
                 proposal = Proposal(pt, pb, window, weekdays)
                 support = _support(index, trig, beh, window, weekdays)
                 key = proposal_key(proposal)
-                if support < MIN_SUPPORT_DAYS or key in known_keys or validate_proposal(proposal):
+                if (
+                    support < MIN_SUPPORT_DAYS
+                    or key in known_keys
+                    or validate_proposal(proposal)
+                    or (skipped_ids and regularity_id(proposal) in skipped_ids)
+                ):
                     continue
                 found[key] = (support, proposal)
     ranked = sorted(found.items(), key=lambda kv: (-kv[1][0], kv[0]))

@@ -38,6 +38,15 @@ WILSON_Z = 1.96
 # MIN_FULFILLED of them) whatever the trigger is a habit: shown and usable as context, never a
 # deviation alert (it fails the lift margin by construction).
 HABIT_SHARE = 0.9
+# Our choice: a candidate gets 28 observable days from its first fulfilled day to pass
+# activation; one that has not by then is retired: no longer assessed at each close, offered to
+# retrieval, or tracked again under the same proposal (the routine may come back under another
+# window). Four weeks, the miner's window (day.MINING_DAYS): every weekday four times, enough
+# for the three fulfilled and two contrast days activation asks, so a trigger that has not
+# shown it raises the behavior by then is not predictive. Without it, every proposal ever mined
+# is assessed at every close and a close costs more each day (a desktop's miner proposes tens
+# a day, the same routines under new windows, nearly all never activating).
+RETIRE_AFTER_DAYS = 28
 # Lifecycle (ProactMem): consecutive violations that weaken, then put to sleep, an active one.
 WEAKENING_AFTER = 2
 DORMANT_AFTER = 4
@@ -58,7 +67,7 @@ ELIGIBLE: frozenset[str] = frozenset({"fulfilled", "violated"})
 # Observable, applicable days: the denominator of base (and of nothing else).
 OBSERVABLE: frozenset[str] = frozenset({"fulfilled", "violated", "not_triggered"})
 
-LifecycleState = Literal["candidate", "habit", "active", "weakening", "dormant"]
+LifecycleState = Literal["candidate", "habit", "active", "weakening", "dormant", "retired"]
 
 
 class MalformedProposal(ValueError):
@@ -444,6 +453,8 @@ class RegularityState:
     transitions: tuple[Transition, ...] = ()
     last_day: date | None = None
     rejected: str | None = None  # a malformed proposal stays a candidate, never processed
+    # Observable days as a candidate since its first fulfilled day as one (retirement).
+    trial_days: int = 0
 
     @property
     def n_f(self) -> int:
@@ -477,12 +488,33 @@ def advance(state: RegularityState, a: Assessment) -> RegularityState:
     - dormant: the tally restarts empty at the day it went dormant and replays every later day;
       the first eligible day after it makes it a candidate again (and is the first eligible day
       of the new replay), which then activates only by passing replay over those days.
+    - a candidate that has not activated ``RETIRE_AFTER_DAYS`` observable days after its first
+      fulfilled day as one is retired, and a retired one changes no more.
     """
-    if state.rejected is not None:
+    if state.rejected is not None or state.state == "retired":
         return state
     if state.last_day is not None and a.day <= state.last_day:
         return state
-    s = replace(state, last_day=a.day)
+    s = _lifecycle(replace(state, last_day=a.day), a)
+    if s.state != "candidate":
+        return replace(s, trial_days=0) if s.trial_days else s
+    # The trial starts at the first fulfilled day as a candidate (a routine replayed over days
+    # before it began is not on trial yet), and again whenever it becomes a candidate anew.
+    held = state.trial_days if state.state == "candidate" else 0
+    on_trial = a.outcome in OBSERVABLE and (held > 0 or a.outcome == "fulfilled")
+    trial = held + 1 if on_trial else held
+    s = replace(s, trial_days=trial)
+    if trial >= RETIRE_AFTER_DAYS:
+        reason = (
+            f"not activated {RETIRE_AFTER_DAYS} observable days after it was first fulfilled: "
+            "the trigger does not raise the behavior enough to predict it"
+        )
+        return _move(s, a, "retired", reason)
+    return s
+
+
+def _lifecycle(s: RegularityState, a: Assessment) -> RegularityState:
+    """:func:`advance` for a state that takes the day, before retirement."""
     if s.state in ("candidate", "habit"):
         s = _activate_if_due(replace(s, tally=s.tally.add(a)), a)
         if s.state == "candidate" and s.tally.habit:

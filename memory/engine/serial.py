@@ -72,6 +72,7 @@ STATE_FIELDS = (
     "untriggered_behavior",
     "base",
     "margin",
+    "trial_days",
 )
 
 
@@ -93,6 +94,7 @@ def state_to_fields(s: RegularityState) -> dict[str, Any]:
         "untriggered_behavior": s.tally.untriggered_behavior,
         "base": s.tally.base,
         "margin": s.tally.margin,
+        "trial_days": s.trial_days,
     }
 
 
@@ -115,6 +117,7 @@ def state_from_fields(fields: Mapping[str, Any]) -> RegularityState:
         violation_facts=tuple(fields.get("violation_facts") or ()),
         last_day=last_day,
         rejected=fields.get("rejected") or None,
+        trial_days=int(fields.get("trial_days") or 0),
     )
 
 

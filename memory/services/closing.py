@@ -26,7 +26,14 @@ from aframes_web.streams.names import said_of
 from aframes_web.streams.selectors import day_tallies
 from memory import llm, selectors
 from memory.engine import words
-from memory.engine.day import ClosedDay, DayCache, Tracked, advance_regularities, close_day
+from memory.engine.day import (
+    REPLAY_DAYS,
+    ClosedDay,
+    DayCache,
+    Tracked,
+    advance_regularities,
+    close_day,
+)
 from memory.engine.extract import extract_day
 from memory.engine.llm_extract import llm_extractor
 from memory.engine.records import EngineEvent
@@ -208,8 +215,15 @@ def _close_day_locked(entity: Entity, day: date, late: int = 0) -> Trajectory:
     events = selectors.day_events(entity, day)
     closed = close_events(entity, day, events, final=True)
     trajectory = _store_trajectory(entity, closed, len(events), late)
-    history = selectors.day_records(entity, (d for d in selectors.closed_days(entity) if d < day))
-    step = advance_regularities(selectors.tracked(entity), history, closed.record)
+    # Only the replay window is read: what a close reads does not grow with history.
+    history = selectors.day_records(
+        entity,
+        (d for d in selectors.closed_days(entity) if d < day and (day - d).days < REPLAY_DAYS),
+    )
+    # Retired regularities are named, not loaded: what a close reads stays bounded.
+    step = advance_regularities(
+        selectors.tracked(entity), history, closed.record, retired=selectors.retired_ids(entity)
+    )
     _store_regularities(entity, day, step.tracked, step.new_ids, step.assessments)
     return trajectory
 
@@ -284,6 +298,28 @@ def _store_trajectory(
     return trajectory
 
 
+def _save_states(rows: Sequence[Regularity]) -> None:
+    """Write the lifecycle columns of ``rows``: one plain UPDATE per row, sent together
+    (``executemany``; psycopg pipelines them). Django's ``bulk_update`` builds one CASE per
+    column over every row, whose cost grows with rows times columns: a day close updates
+    every regularity it assessed, thousands on a long desktop history."""
+    if not rows:
+        return
+    fields = [Regularity._meta.get_field(name) for name in (*STATE_FIELDS, "updated_at")]
+    quote = connection.ops.quote_name
+    sql = (
+        f"UPDATE {quote(Regularity._meta.db_table)} SET "
+        + ", ".join(f"{quote(f.column)} = %s" for f in fields)
+        + f" WHERE {quote(Regularity._meta.pk.column)} = %s"
+    )
+    params = [
+        [f.get_db_prep_save(getattr(row, f.attname), connection) for f in fields] + [row.pk]
+        for row in rows
+    ]
+    with connection.cursor() as cursor:
+        cursor.executemany(sql, params)
+
+
 def _store_regularities(
     entity: Entity,
     day: date,
@@ -317,14 +353,12 @@ def _store_regularities(
     )
     if created and created[0].pk is None:  # a backend that does not return ids
         created = list(Regularity.objects.filter(entity=entity, rid__in=[r.rid for r in created]))
-    changed = []
+    now = timezone.now()
     for rid, row in rows.items():
         for name, value in state_to_fields(tracked[rid].state).items():
             setattr(row, name, value)
-        row.updated_at = timezone.now()
-        changed.append(row)
-    if changed:
-        Regularity.objects.bulk_update(changed, [*STATE_FIELDS, "updated_at"], batch_size=500)
+        row.updated_at = now
+    _save_states(list(rows.values()))
     by_rid = {**rows, **{r.rid: r for r in created}}
     AssessmentRow.objects.bulk_create(
         [

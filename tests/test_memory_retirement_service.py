@@ -1,0 +1,87 @@
+"""Over a long history the service retires candidates as the engine does, and a day close reads
+only what it must: the live regularities, the retired ones by id, the replay window's days."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from aframes_web.streams.services import entity_create, events_ingest
+from benchmark.synthetic.memory_streams import ZONES, generate, local_day
+from memory import selectors
+from memory.engine.decide import RulesPolicy
+from memory.engine.serial import state_to_fields
+from memory.engine.stream import MemoryStream
+from memory.models import Regularity
+from memory.services import closing
+
+pytestmark = pytest.mark.django_db
+DAYS = 45  # past the 28-day trial, so candidates retire
+
+
+def _grown(team: Any, commits: Any) -> tuple[Any, list[date]]:
+    items = generate("home", days=DAYS, seed=7, start=date(2025, 1, 6))
+    entity = entity_create(team=team, key="long", scope="home", timezone_name=ZONES["home"])
+    by_day: dict[date, list[dict[str, Any]]] = {}
+    for item in items:
+        by_day.setdefault(local_day(item, "home"), []).append(item)
+    for day in sorted(by_day):
+        with commits(execute=True):  # what ingestion queues runs (tasks eager): days close
+            events_ingest(entity=entity, items=by_day[day])
+    return entity, sorted(by_day)
+
+
+def test_the_service_retires_what_the_engine_retires_and_keeps_the_same_states(
+    team: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    entity, days = _grown(team, django_capture_on_commit_callbacks)
+    closed = sorted(selectors.closed_days(entity))
+    assert len(closed) == DAYS - 1
+    engine = MemoryStream("home", ZoneInfo(ZONES["home"]), RulesPolicy())
+    for day in days:
+        for event in selectors.day_events(entity, day):
+            engine.ingest(event)
+    engine.close_through(closed[-1] + timedelta(days=1))
+    retired = {rid for rid, t in engine.tracked.items() if t.state.state == "retired"}
+    assert retired, "nothing retired over the long history"
+    assert selectors.retired_ids(entity) == retired
+    live = selectors.tracked(entity)
+    assert set(live) == set(engine.tracked) - retired
+    for rid, t in live.items():
+        assert state_to_fields(t.state) == state_to_fields(engine.tracked[rid].state), rid
+    stored = Regularity.objects.get(entity=entity, rid=min(retired))
+    assert stored.state == "retired" and stored.trial_days == 28
+
+
+def test_a_close_reads_live_regularities_and_the_replay_windows_days_only(
+    team: Any, monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
+) -> None:
+    entity, days = _grown(team, django_capture_on_commit_callbacks)
+    read: dict[str, Any] = {}
+    day_records, tracked = selectors.day_records, selectors.tracked
+
+    def records_spy(entity: Any, wanted: Any = None) -> Any:
+        read["days"] = sorted(wanted)
+        return day_records(entity, read["days"])
+
+    def tracked_spy(entity: Any, states: Any = None) -> Any:
+        read["tracked"] = found = tracked(entity, states)
+        return found
+
+    monkeypatch.setattr(selectors, "day_records", records_spy)
+    monkeypatch.setattr(selectors, "tracked", tracked_spy)
+    monkeypatch.setattr(closing, "REPLAY_DAYS", 10)
+    day = days[-1]
+    with django_capture_on_commit_callbacks(execute=True):
+        events_ingest(entity=entity, items=_next_day(day))  # the last day closes
+    assert selectors.closed_days(entity) >= {day}
+    assert read["days"] == [day - timedelta(days=n) for n in range(9, 0, -1)]
+    assert all(t.state.state != "retired" for t in read["tracked"].values())
+
+
+def _next_day(day: date) -> list[dict[str, Any]]:
+    later = generate("home", days=1, seed=8, start=day + timedelta(days=1))
+    return [{**item, "source_key": f"next-{item['source_key']}"} for item in later[:5]]
