@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 8000
 
-.PHONY: run test test-unit test-browser lint typecheck docs docs-serve install install-dev demo bench bench-ingest bench-import bench-sync bench-compiler bench-pipeline bench-memory bench-proactivestream bench-labels bench-queues bench-export bench-annotation bench-api bench-chaos bench-qa mutation clean
+.PHONY: run test test-unit test-browser lint typecheck docs docs-serve install install-dev demo bench bench-ingest bench-import bench-sync bench-compiler bench-pipeline bench-memory bench-proactivestream bench-labels bench-queues bench-export bench-annotation bench-api bench-scale bench-chaos bench-qa mutation clean
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; sys.exit("Aframes needs Python 3.11 or newer") if sys.version_info < (3, 11) else None'
@@ -54,7 +54,7 @@ docs-serve: install-dev
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:8001
 
 ## Benchmarks: heavy runs, never part of make test. Each prints a report ending in one JSON line.
-bench: bench-labels bench-queues bench-export bench-ingest bench-import bench-sync bench-compiler bench-pipeline bench-memory bench-proactivestream bench-annotation bench-api bench-cost bench-routines bench-qa
+bench: bench-labels bench-queues bench-export bench-ingest bench-import bench-sync bench-compiler bench-pipeline bench-memory bench-proactivestream bench-annotation bench-api bench-scale bench-cost bench-routines bench-qa
 
 bench-ingest: install-dev
 	$(BIN)/python -m perf.ingest
@@ -73,6 +73,9 @@ bench-memory: install-dev
 
 bench-proactivestream: install-dev
 	$(BIN)/python -m perf.proactivestream
+
+bench-scale: install-dev
+	$(BIN)/python -m perf.scale
 
 bench-queues: install-dev
 	$(BIN)/python -m perf.queues

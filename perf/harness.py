@@ -95,6 +95,24 @@ def server_env(
     return env
 
 
+# What the benchmark in this process runs on, said in its report and put in its JSON line.
+SERVICES: dict[str, str] = {}
+
+
+def services_of(env: Mapping[str, str]) -> str:
+    """The database and broker ``env`` names, in words, without credentials."""
+    db = urlsplit(env["DATABASE_URL"])
+    where = f"{db.hostname or 'localhost'}:{db.port or 5432}"
+    said = f"PostgreSQL database {db.path.lstrip('/')} at {where}"
+    redis = env.get("REDIS_URL")
+    if redis:
+        r = urlsplit(redis)
+        said += f"; Redis database {r.path.lstrip('/') or '0'} at {r.hostname}:{r.port or 6379}"
+    else:
+        said += "; no Redis reachable: tasks on the filesystem broker"
+    return said
+
+
 def manage(env: dict[str, str], *args: str) -> str:
     done = subprocess.run(
         [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True
@@ -115,6 +133,8 @@ def scratch_instance(
     """
     with tempfile.TemporaryDirectory(prefix="aframes-bench-") as tmp:
         env = server_env(Path(tmp), database, redis_db)
+        SERVICES["services"] = used = services_of(env)
+        print(f"Services: {used}", flush=True)
         if "REDIS_URL" in env:
             Redis.from_url(env["REDIS_URL"]).flushdb()
         recreate_database(env["DATABASE_URL"])
@@ -292,6 +312,8 @@ def median(values: list[float]) -> float:
 
 def finish(name: str, figures: dict[str, Any]) -> None:
     """Write the figures to bench-results/NAME.json and print them as the last line."""
+    if SERVICES:
+        figures = {**figures, **{k: v for k, v in SERVICES.items() if k not in figures}}
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / f"{name}.json").write_text(json.dumps(figures, indent=2) + "\n")
     print(json.dumps(figures))
