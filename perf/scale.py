@@ -19,6 +19,8 @@ services in one process (``perf.scale_run``), as a worker and the web server run
    each asked once (*cold*) and again (*warm*: a desktop's cached rendering); the entity's
    calendar, day, memory and team pages; and the bytes the memory and event tables grew by,
    per closed entity-day.
+   Decisions and pages are timed after ``VACUUM ANALYZE`` (the planner's statistics as
+   autovacuum keeps them in production, not a day's rows it has not seen yet).
 3. **A team of ``--entities``**: home entities with three days each are added, then the team
    page and the team's decisions page are timed.
 
