@@ -13,7 +13,7 @@ import pytest
 from aframes_web.streams.models import Entity, Event
 from aframes_web.streams.services import entity_create, events_ingest
 from memory.models import Decision, Fact, Regularity, Segment, Trajectory
-from memory.services.closing import memory_close_due, memory_rebuild
+from memory.services.closing import late_days, memory_close_due, memory_rebuild
 from memory.services.deciding import DecideRejected, decide_batch, memory_decide
 from tests.home_streams import START, motion, routine_day, stream
 
@@ -228,6 +228,29 @@ def test_an_event_late_for_a_closed_day_rebuilds_memory_to_what_a_rebuild_gives(
     memory_rebuild(entity=home)
     assert memory_rows(home) == incremental
     assert Trajectory.objects.get(entity=home, day=day.day).late_events == 1
+
+
+def test_late_days_are_found_by_one_count_when_none_came_late(
+    home: Entity, django_assert_num_queries: Any
+) -> None:
+    # Grouping every event by its local day would cost each close more as history grows: when
+    # the events up to the newest closed day are as many as the closed days took in, one count
+    # says nothing came late.
+    decide_batch(entity=home, items=stream(5))
+    with django_assert_num_queries(2):
+        assert late_days(home) == {}
+    # A late event stored behind maintenance's back (ingestion would rebuild memory at once).
+    first = Event.objects.filter(entity=home).order_by("occurred_at").first()
+    Event.objects.create(
+        entity=home,
+        occurred_at=first.occurred_at + timedelta(days=1, minutes=1),
+        kind=first.kind,
+        source_key="late-1",
+        payload=first.payload,
+        received_at=first.received_at,
+    )
+    with django_assert_num_queries(3):
+        assert late_days(home) == {START + timedelta(days=1): 1}
 
 
 def test_a_day_imported_after_later_days_closed_is_taken_in_by_a_rebuild(home) -> None:
