@@ -8,7 +8,18 @@ from datetime import date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from django.db.models import Count, Max, Min, Q, QuerySet, Sum
+from django.db.models import (
+    Count,
+    DateTimeField,
+    IntegerField,
+    Max,
+    Min,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Sum,
+)
 from django.db.models.functions import Coalesce, TruncDate
 
 from aframes_web.streams.models import Entity, EntityDay, Event, ImportJob
@@ -28,12 +39,21 @@ def entity_get(*, team: Team, key: str) -> Entity | None:
 
 
 def entity_overview(*, team: Team) -> QuerySet[Entity]:
-    """Entities with days captured, events and last activity, for lists and dashboards."""
+    """Entities with days captured, events and last activity, for lists and dashboards.
+
+    Each figure is a subquery over the entity's day summaries, not a join: joined, every
+    further per-entity figure a list adds would be worked out once per day of history (a year
+    of days made the team page of 100 entities take 0.27 s)."""
+    days = EntityDay.objects.filter(entity=OuterRef("pk")).order_by().values("entity")
+
+    def of(figure: Any, field: Any) -> Subquery:
+        return Subquery(days.annotate(v=figure).values("v"), output_field=field)
+
     return entities_for_team(team=team).annotate(
-        days_captured=Count("days", distinct=True),
+        days_captured=Coalesce(of(Count("pk"), IntegerField()), 0),
         # Zero, not null, for an entity with no events yet.
-        event_total=Coalesce(Sum("days__event_count"), 0),
-        last_activity=Max("days__last_at"),
+        event_total=Coalesce(of(Sum("event_count"), IntegerField()), 0),
+        last_activity=of(Max("last_at"), DateTimeField()),
     )
 
 
