@@ -178,7 +178,7 @@ class _Memories:
     deterministic extractors cite exactly their events, so on most streams that is the whole
     run); at the first rejection the unvalidated memory is built on its own from the steps so
     far and goes on separately. The decisions are the ones separate memories give
-    (``tests/test_replay_point_by_point.py`` holds both ways equal).
+    (``tests/test_replay_shared_memory.py`` holds both ways equal).
     """
 
     def __init__(self, seen: Stream, variants: Sequence[str]) -> None:
@@ -230,19 +230,10 @@ class _Memories:
         for index, step in enumerate(steps[: number - 1], start=1):
             if isinstance(step, StreamEvent):
                 alone.ingest(engine_event(step))
-            else:
-                current = (
-                    engine_event(self._event(step.event_id))
-                    if step.event_id is not None
-                    else point_event(step, index)
-                )
-                if current.kind == POINT_KIND:
-                    alone.note_point(current)
+            elif step.event_id is None:  # a point on its own event is decided, not noted
+                alone.note_point(point_event(step, index))
         self.own[UNVALIDATED] = alone
         self.shared = False
-
-    def _event(self, event_id: int) -> StreamEvent:
-        return next(e for e in self.seen.events if e.id == event_id)
 
 
 def _decide_all(

@@ -113,6 +113,32 @@ def services_of(env: Mapping[str, str]) -> str:
     return said
 
 
+# A long SYNTHETIC upload: one event repeated, so the worker reads and checks every line and
+# stores one; queued (UPLOAD_JOB, for `manage.py shell -c`) as the dashboard queues an upload.
+UPLOAD_LINE = json.dumps(
+    {"occurred_at": "2026-03-01T08:00:00Z", "kind": "snapshot", "source_key": "same",
+     "payload": {"app": "X"}}
+)  # fmt: skip
+UPLOAD_JOB = """
+from django.core.files.uploadedfile import TemporaryUploadedFile
+from aframes_web.streams.uploads import import_job_create
+from aframes_web.teams.models import Team
+upload = TemporaryUploadedFile("bulk.jsonl", "application/x-ndjson", 0, None)
+upload.file.close()
+upload.file = open({path!r}, "rb")
+job = import_job_create(team=Team.objects.get(slug="bench"), user=None, format_name="jsonl",
+                        entity_key="bulk", upload=upload, scope="desktop", tz="UTC")
+print(job.pk)
+"""
+
+
+def write_upload(path: Path, lines: int) -> None:
+    """The long upload of ``lines`` lines (UPLOAD_LINE repeated) at ``path``."""
+    with path.open("w") as handle:
+        for _ in range(lines):
+            handle.write(UPLOAD_LINE + "\n")
+
+
 def manage(env: dict[str, str], *args: str) -> str:
     done = subprocess.run(
         [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True

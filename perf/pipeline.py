@@ -45,6 +45,7 @@ import psycopg
 from benchmark.synthetic.desktop import generate_day, generate_days, write_jsonl
 from perf.harness import (
     ROOT,
+    UPLOAD_JOB,
     fail,
     finish,
     manage,
@@ -55,6 +56,7 @@ from perf.harness import (
     running_server,
     scratch_instance,
     stop,
+    write_upload,
 )
 
 TZ = "Europe/Berlin"
@@ -266,20 +268,6 @@ def history(env: dict[str, str], db: psycopg.Connection, days: int, seed: int) -
     }
 
 
-# An upload queued as the dashboard queues one: the import runs on a worker (the imports queue).
-QUEUE_IMPORT = """
-from django.core.files.uploadedfile import TemporaryUploadedFile
-from aframes_web.streams.uploads import import_job_create
-from aframes_web.teams.models import Team
-upload = TemporaryUploadedFile("bulk.jsonl", "application/x-ndjson", 0, None)
-upload.file.close()
-upload.file = open({path!r}, "rb")
-job = import_job_create(team=Team.objects.get(slug="bench"), user=None, format_name="jsonl",
-                        entity_key="bulk", upload=upload, scope="desktop", tz="UTC")
-print(job.pk)
-"""
-
-
 def during_import(
     env: dict[str, str], base: str, key: str, db: psycopg.Connection, folder: Path, args: Any
 ) -> dict[str, Any]:
@@ -288,19 +276,13 @@ def during_import(
     upload (SYNTHETIC: ``--import-lines`` JSONL lines of one repeated event, every line read and
     checked) is imported on the imports queue."""
     big = folder / "bulk.jsonl"
-    line = json.dumps(
-        {"occurred_at": "2026-03-01T08:00:00Z", "kind": "snapshot", "source_key": "same",
-         "payload": {"app": "X"}}
-    )  # fmt: skip
-    with big.open("w") as handle:
-        for _ in range(args.import_lines):
-            handle.write(line + "\n")
+    write_upload(big, args.import_lines)
     with (
         celery_worker(env, folder / "live.log", queues="live", name="live"),
         celery_worker(env, folder / "bulk.log", queues="imports,benchmark", name="bulk"),
     ):
         quiet = freshness(base, key, db, args.batches, args.seed, entity="split-quiet")
-        job = int(manage(env, "shell", "-c", QUEUE_IMPORT.format(path=str(big))).split()[-1])
+        job = int(manage(env, "shell", "-c", UPLOAD_JOB.format(path=str(big))).split()[-1])
         deadline = time.monotonic() + 60
         while _job_status(db, job) != "running":
             if time.monotonic() > deadline:

@@ -26,7 +26,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from perf.harness import ROOT, fail, finish, free_port, wait_healthy
+from perf.harness import ROOT, UPLOAD_JOB, fail, finish, free_port, wait_healthy, write_upload
 
 MANAGE = [sys.executable, str(ROOT / "manage.py")]
 WAIT_S = 300  # longer than any import here: past it the day counts as starved
@@ -49,19 +49,6 @@ def _call(base: str, token: str, path: str, body: Any = None) -> Any:
     with urllib.request.urlopen(request, timeout=30) as answer:
         return json.loads(answer.read())
 
-
-JOB = """
-from django.core.files.uploadedfile import TemporaryUploadedFile
-from aframes_web.streams.uploads import import_job_create
-from aframes_web.teams.models import Team
-path = {path!r}
-upload = TemporaryUploadedFile("bulk.jsonl", "application/x-ndjson", 0, None)
-upload.file.close()
-upload.file = open(path, "rb")
-job = import_job_create(team=Team.objects.get(slug="bench"), user=None, format_name="jsonl",
-                        entity_key="bulk", upload=upload, scope="desktop", tz="UTC")
-print(job.pk)
-"""
 
 STATUS = """
 from aframes_web.streams.models import ImportJob
@@ -91,18 +78,8 @@ def main(argv: list[str] | None = None) -> int:
         _manage(env, "create_team", "bench")
         token = _manage(env, "create_token", "bench", "t", "--scopes", "read,write", "--quiet")
         token = token.strip()
-        line = json.dumps(
-            {
-                "occurred_at": "2026-03-01T08:00:00Z",
-                "kind": "snapshot",
-                "source_key": "same",
-                "payload": {"app": "X"},
-            }
-        )
         big = folder / "bulk.jsonl"
-        with big.open("w") as handle:
-            for _ in range(args.lines):
-                handle.write(line + "\n")
+        write_upload(big, args.lines)
         print(f"SYNTHETIC import: {args.lines:,} lines ({big.stat().st_size / 1e6:.0f} MB)")
         port = free_port()
         base = f"http://127.0.0.1:{port}"
@@ -119,7 +96,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  manage.py serve: {server.stdout.readline().strip()}")
             wait_healthy(base, server, 60, "manage.py serve")
             _call(base, token, "/api/v1/entities", {"key": "desk", "scope": "desktop"})
-            job = _manage(env, "shell", "-c", JOB.format(path=str(big))).strip().splitlines()[-1]
+            job = (
+                _manage(env, "shell", "-c", UPLOAD_JOB.format(path=str(big)))
+                .strip()
+                .splitlines()[-1]
+            )
             time.sleep(3)  # the import is under way
             rows = [
                 {

@@ -106,16 +106,32 @@ def _get(client: Client, path: str) -> None:
         b"".join(response.streaming_content)
 
 
-def table_bytes(tables: Sequence[str]) -> int:
-    """The tables' size on disk with their indexes, after VACUUM ANALYZE (sizes as they settle,
-    not mid-insert free space). An entity's share is the growth while only it is written."""
+def vacuum() -> None:
+    """VACUUM ANALYZE: table sizes as they settle (not mid-insert free space), and the
+    planner's statistics as autovacuum keeps them in production, so nothing is timed on a
+    day's fresh rows the planner has not seen."""
     with connection.cursor() as cursor:
         cursor.execute("VACUUM ANALYZE")
+
+
+def table_bytes(tables: Sequence[str]) -> int:
+    """The tables' size on disk with their indexes (after :func:`vacuum`). An entity's share
+    is the growth while only it is written."""
+    with connection.cursor() as cursor:
         total = 0
         for table in tables:
             cursor.execute("SELECT pg_total_relation_size(%s)", [table])
             total += int(cursor.fetchone()[0])
     return total
+
+
+def _timed(client: Client, paths: dict[str, str], rounds: int) -> dict[str, list[float]]:
+    """Each page of ``paths`` asked ``rounds`` times in turn: its times in ms, by name."""
+    found: dict[str, list[float]] = {name: [] for name in paths}
+    for _ in range(rounds):
+        for name, path in paths.items():
+            found[name].append(_ms(lambda path=path: _get(client, path)))
+    return found
 
 
 def _pages(client: Client, team: str, key: str, day: date, rounds: int) -> dict[str, list[float]]:
@@ -125,11 +141,7 @@ def _pages(client: Client, team: str, key: str, day: date, rounds: int) -> dict[
         "day": reverse("dashboard:day", args=[team, key, day]),
         "memory": reverse("dashboard:memory", args=[team, key]),
     }
-    found: dict[str, list[float]] = {name: [] for name in paths}
-    for _ in range(rounds):
-        for name, path in paths.items():
-            found[name].append(_ms(lambda path=path: _get(client, path)))
-    return found
+    return _timed(client, paths, rounds)
 
 
 def agent_reads(entity: Any, day: date) -> list[str]:
@@ -170,6 +182,7 @@ def grow(
     items = generate(scope, days=days + 1, seed=seed, start=start)
     by_day = _by_day(items, scope)
     key = f"scale-{scope}"
+    vacuum()
     before = (table_bytes(memory_tables), table_bytes(EVENT_TABLES))
     entity = entity_create(team=team, key=key, scope=scope, timezone_name=zone.key)
     grown = Grown(scope, key, days, 0.0)
@@ -229,7 +242,7 @@ def _measure(
     # then its next events are decided one by one on the request path only (maintenance
     # queued, as bench-memory does), then the rest arrive by plain ingestion.
     events_ingest(entity=entity, items=todays[:1])
-    table_bytes(())  # VACUUM ANALYZE: the planner's statistics as autovacuum keeps them
+    vacuum()
     app.conf.task_always_eager = False
     latency = []
     for item in todays[1 : 1 + decide_max]:
@@ -246,8 +259,7 @@ def _measure(
     paths = agent_reads(entity, day)
     cold = [_ms(lambda p=p: _get(agent, p)) for p in paths]
     warm = [_ms(lambda p=p: _get(agent, p)) for p in paths]
-    # Sizes first: their VACUUM ANALYZE leaves the planner the statistics autovacuum keeps in
-    # production, so the pages are not timed on a day's fresh rows the planner has not seen.
+    vacuum()  # before the sizes and the pages
     memory_bytes = table_bytes(memory_tables) - before[0]
     event_bytes = table_bytes(EVENT_TABLES) - before[1]
     pages = _pages(browser, team, entity.key, day - timedelta(days=1), rounds)
@@ -275,16 +287,12 @@ def team_of(
         if number % 20 == 0:
             progress(f"    team: {number} of {entities} entities")
     build_s = time.perf_counter() - began
-    table_bytes(())  # VACUUM ANALYZE: statistics as autovacuum keeps them (see _measure)
+    vacuum()
     paths = {
         "team": reverse("dashboard:team", args=[team.slug]),
         "team_page_2": reverse("dashboard:team", args=[team.slug]) + "?page=2",
     }
-    found: dict[str, list[float]] = {name: [] for name in paths}
-    for _ in range(rounds):
-        for name, path in paths.items():
-            found[name].append(_ms(lambda path=path: _get(browser, path)))
-    return Team100(team.entities.count(), build_s, found)
+    return Team100(team.entities.count(), build_s, _timed(browser, paths, rounds))
 
 
 def browser_for(team: Team) -> Client:
