@@ -204,6 +204,7 @@ def store_snapshot_by_hand(entity: Entity, event_id: int, at: str) -> None:
     from django.utils import timezone
 
     from aframes_web.streams.models import Event
+    from aframes_web.streams.services import events_counted
 
     Event.objects.create(
         id=event_id,
@@ -215,6 +216,7 @@ def store_snapshot_by_hand(entity: Entity, event_id: int, at: str) -> None:
         payload={"app": "Late", "window": "w"},
         received_at=timezone.now(),
     )
+    events_counted(entity.pk, 1)  # as every insert of the product counts it
 
 
 # The annotation workbench's team and streams (tests/workbench.py), for every test module.

@@ -84,3 +84,36 @@ def test_stored_activitywatch_rows_take_the_ids_the_reader_now_gives_them() -> N
     finally:
         executor.loader.build_graph()
         executor.migrate(executor.loader.graph.leaf_nodes())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_events_stored_before_the_tally_are_counted_by_its_migration() -> None:
+    before, after = ("streams", "0007_sensor_names"), ("streams", "0008_event_tally")
+    executor = MigrationExecutor(connection)
+    executor.migrate([before])
+    old = executor.loader.project_state([before]).apps
+    team = old.get_model("teams", "Team").objects.create(slug="acme", name="Acme")
+    Entity = old.get_model("streams", "Entity")
+    Event = old.get_model("streams", "Event")
+    now = datetime(2026, 3, 3, tzinfo=UTC)
+    counts = {"a": 3, "b": 1, "empty": 0}
+    for key, n in counts.items():
+        entity = Entity.objects.create(team=team, scope="home", key=key, name=key, timezone="UTC")
+        for i in range(n):
+            Event.objects.create(
+                entity=entity,
+                occurred_at=START + timedelta(minutes=i),
+                kind="observation",
+                source_key=f"{key}-{i}",
+                payload={},
+                received_at=now,
+            )
+
+    executor.loader.build_graph()
+    executor.migrate([after])
+    try:
+        Tally = executor.loader.project_state([after]).apps.get_model("streams", "EventTally")
+        assert dict(Tally.objects.values_list("entity__key", "stored")) == {"a": 3, "b": 1}
+    finally:
+        executor.loader.build_graph()
+        executor.migrate(executor.loader.graph.leaf_nodes())

@@ -85,6 +85,27 @@ class Event(models.Model):
         return row_id(self.pk, self.source_key)
 
 
+class EventTally(models.Model):
+    """How many events an entity has stored, kept by every insert in the insert's own
+    transaction (``streams.services``), so that "has anything arrived out of order?" is one
+    indexed look-up and a count of the few newest rows, where counting every event of a year
+    of history costs a read of all of it.
+
+    Why a row of its own, not a field of the entity: an entity saved from a stale copy would
+    write an old count back. The row is added to only at the end of an insert's transaction,
+    so concurrent batches of one entity wait for each other only for their commit. Events are
+    never deleted but with their entity, and the count goes with it.
+    """
+
+    entity = models.OneToOneField(
+        Entity, on_delete=models.CASCADE, primary_key=True, related_name="tally"
+    )
+    stored = models.BigIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"{self.entity_id}: {self.stored} events"
+
+
 def row_id(pk: int, source_key: str | None) -> int:
     """The id a compiled document cites an event by: the one its source key fixes (an
     ActivityWatch row keeps its reader's id, so the service and ``python -m compiler day``

@@ -22,7 +22,7 @@ from django.db.models import (
 )
 from django.db.models.functions import Coalesce, TruncDate
 
-from aframes_web.streams.models import Entity, EntityDay, Event, ImportJob
+from aframes_web.streams.models import Entity, EntityDay, Event, EventTally, ImportJob
 from aframes_web.streams.records import PRIVATE_FIELD, TEXT_FIELDS, format_timestamp
 from aframes_web.teams.models import Team
 
@@ -77,6 +77,35 @@ def events_for_entity(
         moment, last_id = after
         events = events.filter(Q(occurred_at__gt=moment) | Q(occurred_at=moment, id__gt=last_id))
     return events.order_by("occurred_at", "id")
+
+
+def events_through(entity_id: int, at: datetime, last_id: int = 0) -> int:
+    """How many of the entity's events come up to the mark (``at``, ``last_id``) in (time, id)
+    order: those before ``at``, and those at ``at`` with an id up to ``last_id`` (0: none).
+
+    Its tally (:class:`EventTally`) less the events after the mark, in one statement, so both
+    are read in one snapshot: the cost follows the events after the mark, few where the mark is
+    the present, not the entity's whole history. An entity with no events has no tally row.
+    """
+    after = (
+        Event.objects.filter(entity_id=entity_id, occurred_at__gte=at)
+        .exclude(occurred_at=at, pk__lte=last_id)
+        .order_by()
+        .values("entity_id")
+        .annotate(n=Count("id"))
+        .values("n")
+    )
+    stored = EventTally.objects.filter(entity_id=entity_id).values("stored")
+    found = (
+        Entity.objects.filter(pk=entity_id)
+        .annotate(
+            stored=Coalesce(Subquery(stored), 0),
+            after=Coalesce(Subquery(after, output_field=IntegerField()), 0),
+        )
+        .values_list("stored", "after")
+        .first()
+    )
+    return 0 if found is None else int(found[0]) - int(found[1])
 
 
 def days_for_entity(*, entity: Entity) -> QuerySet[EntityDay]:

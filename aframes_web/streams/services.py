@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from aframes_web.hooks import Hook
 from aframes_web.streams import names
-from aframes_web.streams.models import Entity, EntityDay, Event
+from aframes_web.streams.models import Entity, EntityDay, Event, EventTally
 from aframes_web.streams.records import (
     SCOPES,
     EventRecord,
@@ -230,6 +230,23 @@ def _copy_insert(entity_id: int, data: bytes, received_at: datetime) -> list[int
         return [row[0] for row in cursor.fetchall()]
 
 
+def events_counted(entity_id: int, added: int) -> None:
+    """Add ``added`` inserted events to the entity's tally (:class:`EventTally`).
+
+    Every insert of events calls this in its own transaction, last, so the tally and the
+    rows commit together and the tally's row is held only for the commit. Upserted: an
+    entity gets its row with its first events."""
+    if not added:
+        return
+    table = connection.ops.quote_name(EventTally._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {table} (entity_id, stored) VALUES (%s, %s) ON CONFLICT (entity_id) "
+            f"DO UPDATE SET stored = {table}.stored + excluded.stored",
+            [entity_id, added],
+        )
+
+
 def _source_key(record: EventRecord) -> str:
     return record.source_key
 
@@ -248,6 +265,7 @@ def _store(entity: Entity, records: Sequence[EventRecord]) -> IngestResult:
         result.accepted += len(seconds)
         result.days.update((entity.pk, day) for day in _local_days(seconds, zone))
     result.duplicates = len(records) - result.accepted
+    events_counted(entity.pk, result.accepted)
     return result
 
 
@@ -329,6 +347,7 @@ def events_store_staged(
             seconds = _copy_insert(entity.pk, rows.copy, timezone.now())
             result = IngestResult(accepted=len(seconds), duplicates=rows.count - len(seconds))
             result.days = {(entity.pk, day) for day in _local_days(seconds, zone)}
+            events_counted(entity.pk, result.accepted)
         result.dropped_text_fields = rows.dropped_text_fields
         if result.days:
             transaction.on_commit(partial(on_days or days_stored, set(result.days)))

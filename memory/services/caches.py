@@ -16,6 +16,7 @@ from django.db.models import Count, Max, Q
 from aframes_web.activity.models import DayDocument
 from aframes_web.activity.selectors import chunked_rows
 from aframes_web.streams.models import Entity, Event, row_id
+from aframes_web.streams.selectors import events_through
 from compiler.document import expand_runs, runs
 from compiler.sources.events import row_key
 from memory import selectors
@@ -213,12 +214,11 @@ def expectations_at(
     events = Event.objects.filter(entity=entity, occurred_at__lte=at)
     held = _USUAL.get(cache_key(entity))
     if held is not None:
-        mark_at, mark_id = held.event_mark
-        before = events.filter(
-            Q(occurred_at__lt=mark_at) | Q(occurred_at=mark_at, pk__lte=mark_id)
-        ).count()
+        # As many events up to the mark as were observed means none came late; counted
+        # from the entity's tally, not from its whole history (``events_through``).
+        before = events_through(entity.pk, *held.event_mark)
         last_point = points[-1] if points else None
-        moved_back = at < mark_at or (
+        moved_back = at < held.event_mark[0] or (
             last_point is not None and (last_point.at, last_point.id) < held.point_mark
         )
         if before != held.events_seen or moved_back:

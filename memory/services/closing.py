@@ -23,7 +23,7 @@ from django.utils import timezone
 from aframes_web.activity.models import CompileRequest
 from aframes_web.streams.models import Entity, EntityDay, Event
 from aframes_web.streams.names import said_of
-from aframes_web.streams.selectors import day_tallies
+from aframes_web.streams.selectors import day_tallies, events_through
 from memory import llm, selectors
 from memory.engine import words
 from memory.engine.day import (
@@ -160,9 +160,10 @@ def late_days(entity: Entity) -> dict[date, int]:
     # would hide the late events it never counted.
     _, until = selectors.day_bounds(ZoneInfo(entity.timezone), max(closed))
     # Events are never deleted, so as many events up to the newest closed day as the closed
-    # days took in means none came late: one count, where grouping every event by its local
-    # day would cost each close more as history grows.
-    if Event.objects.filter(entity=entity, occurred_at__lt=until).count() == sum(closed.values()):
+    # days took in means none came late: read from the entity's tally less the events after
+    # it (``events_through``), where grouping or counting every event by its local day would
+    # cost each close more as history grows.
+    if events_through(entity.pk, until) == sum(closed.values()):
         return {}
     tallies = day_tallies(entity=entity, until=until)
     return late_in(closed, {day: tally.count for day, tally in tallies.items()})

@@ -33,7 +33,12 @@ from aframes_web.activity.services import compiles_wanted
 from aframes_web.streams.models import Entity, Event
 from aframes_web.streams.names import said_of
 from aframes_web.streams.records import EventRecord
-from aframes_web.streams.services import BatchRejected, entity_days_refresh, validate_events
+from aframes_web.streams.services import (
+    BatchRejected,
+    entity_days_refresh,
+    events_counted,
+    validate_events,
+)
 from memory import llm, selectors
 from memory.engine.catalogue import control_context
 from memory.engine.control import (
@@ -385,7 +390,9 @@ def _decide(
         decision = _decide_and_store(
             entity, chosen, current, recent, now, memory, began, step, event=row
         )
-        # 6. Commit: the event and its decision become visible together.
+        # 6. Commit: the event and its decision become visible together, with the entity's
+        # tally of events (counted last, so its row is held only for the commit).
+        events_counted(entity.pk, 1)
         step("commit")
     return DecideResult(decision, created=True)
 
