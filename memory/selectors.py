@@ -58,21 +58,50 @@ def prior_events(entity: Entity, at: datetime, since: datetime, limit: int) -> l
     return [engine_event(r) for r in reversed(list(rows))]
 
 
+# Per process, closed days as records, by trajectory: a trajectory's segments and facts are
+# written once, with it, and a rebuild makes new trajectories, so a day read once need not be
+# read again, and a close that reads the replay window's days reads only the one closed since.
+# Keyed by the row's id and close time (SQLite may give a deleted row's id to a new one) and
+# the zone the times are shown in.
+_RecordKey = tuple[int, datetime, str]
+_RECORDS: dict[_RecordKey, DayRecord] = {}
+_RECORDS_MAX = 8192  # 64 entities' replay windows (closing.REPLAY_DAYS), home or desktop
+
+
 def day_records(entity: Entity, days: Iterable[date] | None = None) -> list[DayRecord]:
-    """Closed days as replay reads them (the engine's ``day_record``, rebuilt from rows)."""
+    """Closed days as replay reads them (the engine's ``day_record``, rebuilt from rows), oldest
+    first; a day read before in this process is not read again (above)."""
     zone = ZoneInfo(entity.timezone)
     trajectories = Trajectory.objects.filter(entity=entity)
     if days is not None:
         trajectories = trajectories.filter(day__in=list(days))
-    day_of = dict(trajectories.values_list("pk", "day"))
-    by_day: dict[date, list[Observation]] = {d: [] for d in day_of.values()}
+    keys = {
+        (pk, closed_at, zone.key): day
+        for pk, closed_at, day in trajectories.values_list("pk", "closed_at", "day")
+    }
+    missing = {key[0]: day for key, day in keys.items() if key not in _RECORDS}
+    if len(_RECORDS) + len(missing) > _RECORDS_MAX:
+        _RECORDS.clear()
+        missing = {key[0]: day for key, day in keys.items()}
+    read = _read_records(zone, missing)
+    for key in keys:
+        if key[0] in read:
+            _RECORDS[key] = read[key[0]]
+    return [_RECORDS[key] for key in sorted(keys, key=keys.__getitem__)]
+
+
+def _read_records(zone: ZoneInfo, day_of: dict[int, date]) -> dict[int, DayRecord]:
+    """The records of the trajectories ``day_of`` names (by id), from their accepted facts."""
+    if not day_of:
+        return {}
+    by_trajectory: dict[int, list[Observation]] = {pk: [] for pk in day_of}
     facts = Fact.objects.filter(
         segment__trajectory__in=list(day_of), segment__accepted=True
     ).values_list(
         "ref", "path", "value", "at", "segment__kind", "segment__start", "segment__trajectory_id"
     )
     for ref, path, value, at, kind, start, trajectory_id in facts.iterator(chunk_size=2000):
-        by_day[day_of[trajectory_id]].append(
+        by_trajectory[trajectory_id].append(
             Observation(
                 at=(at or start).astimezone(zone),
                 path=(kind, *path),
@@ -80,10 +109,10 @@ def day_records(entity: Entity, days: Iterable[date] | None = None) -> list[DayR
                 fact_id=ref,
             )
         )
-    return [
-        DayRecord(d, tuple(sorted(obs, key=lambda o: (o.at, o.fact_id))))
-        for d, obs in sorted(by_day.items())
-    ]
+    return {
+        pk: DayRecord(day_of[pk], tuple(sorted(obs, key=lambda o: (o.at, o.fact_id))))
+        for pk, obs in by_trajectory.items()
+    }
 
 
 def tracked(entity: Entity, states: Sequence[str] | None = None) -> dict[str, Tracked]:

@@ -85,3 +85,28 @@ def test_a_close_reads_live_regularities_and_the_replay_windows_days_only(
 def _next_day(day: date) -> list[dict[str, Any]]:
     later = generate("home", days=1, seed=8, start=day + timedelta(days=1))
     return [{**item, "source_key": f"next-{item['source_key']}"} for item in later[:5]]
+
+
+def test_closed_days_are_read_once_per_process_and_a_rebuilt_day_again(
+    team: Any, django_capture_on_commit_callbacks: Any, django_assert_num_queries: Any
+) -> None:
+    entity, days = _grown(team, django_capture_on_commit_callbacks)
+    window = sorted(selectors.closed_days(entity))[-10:]
+    selectors._RECORDS.clear()
+    first = selectors.day_records(entity, window)
+    assert [r.day for r in first] == window and all(r.observations for r in first)
+    with django_assert_num_queries(1):  # the trajectories' ids only: no fact is read again
+        assert selectors.day_records(entity, window) == first
+    with django_assert_num_queries(2):  # one day more: its facts alone
+        more = selectors.day_records(entity, [window[0] - timedelta(days=1), *window])
+    assert more[1:] == first
+
+    # Rebuilt, the days are new trajectories (new rows), read anew; they hold the same facts.
+    closing.memory_rebuild(entity=entity)
+    with django_assert_num_queries(2):
+        assert selectors.day_records(entity, window) == first
+    # Shown in another zone, the times are read again in it.
+    entity.timezone = "UTC"
+    moved = selectors.day_records(entity, window)
+    assert moved[0].observations[0].at.tzinfo == ZoneInfo("UTC")
+    assert [o.at for o in moved[0].observations] == [o.at for o in first[0].observations]
