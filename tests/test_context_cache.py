@@ -9,6 +9,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from aframes_web.activity import renderings
 from aframes_web.activity.queries import ContextQuery
 from aframes_web.activity.renderings import context_rendering
 from aframes_web.streams.services import events_ingest
@@ -39,8 +40,14 @@ def test_a_repeated_window_is_answered_from_the_cache(desktop) -> None:
     with CaptureQueriesContext(connection) as queries:
         again = _block(desktop)
     assert again == first and "Code" in first[1]
-    # Only the watermark is read; no event row is fetched for a cached window.
-    assert len(queries) == 2, [q["sql"] for q in queries]
+    # The worker that served it reads the entity's tally of events alone: nothing arrived.
+    assert len(queries) == 1 and "streams_eventtally" in queries[0]["sql"], queries.captured_queries
+    # Another worker reads the tally and the watermark, and finds the block in the shared
+    # cache: no event row is fetched for a cached window.
+    renderings._SERVED.clear()
+    with CaptureQueriesContext(connection) as queries:
+        assert _block(desktop) == first
+    assert len(queries) == 3, [q["sql"] for q in queries]
 
 
 def test_an_event_the_window_would_read_changes_the_answer(desktop) -> None:
@@ -74,4 +81,23 @@ def test_events_outside_what_the_window_reads_keep_the_cached_answer(desktop) ->
     events_ingest(entity=desktop, items=[later])
     with CaptureQueriesContext(connection) as queries:
         after = _block(desktop)
-    assert after == before and len(queries) == 2
+    # The tally moved, so the watermark is read: it is the window's own, so the block stands.
+    assert after == before and len(queries) == 3
+    with CaptureQueriesContext(connection) as queries:
+        assert _block(desktop) == before
+    assert len(queries) == 1
+
+
+def test_the_worker_serves_a_window_again_only_while_no_event_has_arrived(desktop) -> None:
+    events_ingest(entity=desktop, items=_rows(range(0, 20), "Code", "c"))
+    before = _block(desktop)
+    # An event in the window arrives: the tally moves with it, so the worker does not serve
+    # what it kept (every insert adds to the tally in its own transaction).
+    late = snapshot("2026-03-02T08:45:00Z", "late", app="Slack")
+    events_ingest(entity=desktop, items=[late])
+    after = _block(desktop)
+    assert after != before and "Slack" in after[1]
+    assert renderings._SERVED  # kept, and bounded
+    for n in range(renderings._SERVED_MAX + 5):
+        context_rendering(ContextQuery(entity=desktop, end=END + timedelta(minutes=n), hours=1))
+    assert len(renderings._SERVED) == renderings._SERVED_MAX

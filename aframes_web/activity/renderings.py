@@ -9,6 +9,7 @@ its bytes come from, so a client can check one against the other.
 from __future__ import annotations
 
 import hashlib
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import date
@@ -26,6 +27,7 @@ from aframes_web.activity.services import (
     window_watermark,
 )
 from aframes_web.streams.models import Entity
+from aframes_web.streams.selectors import events_stored
 from compiler.emit import context_block, render, to_json, to_markdown, to_yaml
 from compiler.params import COMPILER_VERSION, Params
 
@@ -116,19 +118,29 @@ def day_rendering(
     )
 
 
+# Per process, the context blocks this worker served, by window, with the entity's tally of
+# events read before the block was made. Events are append-only and every insert adds to the
+# tally (``EventTally``), so while the tally stands no event of the entity has arrived and the
+# block is current: a repeated request costs one indexed read, where the watermark costs two
+# aggregates over the window and the shared cache a round trip. The least recently served
+# window goes first; blocks are a few kilobytes.
+_SERVED: OrderedDict[str, tuple[int, str, str]] = OrderedDict()
+_SERVED_MAX = 256
+
+
 def context_rendering(query: ContextQuery) -> Rendering:
     """The context block of a rolling window (the last N hours, across days): the one answer
     of REST ``context``, MCP ``get_context`` and the dashboard's context page.
 
     A window is compiled from its events on request and its rendering kept in the cache under
     the window's watermark (:func:`window_watermark`): agents ask for the same recent window
-    again and again, and an event that would change the compile changes the key.
+    again and again, and an event that would change the compile changes the key. The worker
+    also keeps what it served while the entity's tally of events stands (``_SERVED``).
     """
     entity, start, end = query.entity, query.start, query.end
     budget_tokens = query.budget_tokens
     params = Params(include_text=query.include_text)
-    watermark = window_watermark(entity=entity, start=start, end=end)
-    parts = "|".join(
+    window = "|".join(
         map(
             str,
             (
@@ -140,21 +152,30 @@ def context_rendering(query: ContextQuery) -> Rendering:
                 end.timestamp(),
                 params.digest(),
                 budget_tokens,
-                *watermark,
             ),
         )
     )
-    key = "aframes-window:" + hashlib.sha256(parts.encode()).hexdigest()
+    stored = events_stored(entity.pk)  # read first: a block made after it is no older
+    served = _SERVED.get(window)
+    if served is not None and served[0] == stored:
+        _SERVED.move_to_end(window)
+        return Rendering(served[1], CONTENT_TYPES["context"], lambda: served[2])
+    watermark = window_watermark(entity=entity, start=start, end=end)
+    key = "aframes-window:" + hashlib.sha256(f"{window}|{watermark}".encode()).hexdigest()
     cached = cache.get(key)
     if cached is not None:
         etag, text = cached
-        return Rendering(etag, CONTENT_TYPES["context"], lambda: text)
-    result = window_compile_read(entity=entity, start=start, end=end, params=params)
-    compiled = result.compiled
-    assert compiled is not None  # a window always compiles, empty or not
-    etag = rendering_etag(result.sha256, "context", budget_tokens)
-    text = context_block(compiled, budget_tokens=budget_tokens)
-    cache.set(key, (etag, text), WINDOW_CACHE_S)
+    else:
+        result = window_compile_read(entity=entity, start=start, end=end, params=params)
+        compiled = result.compiled
+        assert compiled is not None  # a window always compiles, empty or not
+        etag = rendering_etag(result.sha256, "context", budget_tokens)
+        text = context_block(compiled, budget_tokens=budget_tokens)
+        cache.set(key, (etag, text), WINDOW_CACHE_S)
+    _SERVED[window] = (stored, etag, text)
+    _SERVED.move_to_end(window)
+    while len(_SERVED) > _SERVED_MAX:
+        _SERVED.popitem(last=False)
     return Rendering(etag, CONTENT_TYPES["context"], lambda: text)
 
 

@@ -79,6 +79,13 @@ def events_for_entity(
     return events.order_by("occurred_at", "id")
 
 
+def events_stored(entity_id: int) -> int:
+    """The entity's tally of stored events (:class:`EventTally`): every insert adds to it, so
+    what is derived from the entity's events alone is current while it stands."""
+    found = EventTally.objects.filter(entity_id=entity_id).values_list("stored", flat=True)
+    return found.first() or 0
+
+
 def events_through(entity_id: int, at: datetime, last_id: int = 0) -> int:
     """How many of the entity's events come up to the mark (``at``, ``last_id``) in (time, id)
     order: those before ``at``, and those at ``at`` with an id up to ``last_id`` (0: none).
