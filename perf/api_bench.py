@@ -84,6 +84,7 @@ SHARED_CORES = 0.25
 TARGET_REST_RPS = 300
 TARGET_REST_P95_MS = 50
 TARGET_MCP_FACTOR = 2  # MCP within 2x of REST: throughput at least half, p95 at most double
+TARGET_SERVER_CPU_MS = 2.0  # server CPU per cached REST context (process CPU over answers)
 
 
 # -- data ---------------------------------------------------------------------------------------
@@ -534,6 +535,13 @@ def summarise(result: dict[str, Any]) -> dict[str, Any]:
         "max_ms": max(latencies, default=0.0),
         "cpu": result["cpu"],
         "connections_opened": result.get("connections_opened", 0),
+        # Measured, not modelled: the server processes' CPU time in the window over the
+        # requests they answered in it.
+        "server_cpu_ms_per_request": (
+            1000 * result["cpu"]["server"] * window / (len(latencies) + errors)
+            if latencies or errors
+            else 0.0
+        ),
     }
 
 
@@ -549,6 +557,10 @@ def verdicts(rest: dict[str, Any], mcp: dict[str, Any]) -> list[tuple[str, bool]
         (
             f"MCP p95 <= {TARGET_MCP_FACTOR}x REST p95",
             mcp["p95_ms"] <= TARGET_MCP_FACTOR * rest["p95_ms"],
+        ),
+        (
+            f"REST server CPU <= {TARGET_SERVER_CPU_MS:g} ms per request",
+            rest["server_cpu_ms_per_request"] <= TARGET_SERVER_CPU_MS,
         ),
     ]
 
@@ -568,6 +580,8 @@ def figures(
         "mcp_p99_ms": round(mcp["p99_ms"], 1),
         "rest_errors": rest["errors"],
         "mcp_errors": mcp["errors"],
+        "server_cpu_ms_per_request": round(rest["server_cpu_ms_per_request"], 2),
+        "mcp_server_cpu_ms_per_request": round(mcp["server_cpu_ms_per_request"], 2),
         "rest_server_cores": round(rest["cpu"]["server"], 2),
         "mcp_server_cores": round(mcp["cpu"]["server"], 2),
         "rest_loadgen_cores": round(rest["cpu"]["loadgen"], 2),
@@ -617,6 +631,10 @@ def report(rest: dict[str, Any], mcp: dict[str, Any]) -> list[str]:
     lines.append("CPU in the measured windows (average cores busy):")
     lines.append(_cpu_line("REST context", rest["cpu"]))
     lines.append(_cpu_line("MCP get_context", mcp["cpu"]))
+    lines.append(
+        "  server CPU per answered request: REST "
+        f"{rest['server_cpu_ms_per_request']:.2f} ms, MCP {mcp['server_cpu_ms_per_request']:.2f} ms"
+    )
     shared = max(rest["cpu"]["other"], mcp["cpu"]["other"])
     if shared > SHARED_CORES:
         lines.append(

@@ -7,8 +7,8 @@ import json
 from perf.api_bench import cpu_used, figures, mcp_text, summarise, verdicts
 
 
-def _run(latencies: list[float], errors: dict[str, int] | None = None) -> dict:
-    cpu = {"loadgen": 0.1, "server": 1.5, "postgres": 0.2, "redis": 0.05, "machine_busy": 1.9}
+def _run(latencies: list[float], errors: dict[str, int] | None = None, server: float = 0.5) -> dict:
+    cpu = {"loadgen": 0.1, "server": server, "postgres": 0.2, "redis": 0.05, "machine_busy": 1.9}
     return {
         "latencies_ms": latencies,
         "errors": errors or {},
@@ -41,9 +41,19 @@ def test_targets_are_met_only_when_rest_is_fast_and_mcp_within_twice_of_it() -> 
     mcp = summarise(_run([39.0] * 1700))
     assert all(met for _, met in verdicts(rest, mcp))
     slow_mcp = summarise(_run([41.0] * 1500))
-    assert [met for _, met in verdicts(rest, slow_mcp)] == [True, True, False, False]
+    assert [met for _, met in verdicts(rest, slow_mcp)] == [True, True, False, False, True]
     slow_rest = summarise(_run([60.0] * 100))
-    assert [met for _, met in verdicts(slow_rest, slow_rest)] == [False, False, True, True]
+    assert [met for _, met in verdicts(slow_rest, slow_rest)] == [False, False, True, True, False]
+    # 1.5 cores for 10 s over 3,200 answers: 4.7 ms of server CPU each, over the 2 ms target.
+    costly = summarise(_run([20.0] * 3200, server=1.5))
+    assert round(costly["server_cpu_ms_per_request"], 2) == 4.69
+    assert [met for _, met in verdicts(costly, mcp)] == [True, True, True, True, False]
+
+
+def test_server_cpu_per_request_counts_every_answer_and_is_zero_without_any() -> None:
+    run = summarise(_run([10.0] * 900, {"http_503": 100}, server=1.0))
+    assert run["server_cpu_ms_per_request"] == 10.0  # 10 s of CPU over 1,000 answers
+    assert summarise(_run([]))["server_cpu_ms_per_request"] == 0.0
 
 
 def test_the_last_line_names_the_issues_keys_first_and_is_plain_json() -> None:
@@ -60,6 +70,7 @@ def test_the_last_line_names_the_issues_keys_first_and_is_plain_json() -> None:
     assert line["mcp_p95_ms"] == 20.0
     assert line["rest_p50_ms"] == 12.3
     assert line["mcp_errors"] == 1
+    assert line["server_cpu_ms_per_request"] == 1.67  # 0.5 cores for 10 s over 3,000 answers
     assert json.loads(json.dumps(line)) == line
 
 
