@@ -1,23 +1,28 @@
 """make bench-api: REST context and the MCP get_context tool under load, on SYNTHETIC data.
 
-    python -m perf.api_bench [--duration 60] [--clients 32] [--workers 2] [--hours 8]
+    python -m perf.api_bench [--duration 60] [--clients 10] [--workers 2] [--hours 8]
+                             [--loadgen auto|wrk|builtin]
 
 The production serving stack on loopback: gunicorn with uvicorn workers serving the ASGI app
 (Django and ``/mcp``), as ``docker/entrypoint.sh`` runs it, on PostgreSQL and Redis. SYNTHETIC
 desktop weekdays (``benchmark.synthetic.desktop``) are imported and their day documents compiled
-before any load. Each door is then driven for ``--duration`` seconds by ``--clients`` concurrent
-keep-alive clients (asyncio, httpx2) in a separate process, after a warm-up that is not counted:
+before any load. Each door is then driven for ``--duration`` seconds by ``--clients`` keep-alive
+connections (:data:`CLIENTS`: as many as the targets fit) after a warm-up that is not counted,
+by wrk (a load generator in C; Debian's package ``wrk``) in its own process, or where it is not
+installed by the built-in driver (asyncio, httpx2) in a separate process:
 
 - REST: ``GET /api/v1/entities/KEY/context?hours=H&at=AT`` with a read-scoped bearer token;
 - MCP: a stateless ``tools/call`` of ``get_context`` with the same window, POSTed to ``/mcp``.
 
 Both ask for the same fixed window. Its first request compiles it from the stored events; the
 server keeps the rendering under the window's watermark (the count and highest id of the events
-the compile reads), so later requests cost the watermark query and a cache read, as an agent
-asking for its recent context again and again does. ``in-process cost`` in the report is the
-uncached compile of the window. Each answer is checked against one reference text. Before
-the load the SDK's own client makes a full MCP handshake, and the REST body must equal the MCP
-text. The last line is one JSON object of the figures (also in bench-results/api.json).
+the compile reads), and each worker what it served while the entity's tally of events stands,
+so later requests cost one indexed read, as an agent asking for its recent context again and
+again does. ``in-process cost`` in the report is the uncached compile of the window. Each
+answer is checked against one reference (wrk: the exact bytes). Before the load the SDK's own
+client makes a full MCP handshake, and the REST body must equal the MCP text. Server CPU per
+request is the server processes' CPU time in the window over the requests answered in it. The
+last line is one JSON object of the figures (also in bench-results/api.json).
 """
 
 from __future__ import annotations
@@ -28,10 +33,12 @@ import importlib.util
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from collections import Counter
 from collections.abc import Callable
 from datetime import date, datetime, timedelta
@@ -85,6 +92,11 @@ TARGET_REST_RPS = 300
 TARGET_REST_P95_MS = 50
 TARGET_MCP_FACTOR = 2  # MCP within 2x of REST: throughput at least half, p95 at most double
 TARGET_SERVER_CPU_MS = 2.0  # server CPU per cached REST context (process CPU over answers)
+# Clients that fit the targets (Little's law: clients = throughput x mean response time).
+# 300 requests/s with a p95 under 50 ms leaves a mean of about 30 ms (a mean is well below
+# its p95), so 10 clients each waiting on its answer: more would measure queueing in front of
+# a server already at its target, not the server.
+CLIENTS = 10
 
 
 # -- data ---------------------------------------------------------------------------------------
@@ -285,6 +297,20 @@ def _negotiated(client: Any) -> str:
         if isinstance(value, str) and value:
             return value
     return "unknown"
+
+
+def mcp_reference(base: str, key: str, hours: int, at: str, expected: str) -> bytes:
+    """The exact bytes the server answers wrk's MCP request with (id 1, stateless), checked to
+    carry ``expected`` as the tool's text: wrk then compares each answer with them."""
+    request = urllib.request.Request(
+        base + "/mcp", data=mcp_call(1, hours, at), headers=mcp_headers(key, PROTOCOL)
+    )
+    with urllib.request.urlopen(request, timeout=REQUEST_TIMEOUT_S) as answer:
+        status, body = answer.status, answer.read()
+    problem = _check_mcp(expected)(status, body)
+    if problem:
+        fail(f"the MCP reference answer is wrong ({problem}): {body[:300]!r}")
+    return bytes(body)
 
 
 # -- the load generator (run in its own process) -----------------------------------------------
@@ -516,11 +542,136 @@ def load(spec: dict[str, Any], folder: Path) -> dict[str, Any]:
     return json.loads(out_path.read_text())
 
 
+# -- wrk: a load generator written in C, in its own process -------------------------------------
+
+WRK = "wrk"  # Debian's package wrk (apt-get install wrk); the built-in driver stands in without it
+
+
+def lua_string(data: bytes) -> str:
+    """``data`` as a Lua string literal: printable ASCII as itself, every other byte escaped
+    (Lua's ``\\ddd``), so any body survives the script exactly."""
+    return (
+        '"'
+        + "".join(chr(b) if 32 <= b < 127 and b not in (34, 92) else f"\\{b:03d}" for b in data)
+        + '"'
+    )
+
+
+def wrk_script(method: str, headers: dict[str, str], body: bytes | None, expected: bytes) -> str:
+    """A wrk script that sends one request over and over and counts every answer that is not
+    a 200 with exactly ``expected`` as its body; ``done`` prints the figures as JSON."""
+    lines = [f"wrk.method = {lua_string(method.encode())}"]
+    lines += [
+        f"wrk.headers[{lua_string(k.encode())}] = {lua_string(v.encode())}"
+        for k, v in headers.items()
+    ]
+    if body is not None:
+        lines.append(f"wrk.body = {lua_string(body)}")
+    lines.append(f"local expected = {lua_string(expected)}")
+    lines.append(
+        """bad = 0
+function response(status, headers, body)
+  if status ~= 200 or body ~= expected then bad = bad + 1 end
+end
+local threads = {}
+function setup(thread) table.insert(threads, thread) end
+function done(summary, latency, requests)
+  local wrong = 0
+  for _, t in ipairs(threads) do wrong = wrong + t:get("bad") end
+  local e = summary.errors
+  io.write(string.format(
+    '\\nWRK-JSON {"requests": %d, "duration_us": %d, "wrong": %d, "connect": %d, ' ..
+    '"read": %d, "write": %d, "timeout": %d, "p50_us": %d, "p95_us": %d, "p99_us": %d, ' ..
+    '"max_us": %d}\\n',
+    summary.requests, summary.duration, wrong, e.connect, e.read, e.write, e.timeout,
+    latency:percentile(50), latency:percentile(95), latency:percentile(99), latency.max))
+end"""
+    )
+    return "\n".join(lines) + "\n"
+
+
+def wrk_figures(output: str) -> dict[str, Any]:
+    """The JSON line the script's ``done`` wrote, from wrk's output."""
+    for line in output.splitlines():
+        if line.startswith("WRK-JSON "):
+            found: dict[str, Any] = json.loads(line.removeprefix("WRK-JSON "))
+            return found
+    raise ValueError(f"wrk printed no figures: {output[-500:]!r}")
+
+
+def _wrk_run(
+    spec: dict[str, Any], script: Path, url: str, seconds: float
+) -> tuple[str, dict[str, float], float]:
+    """One wrk run: its output, the cores each part kept busy, and the window in seconds.
+    wrk's own CPU is its rusage, read once it is reaped (this process only waits)."""
+    backends = Backends(spec["database"])
+    command = [
+        WRK,
+        "-t1",  # one thread: a core of the two is the server's, not the load's
+        f"-c{spec['clients']}",
+        f"-d{max(1, round(seconds))}s",
+        f"--timeout={REQUEST_TIMEOUT_S:g}s",
+        "-s",
+        str(script),
+        url,
+    ]
+    with tempfile.TemporaryFile("w+") as out:
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        before = cpu_sample(spec["server_pids"], backends)
+        proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+        while proc.poll() is None:
+            backends.tick()
+            time.sleep(Backends.TICK_S)
+        after = cpu_sample(spec["server_pids"], backends)
+        reaped = resource.getrusage(resource.RUSAGE_CHILDREN)
+        out.seek(0)
+        text = out.read()
+    if proc.returncode:
+        fail(f"wrk failed for {spec['kind']} (exit {proc.returncode}): {text[-500:]}")
+    window = after["wall"] - before["wall"]
+    cores = cpu_used(before, after)
+    wrk_cpu = (reaped.ru_utime + reaped.ru_stime) - (children.ru_utime + children.ru_stime)
+    cores["loadgen"] = wrk_cpu / window
+    cores["other"] = max(0.0, cores["other"] - cores["loadgen"])
+    cores["backends_opened"] = after["backends"] - before["backends"]
+    return text, cores, window
+
+
+def load_wrk(spec: dict[str, Any], folder: Path, expected: bytes) -> dict[str, Any]:
+    """Drive one door with wrk: ``clients`` keep-alive connections sending the door's one
+    request back to back, a warm-up run that is not counted, then the measured run. Every
+    answer must be a 200 whose body is exactly ``expected`` (the same request always gets
+    the same bytes: the MCP call's id is fixed)."""
+    if spec["kind"] == "rest":
+        method, path, body = "GET", rest_path(spec["hours"], spec["at"]), None
+        headers = {"Authorization": f"Bearer {spec['key']}"}
+    else:
+        method, path = "POST", "/mcp"
+        body = mcp_call(1, spec["hours"], spec["at"])
+        headers = mcp_headers(spec["key"], spec["protocol"])
+    script = folder / f"{spec['kind']}.lua"
+    script.write_text(wrk_script(method, headers, body, expected))
+    _wrk_run(spec, script, spec["base"] + path, spec["warmup_s"])
+    text, cores, window = _wrk_run(spec, script, spec["base"] + path, spec["duration_s"])
+    found = wrk_figures(text)
+    opened = int(cores.pop("backends_opened"))
+    return {
+        "kind": spec["kind"],
+        "wrk": found,
+        "cpu": cores,
+        "window_s": window,
+        "connections_opened": opened,
+    }
+
+
 # -- the report ---------------------------------------------------------------------------------
 
 
 def summarise(result: dict[str, Any]) -> dict[str, Any]:
-    """Throughput, latency percentiles and errors of one measured run."""
+    """Throughput, latency percentiles and errors of one measured run (the built-in driver's
+    latencies, or wrk's figures)."""
+    if "wrk" in result:
+        return _summarise_wrk(result)
     latencies = result["latencies_ms"]
     window = result["window_s"]
     errors = sum(result["errors"].values())
@@ -541,6 +692,33 @@ def summarise(result: dict[str, Any]) -> dict[str, Any]:
             1000 * result["cpu"]["server"] * window / (len(latencies) + errors)
             if latencies or errors
             else 0.0
+        ),
+    }
+
+
+def _summarise_wrk(result: dict[str, Any]) -> dict[str, Any]:
+    found, window = result["wrk"], result["window_s"]
+    kinds = {
+        "http_error_or_wrong_body": found["wrong"],
+        **{f"socket_{name}": found[name] for name in ("connect", "read", "write", "timeout")},
+    }
+    kinds = {name: count for name, count in kinds.items() if count}
+    ok = max(0, found["requests"] - found["wrong"])
+    errors = sum(kinds.values())
+    seconds = found["duration_us"] / 1e6
+    return {
+        "ok": ok,
+        "errors": errors,
+        "error_kinds": dict(sorted(kinds.items())),
+        "requests_per_s": ok / seconds if seconds > 0 else 0.0,
+        "p50_ms": found["p50_us"] / 1000,
+        "p95_ms": found["p95_us"] / 1000,
+        "p99_ms": found["p99_us"] / 1000,
+        "max_ms": found["max_us"] / 1000,
+        "cpu": result["cpu"],
+        "connections_opened": result.get("connections_opened", 0),
+        "server_cpu_ms_per_request": (
+            1000 * result["cpu"]["server"] * window / (ok + errors) if ok or errors else 0.0
         ),
     }
 
@@ -651,7 +829,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--duration", type=float, default=60.0, help="measured seconds per door")
     parser.add_argument("--warmup", type=float, default=5.0, help="seconds not counted first")
-    parser.add_argument("--clients", type=int, default=32, help="concurrent clients")
+    parser.add_argument("--clients", type=int, default=CLIENTS, help="concurrent clients")
+    parser.add_argument(
+        "--loadgen",
+        choices=("auto", "wrk", "builtin"),
+        default="auto",
+        help="wrk (Debian's wrk), the built-in asyncio driver, or auto: wrk where installed",
+    )
     # Two: one per core of the target machine, and WEB_CONCURRENCY's default in the entrypoint.
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers (default 2)")
     parser.add_argument("--hours", type=int, default=8, help="window length asked for")
@@ -666,6 +850,15 @@ def main(argv: list[str] | None = None) -> int:
         fail("--clients must be from 1 to 256 and --duration from 0 to 600 seconds")
     if redis_url() is None:
         fail("Redis is not reachable (REDIS_URL or 127.0.0.1:6379); production serves with it.")
+    wrk = shutil.which(WRK)
+    if args.loadgen == "wrk" and wrk is None:
+        fail("--loadgen wrk: wrk is not installed (Debian: apt-get install wrk)")
+    use_wrk = wrk is not None and args.loadgen != "builtin"
+    if not use_wrk and args.loadgen == "auto":
+        print(
+            "wrk is not installed (Debian: apt-get install wrk): the built-in driver drives "
+            "the load"
+        )
     end = datetime.fromisoformat(AT)
     start = end - timedelta(hours=args.hours)
     local = f"{start.astimezone(ZoneInfo(TZ)):%a %d %b %H:%M}-{end.astimezone(ZoneInfo(TZ)):%H:%M}"
@@ -701,8 +894,14 @@ def main(argv: list[str] | None = None) -> int:
                 "server_pids": [server.pid, *map(int, kids)],
                 "database": API_DB,
             }
-            rest = summarise(load({**common, "kind": "rest"}, Path(tmp)))
-            mcp = summarise(load({**common, "kind": "mcp"}, Path(tmp)))
+            if use_wrk:
+                expected_mcp = mcp_reference(base, key, args.hours, AT, probe["text"])
+                rest_run = load_wrk({**common, "kind": "rest"}, Path(tmp), probe["text"].encode())
+                mcp_run = load_wrk({**common, "kind": "mcp"}, Path(tmp), expected_mcp)
+            else:
+                rest_run = load({**common, "kind": "rest"}, Path(tmp))
+                mcp_run = load({**common, "kind": "mcp"}, Path(tmp))
+            rest, mcp = summarise(rest_run), summarise(mcp_run)
             if server.poll() is not None:
                 fail("the server exited during the load")
 
@@ -730,12 +929,20 @@ def main(argv: list[str] | None = None) -> int:
         if throttle
         else "  REST throttle: none in this checkout"
     )
-    print(
-        f"  load: {args.clients} concurrent keep-alive clients (httpx2 on {loop}) in a "
-        f"separate process on loopback; {args.warmup:g} s warm-up not counted, then "
-        f"{args.duration:g} s measured, REST first, then MCP; a request counts when it "
-        "completes inside the window; latency is client-side, send to full body"
-    )
+    if use_wrk:
+        print(
+            f"  load: wrk ({wrk}), {args.clients} keep-alive connections on one thread, in "
+            f"its own process on loopback; {args.warmup:g} s warm-up run not counted, then "
+            f"{args.duration:g} s measured, REST first, then MCP; latency is wrk's, send to "
+            "full answer; every answer must be a 200 with the reference bytes"
+        )
+    else:
+        print(
+            f"  load: {args.clients} concurrent keep-alive clients (httpx2 on {loop}) in a "
+            f"separate process on loopback; {args.warmup:g} s warm-up not counted, then "
+            f"{args.duration:g} s measured, REST first, then MCP; a request counts when it "
+            "completes inside the window; latency is client-side, send to full body"
+        )
     print(
         f"  checks: a session of the SDK's client (it negotiated {probe['sdk_protocol']}; "
         f"{probe['tools']} tools) and its get_context text equal the REST body; the load's MCP "
@@ -762,6 +969,7 @@ def main(argv: list[str] | None = None) -> int:
             **figures(
                 rest, mcp, workers=args.workers, clients=args.clients, duration_s=args.duration
             ),
+            "loadgen": "wrk" if use_wrk else "builtin",
             "window_hours": args.hours,
             "window_events": state["window_events"],
             "rest_alone_ms": round(probe["rest_alone_ms"], 1),

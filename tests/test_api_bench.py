@@ -4,7 +4,18 @@ from __future__ import annotations
 
 import json
 
-from perf.api_bench import cpu_used, figures, mcp_text, summarise, verdicts
+import pytest
+
+from perf.api_bench import (
+    cpu_used,
+    figures,
+    lua_string,
+    mcp_text,
+    summarise,
+    verdicts,
+    wrk_figures,
+    wrk_script,
+)
 
 
 def _run(latencies: list[float], errors: dict[str, int] | None = None, server: float = 0.5) -> dict:
@@ -101,3 +112,42 @@ def test_cpu_shares_are_cores_over_the_window_and_the_rest_of_the_machine_is_oth
     assert cores["server"] == 1.2
     assert cores["machine_cores"] == 2.0
     assert round(cores["other"], 2) == 0.35
+
+
+def test_a_body_becomes_a_lua_string_that_keeps_every_byte() -> None:
+    assert lua_string(b'say "hi"\\n') == '"say \\034hi\\034\\092n"'
+    assert lua_string("é\n".encode()) == '"\\195\\169\\010"'
+
+
+def test_the_wrk_script_sends_the_request_and_counts_any_other_answer_as_wrong() -> None:
+    script = wrk_script("POST", {"Authorization": "Bearer k"}, b'{"id": 1}', b"the text")
+    assert 'wrk.method = "POST"' in script
+    assert 'wrk.headers["Authorization"] = "Bearer k"' in script
+    assert 'wrk.body = "{\\034id\\034: 1}"' in script
+    assert 'local expected = "the text"' in script
+    assert "status ~= 200 or body ~= expected" in script
+    assert "wrk.body" not in wrk_script("GET", {}, None, b"x")
+
+
+def test_wrk_figures_are_read_from_its_output_and_summarised_like_the_drivers() -> None:
+    output = (
+        "Running 20s test @ http://127.0.0.1:1/x\n  1 threads and 10 connections\n"
+        'WRK-JSON {"requests": 4010, "duration_us": 20000000, "wrong": 10, "connect": 0, '
+        '"read": 2, "write": 0, "timeout": 0, "p50_us": 42500, "p95_us": 84100, '
+        '"p99_us": 188800, "max_us": 287900}\n'
+    )
+    found = wrk_figures(output)
+    run = summarise({**_run([]), "wrk": found, "window_s": 20.0})
+    assert run["ok"] == 4000 and run["errors"] == 12
+    assert run["error_kinds"] == {"http_error_or_wrong_body": 10, "socket_read": 2}
+    assert run["requests_per_s"] == 200.0
+    assert (run["p50_ms"], run["p95_ms"], run["p99_ms"], run["max_ms"]) == (
+        42.5,
+        84.1,
+        188.8,
+        287.9,
+    )
+    # 0.5 cores for 20 s over 4,012 answers
+    assert round(run["server_cpu_ms_per_request"], 2) == 2.49
+    with pytest.raises(ValueError, match="no figures"):
+        wrk_figures("unable to connect to 127.0.0.1:1 Connection refused\n")
