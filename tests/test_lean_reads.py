@@ -1,0 +1,113 @@
+"""The agents' hot reads through Django's WSGI handler inside the ASGI application: the same
+answers as every other door gives, through the live server ``manage.py serve`` runs."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import quote
+
+import httpx2
+import pytest
+import uvicorn
+from django.db import connections
+from django.test import Client
+
+from aframes_web import asgi
+from aframes_web.streams.models import Entity
+from aframes_web.streams.services import events_ingest
+from aframes_web.teams.services import token_create, token_revoke
+from perf.harness import free_port
+from tests.conftest import snapshot
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+AT = "2026-03-02T10:00:00+00:00"
+
+
+@pytest.fixture
+def server_url() -> Iterator[str]:
+    port = free_port()
+    application = asgi.build_application()
+    config = uvicorn.Config(
+        application, host="127.0.0.1", port=port, lifespan="on", log_level="warning"
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)
+    # The lean door's thread keeps its connection between requests, as a server's does.
+    application.lean.executor.submit(connections.close_all).result(timeout=10)
+
+
+def _scope(method: str, path: str, kind: str = "http") -> dict[str, Any]:
+    return {"type": kind, "method": method, "path": path}
+
+
+def test_only_reads_of_a_context_window_or_a_day_take_the_lean_door() -> None:
+    assert asgi.is_lean(_scope("GET", "/api/v1/entities/alice-laptop/context"))
+    assert asgi.is_lean(_scope("HEAD", "/api/v1/entities/a/days/2026-03-02"))
+    assert not asgi.is_lean(_scope("POST", "/api/v1/entities/a/context"))
+    assert not asgi.is_lean(_scope("GET", "/api/v1/entities/a/events"))  # streams: ASGI
+    assert not asgi.is_lean(_scope("GET", "/api/v1/entities/a/context/extra"))
+    assert not asgi.is_lean(_scope("GET", "/teams/acme/entities/a/context"))
+    assert not asgi.is_lean({"type": "lifespan"})
+
+
+def test_a_hot_read_answers_through_the_server_as_the_api_does(
+    server_url: str, team: Any, desktop: Entity
+) -> None:
+    items = [snapshot(f"2026-03-02T09:{m:02d}:00Z", f"s{m}", app="Code") for m in range(30)]
+    events_ingest(entity=desktop, items=items)
+    key = token_create(team=team, name="agent", scopes=["read"]).key
+    path = f"/api/v1/entities/{desktop.key}/context?hours=2&at={quote(AT)}"
+    auth = {"Authorization": f"Bearer {key}"}
+
+    served = httpx2.get(server_url + path, headers=auth, timeout=30)
+    direct = Client().get(path, headers=auth)
+    assert served.status_code == direct.status_code == 200
+    assert served.text == direct.content.decode() and "Code" in served.text
+    assert served.headers["ETag"] == direct.headers["ETag"]
+    assert served.headers["Content-Type"] == direct.headers["Content-Type"]
+    assert "Content-Security-Policy" in served.headers  # the middleware ran as for any path
+
+    again = httpx2.get(
+        server_url + path, headers={**auth, "If-None-Match": served.headers["ETag"]}, timeout=30
+    )
+    assert again.status_code == 304 and again.content == b""
+    head = httpx2.head(server_url + path, headers=auth, timeout=30)
+    assert head.status_code == 200 and head.content == b""
+
+    day_path = f"/api/v1/entities/{desktop.key}/days/2026-03-02"
+    day = httpx2.get(server_url + day_path, headers=auth, timeout=30)
+    assert day.status_code == Client().get(day_path, headers=auth).status_code
+
+
+def test_refusals_at_the_lean_door_are_the_apis_own(
+    server_url: str, team: Any, desktop: Entity
+) -> None:
+    path = f"/api/v1/entities/{desktop.key}/context?hours=2&at={quote(AT)}"
+    issued = token_create(team=team, name="soon-revoked", scopes=["read"])
+    token_revoke(token=issued.token)
+    for headers in ({}, {"Authorization": f"Bearer {issued.key}"}):
+        served = httpx2.get(server_url + path, headers=headers, timeout=30)
+        direct = Client().get(path, headers=headers)
+        assert served.status_code == direct.status_code == 401
+        assert served.json() == direct.json()
+        assert served.headers["Content-Type"] == direct.headers["Content-Type"]
+    live = token_create(team=team, name="agent", scopes=["read"]).key
+    auth = {"Authorization": f"Bearer {live}"}
+    missing = httpx2.get(f"{server_url}/api/v1/entities/nobody/context", headers=auth)
+    assert missing.status_code == 404
+    assert missing.json() == Client().get("/api/v1/entities/nobody/context", headers=auth).json()
+    wrong = path.replace("hours=2", "hours=zero")
+    bad = httpx2.get(server_url + wrong, headers=auth)
+    assert bad.status_code == 400 and bad.json() == Client().get(wrong, headers=auth).json()
