@@ -3,15 +3,12 @@ answers as every other door gives, through the live server ``manage.py serve`` r
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import quote
 
 import httpx2
 import pytest
-import uvicorn
 from django.db import connections
 from django.test import Client
 
@@ -19,7 +16,7 @@ from aframes_web import asgi
 from aframes_web.streams.models import Entity
 from aframes_web.streams.services import events_ingest
 from aframes_web.teams.services import token_create, token_revoke
-from perf.harness import free_port
+from tests.asgi_server import serving
 from tests.conftest import snapshot
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -29,21 +26,9 @@ AT = "2026-03-02T10:00:00+00:00"
 
 @pytest.fixture
 def server_url() -> Iterator[str]:
-    port = free_port()
     application = asgi.build_application()
-    config = uvicorn.Config(
-        application, host="127.0.0.1", port=port, lifespan="on", log_level="warning"
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    with serving(application) as url:
+        yield url
     # The lean door's thread keeps its connection between requests, as a server's does.
     application.lean.executor.submit(connections.close_all).result(timeout=10)
 

@@ -12,8 +12,6 @@ import json
 import os
 import subprocess
 import sys
-import threading
-import time
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -22,7 +20,6 @@ from zoneinfo import ZoneInfo
 
 import httpx2
 import pytest
-import uvicorn
 from django.utils import timezone
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
@@ -36,7 +33,7 @@ from aframes_web.streams.services import entity_create
 from aframes_web.teams.services import token_create, token_revoke
 from memory.models import Decision
 from memory.services.deciding import decide_batch
-from perf.harness import free_port
+from tests.asgi_server import serving
 from tests.conftest import page_text
 from tests.home_streams import START, motion, routine_day, stream
 
@@ -66,20 +63,8 @@ def server_url() -> Iterator[str]:
     """The ASGI application on uvicorn in a thread, as `manage.py serve` runs it."""
     from aframes_web.asgi import build_application
 
-    port = free_port()
-    config = uvicorn.Config(
-        build_application(), host="127.0.0.1", port=port, lifespan="on", log_level="warning"
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "uvicorn did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    with serving(build_application()) as url:
+        yield url
 
 
 class Answer:
