@@ -686,18 +686,19 @@ def summarise(result: dict[str, Any]) -> dict[str, Any]:
         "max_ms": max(latencies, default=0.0),
         "cpu": result["cpu"],
         "connections_opened": result.get("connections_opened", 0),
-        # Measured, not modelled: the server processes' CPU time in the window over the
-        # requests they answered in it.
-        "server_cpu_ms_per_request": (
-            1000 * result["cpu"]["server"] * window / (len(latencies) + errors)
-            if latencies or errors
-            else 0.0
-        ),
+        "server_cpu_ms_per_request": _cpu_ms_each(result, len(latencies) + errors),
     }
 
 
+def _cpu_ms_each(result: dict[str, Any], answered: int) -> float:
+    """Measured, not modelled: the server processes' CPU time in the window over the requests
+    they answered in it (0 for none)."""
+    seconds = result["cpu"]["server"] * result["window_s"]
+    return 1000 * seconds / answered if answered else 0.0
+
+
 def _summarise_wrk(result: dict[str, Any]) -> dict[str, Any]:
-    found, window = result["wrk"], result["window_s"]
+    found = result["wrk"]
     kinds = {
         "http_error_or_wrong_body": found["wrong"],
         **{f"socket_{name}": found[name] for name in ("connect", "read", "write", "timeout")},
@@ -717,9 +718,7 @@ def _summarise_wrk(result: dict[str, Any]) -> dict[str, Any]:
         "max_ms": found["max_us"] / 1000,
         "cpu": result["cpu"],
         "connections_opened": result.get("connections_opened", 0),
-        "server_cpu_ms_per_request": (
-            1000 * result["cpu"]["server"] * window / (ok + errors) if ok or errors else 0.0
-        ),
+        "server_cpu_ms_per_request": _cpu_ms_each(result, ok + errors),
     }
 
 
