@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
+import pytest
+
 from memory.engine.control import home_signature, sports_signature
 from memory.engine.day import (
     MINING_DAYS,
@@ -313,6 +315,40 @@ def test_a_cached_open_day_closes_as_a_fresh_one_at_every_event_reusing_its_extr
     assert cache.views.keys() == {e.id for e in MORNING}
     assert cache.verdicts and all(v is not None for v in cache.verdicts.values())
     assert cache.indexes
+
+
+def test_an_open_day_read_again_reuses_each_unchanged_segment_its_verdict_and_observations(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A decision reads its open day at every event: a segment that did not change is numbered,
+    # validated and placed once, not at every read (found by identity, the same object).
+    import memory.engine.day as day_module
+
+    cache = DayCache()
+    first = close_day("home", MORNING[:6], DAY, ZONE, cache=cache)
+    validated: list[object] = []
+    real = day_module.validate_segment
+
+    def counting(segment: object, *args: object, **kwargs: object) -> object:
+        validated.append(segment)
+        return real(segment, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(day_module, "validate_segment", counting)
+    second = close_day("home", MORNING[:7], DAY, ZONE, cache=cache)
+    kept = [c for c in first.segments if c.segment in {d.segment for d in second.segments}]
+    assert kept  # the day's earlier rooms are closed stretches, unchanged by one more event
+    later = {d.segment: d for d in second.segments}
+    # Closed stretches come back as the same objects (numbered once); only the stretch still
+    # open is made again, equal to the last one.
+    same = [c for c in kept if later[c.segment].segment is c.segment]
+    assert len(same) >= len(kept) - 1 >= 1
+    assert all(later[c.segment].verdict is c.verdict for c in kept)  # validated once
+    assert not any(s == c.segment for s in validated for c in kept)
+    keys = {f"fact:{DAY.isoformat()}/{c.key}/" for c in same}
+    reused = [o for o in second.record.observations if o.fact_id.rsplit("/", 1)[0] + "/" in keys]
+    assert reused and all(any(o is p for p in first.record.observations) for o in reused)
+    assert _summary(second) == _summary(close_day("home", MORNING[:7], DAY, ZONE))
+    assert second.record == close_day("home", MORNING[:7], DAY, ZONE).record
 
 
 def test_a_cached_day_starts_afresh_for_an_event_out_of_order_another_day_or_scope() -> None:

@@ -459,3 +459,27 @@ def test_an_event_indexed_once_is_not_indexed_again_with_a_cache() -> None:
     index = cache[1]
     assert validate_segment(seg, {1: PR}, DAY, ZONE, index_cache=cache) == first
     assert cache[1] is index
+
+
+def test_the_index_holds_every_leaf_of_leaves_in_payload_order_each_path_once_per_value() -> None:
+    # A wearable's hour: sixty minute counts at one path, most of them equal. Grounding finds
+    # the first path holding a value; the index keeps each (value, path) once, in the order
+    # leaves() walks them, nested lists and mappings included.
+    from memory.engine.canonical import canonical
+    from memory.engine.validate import _index
+
+    payload = {
+        "type": "steps_by_minute",
+        "attributes": {"minutes": [0, 0, 12, 0, 12.0, None, "x", True], "source": "fitbit"},
+        "nested": [{"minutes": [0, [3, 0]]}, "x"],
+    }
+    index = _index(event(1, local(10), payload))
+    expected: dict[object, list[Path]] = {}
+    for path, value in leaves(payload):
+        key = canonical(value)
+        if key is not None and path not in expected.setdefault(key, []):
+            expected[key].append(path)
+    assert index == expected
+    assert index[canonical(0)] == [("attributes", "minutes"), ("nested", "minutes")]
+    assert index[canonical(12)] == [("attributes", "minutes")]  # 12 and 12.0, once
+    assert index[canonical(True)] == [("attributes", "minutes")]  # a bool stays a bool

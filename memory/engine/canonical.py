@@ -32,6 +32,11 @@ def canonical(value: Scalar) -> Canonical | None:
     one); numbers are normalised so 1 == 1.0 (exact at any magnitude); bools are their own kind,
     never numbers.
     """
+    kind = type(value)  # the common exact types first; subclasses take the checks below
+    if kind is int:
+        return ("num", value)
+    if kind is str:
+        return _text(value)
     if value is None:
         return ("none", None)
     if isinstance(value, bool):

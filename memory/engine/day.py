@@ -34,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
+from operator import attrgetter
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -78,6 +79,11 @@ class DayCache:
     # A segment extracted again unchanged has the same verdict: validation reads only the
     # segment, its cited events (immutable) and the day, which the cache is for.
     verdicts: dict[Segment, Verdict] = field(default_factory=dict)
+    # The last read's segments by identity (extract.OpenDay hands back the same object while a
+    # segment is unchanged): its verdict, and its key and observations, found without hashing
+    # every fact of the day at every read. The segment is held, so a reused id never matches.
+    checked: dict[int, tuple[Segment, Verdict]] = field(default_factory=dict)
+    observed: dict[int, tuple[Segment, str, tuple[Observation, ...]]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,16 +132,30 @@ def check_segments(
     *,
     index_cache: IndexCache | None = None,
     verdicts: dict[Segment, Verdict] | None = None,
+    known: dict[int, tuple[Segment, Verdict]] | None = None,
 ) -> tuple[CheckedSegment, ...]:
-    """Validate each segment on its own; one bad segment never takes another down."""
+    """Validate each segment on its own; one bad segment never takes another down.
+
+    ``verdicts`` (by value) and ``known`` (the last call's, by identity; replaced by this
+    call's) hold verdicts already given; a segment's verdict depends only on it, its cited
+    events and the day.
+    """
     checked = []
+    seen: dict[int, tuple[Segment, Verdict]] = {}
     for i, (s, key) in enumerate(zip(segments, segment_keys(segments), strict=True)):
-        verdict = verdicts.get(s) if verdicts is not None else None
+        held = known.get(id(s)) if known is not None else None
+        verdict = held[1] if held is not None and held[0] is s else None
+        if verdict is None and verdicts is not None:
+            verdict = verdicts.get(s)
         if verdict is None:
             verdict = validate_segment(s, events_by_id, day, zone, index_cache=index_cache)
             if verdicts is not None:
                 verdicts[s] = verdict
+        seen[id(s)] = (s, verdict)
         checked.append(CheckedSegment(i, s, verdict, key))
+    if known is not None:
+        known.clear()
+        known.update(seen)
     return tuple(checked)
 
 
@@ -148,21 +168,48 @@ def unchecked_segments(segments: Sequence[Segment]) -> tuple[CheckedSegment, ...
     )
 
 
-def day_record(day: date, zone: ZoneInfo, checked: Sequence[CheckedSegment]) -> DayRecord:
-    """The observations of the accepted segments, in (time, fact reference) order."""
-    observations = [
-        Observation(
-            at=(fact.at or c.segment.start).astimezone(zone),
-            path=(c.segment.kind, *fact.path),
-            value=fact.value,
-            fact_id=fact_ref(day, c.key, fact.id),
-        )
-        for c in checked
-        if c.verdict.accepted
-        for fact in c.segment.facts
-    ]
-    observations.sort(key=lambda o: (o.at, o.fact_id))
+def day_record(
+    day: date,
+    zone: ZoneInfo,
+    checked: Sequence[CheckedSegment],
+    observed: dict[int, tuple[Segment, str, tuple[Observation, ...]]] | None = None,
+) -> DayRecord:
+    """The observations of the accepted segments, in (time, fact reference) order.
+
+    ``observed``: the last call's observations per segment, by identity (replaced by this
+    call's); a segment read again under the same key gives the same observations.
+    """
+    observations: list[Observation] = []
+    seen: dict[int, tuple[Segment, str, tuple[Observation, ...]]] = {}
+    for c in checked:
+        if not c.verdict.accepted:
+            continue
+        segment = c.segment
+        held = observed.get(id(segment)) if observed is not None else None
+        if held is None or held[0] is not segment or held[1] != c.key:
+            held = (segment, c.key, _observations(day, zone, segment, c.key))
+        seen[id(segment)] = held
+        observations += held[2]
+    observations.sort(key=_observation_order)
+    if observed is not None:
+        observed.clear()
+        observed.update(seen)
     return DayRecord(day, tuple(observations))
+
+
+def _observations(day: date, zone: ZoneInfo, segment: Segment, key: str) -> tuple[Observation, ...]:
+    return tuple(
+        Observation(
+            at=(fact.at or segment.start).astimezone(zone),
+            path=(segment.kind, *fact.path),
+            value=fact.value,
+            fact_id=fact_ref(day, key, fact.id),
+        )
+        for fact in segment.facts
+    )
+
+
+_observation_order = attrgetter("at", "fact_id")
 
 
 def close_day(
@@ -202,11 +249,15 @@ def close_day(
         by_id = views
     indexes = cache.indexes if cache is not None else None
     verdicts = cache.verdicts if cache is not None else None
+    known = cache.checked if cache is not None else None
     if validate:
-        checked = check_segments(segments, by_id, day, zone, index_cache=indexes, verdicts=verdicts)
+        checked = check_segments(
+            segments, by_id, day, zone, index_cache=indexes, verdicts=verdicts, known=known
+        )
     else:
         checked = unchecked_segments(segments)
-    return ClosedDay(day, checked, day_record(day, zone, checked))
+    observed = cache.observed if cache is not None else None
+    return ClosedDay(day, checked, day_record(day, zone, checked, observed))
 
 
 def _extended(

@@ -427,6 +427,8 @@ class MemoryStream:
             indexes=dict(self._day_cache.indexes),
             opened=deepcopy(self._day_cache.opened),
             verdicts=dict(self._day_cache.verdicts),
+            checked=dict(self._day_cache.checked),
+            observed=dict(self._day_cache.observed),
         )
         copy._frames_cache = self._frames_cache
         copy._known = None

@@ -226,13 +226,42 @@ def _citation_problem(
 
 
 def _index(event: EngineEvent) -> dict[Canonical, list[Path]]:
-    """Canonical value -> the payload paths holding it, in payload order."""
+    """Canonical value -> the payload paths holding it, in payload order, each path once.
+
+    The leaves of :func:`leaves`, walked without a generator per level: a wearable's hour
+    holds sixty minute counts at one path, and every cited event of a day is indexed.
+    """
     index: dict[Canonical, list[Path]] = {}
-    for path, value in leaves(event.payload):
+    _index_into(event.payload, (), index)
+    return index
+
+
+def _index_into(value: object, path: Path, index: dict[Canonical, list[Path]]) -> None:
+    if type(value) is dict or isinstance(value, Mapping):
+        for key, item in value.items():
+            if isinstance(key, str):
+                _index_into(item, (*path, key), index)
+    elif type(value) is list or isinstance(value, list | tuple):
+        for item in value:
+            kind = type(item)
+            if path and (kind is int or kind is float or kind is str):  # a leaf, inline
+                key = canonical(item)
+                if key is not None:
+                    paths = index.get(key)
+                    if paths is None:
+                        index[key] = [path]
+                    elif paths[-1] != path:
+                        paths.append(path)
+            else:
+                _index_into(item, path, index)
+    elif path and (value is None or isinstance(value, str | int | float)):  # bool is an int
         key = canonical(value)
         if key is not None:
-            index.setdefault(key, []).append(path)
-    return index
+            paths = index.get(key)
+            if paths is None:
+                index[key] = [path]
+            elif paths[-1] != path:  # a list's equal items: the path once is what grounds
+                paths.append(path)
 
 
 def _suffix_of(fact_path: Path, payload_path: Path) -> bool:

@@ -26,7 +26,7 @@ docstring. What every scope shares:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from types import MappingProxyType
 from typing import Any
@@ -83,6 +83,10 @@ class OpenDay:
     zone: ZoneInfo
     state: Any = None
     last: tuple[datetime, int] | None = None
+    # The scope modules hand back the same segment object while it is unchanged (a closed
+    # stretch, a decision point): each is numbered once, by identity, not at every read. The
+    # raw segment is held beside its numbered one, so an id is never mistaken after reuse.
+    _numbered: dict[int, tuple[Segment, Segment]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         _check_scope(self.scope)
@@ -117,10 +121,17 @@ class OpenDay:
             cut = self.state.segments(self.day, frames)
         else:
             cut = self.state.segments()
-        numbered = (_numbered(segment) for segment in cut)
-        return tuple(
-            sorted(numbered, key=lambda s: (s.start, s.kind, s.citations[:1], s.end, s.citations))
-        )
+        held = self._numbered
+        kept: dict[int, tuple[Segment, Segment]] = {}
+        numbered = []
+        for segment in cut:
+            pair = held.get(id(segment))
+            if pair is None or pair[0] is not segment:
+                pair = (segment, _numbered(segment))
+            kept[id(segment)] = pair
+            numbered.append(pair[1])
+        self._numbered = kept  # only this cut's: what a segment replaced is let go
+        return tuple(sorted(numbered, key=_segment_order))
 
 
 def extract_day(
@@ -156,6 +167,10 @@ def grounding_view(scope: str, event: EngineEvent) -> EngineEvent:
     if scope == "desktop":
         return desktop.grounding_view(event)
     return event
+
+
+def _segment_order(s: Segment) -> tuple[Any, ...]:
+    return (s.start, s.kind, s.citations[:1], s.end, s.citations)
 
 
 def _numbered(segment: Segment) -> Segment:

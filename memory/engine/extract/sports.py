@@ -45,7 +45,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from memory.engine.records import EngineEvent, Fact, Path, Segment
@@ -104,13 +104,17 @@ def _count(value: object) -> int | float | None:
     return value
 
 
-class _Row(NamedTuple):
-    """One measured period: its end (when it was complete), its steps, the event holding it.
-    (A tuple: a day holds up to 1,440 minute rows, made again by every replayed memory.)"""
+@dataclass(slots=True)
+class _Run:
+    """A run of consecutive kept rows: when its first and last rows ended, how many rows it
+    holds, and the events holding them in time order (each once). A day holds up to 1,440
+    minute rows, read again by every replayed memory; a run keeps what its segment says, not
+    its rows."""
 
-    end: datetime
-    steps: int | float
-    event: EngineEvent
+    first: datetime
+    last: datetime
+    rows: int
+    events: list[EngineEvent]
 
 
 @dataclass(slots=True)
@@ -120,17 +124,25 @@ class _Runs:
     run's segment is made once per length it reaches."""
 
     period: timedelta
-    runs: list[list[_Row]] = field(default_factory=list)
+    runs: list[_Run] = field(default_factory=list)
     open: bool = False  # the last run may still grow
     made: dict[int, tuple[int, Segment]] = field(default_factory=dict)  # run index -> segment
 
-    def add(self, row: _Row, kept: bool) -> None:
+    def add(self, end: datetime, event: EngineEvent, kept: bool, follows: bool = False) -> None:
+        """A row ending at ``end``, held by ``event``. ``follows``: the caller knows the last
+        row added here ended exactly a period before (the minute before, in the same hour's
+        list), so the gap need not be measured."""
         if not kept:
             self.open = False
-        elif self.open and row.end - self.runs[-1][-1].end == self.period:
-            self.runs[-1].append(row)
+            return
+        run = self.runs[-1] if self.open else None
+        if run is not None and (follows or end - run.last == self.period):
+            run.last = end
+            run.rows += 1
+            if run.events[-1] is not event:
+                run.events.append(event)
         else:
-            self.runs.append([row])
+            self.runs.append(_Run(end, end, 1, [event]))
             self.open = True
 
     def stretches(
@@ -138,11 +150,11 @@ class _Runs:
     ) -> list[Segment]:
         out = []
         for index, run in enumerate(self.runs):
-            if len(run) * self.period < at_least:
+            if run.rows * self.period < at_least:
                 continue
             held = self.made.get(index)
-            if held is None or held[0] != len(run):
-                held = self.made[index] = (len(run), _stretch(kind, run, source, resolution))
+            if held is None or held[0] != run.rows:
+                held = self.made[index] = (run.rows, _stretch(kind, run, source, resolution))
             out.append(held[1])
         return out
 
@@ -154,8 +166,8 @@ class SportsDay:
     zone: ZoneInfo
     decision_points: list[Segment] = field(default_factory=list)
     active_hours: list[Segment] = field(default_factory=list)
-    # (source, resolution) -> that stream's rows, in time order
-    streams: dict[tuple[str | None, str], list[_Row]] = field(default_factory=dict)
+    # (source, resolution) -> how many rows that stream has had today
+    streams: dict[tuple[str | None, str], int] = field(default_factory=dict)
     # (source, resolution) -> its walks' and its sedentary stretches' runs, kept as rows arrive
     brisk: dict[tuple[str | None, str], _Runs] = field(default_factory=dict)
     still: dict[tuple[str | None, str], _Runs] = field(default_factory=dict)
@@ -178,16 +190,6 @@ class SportsDay:
             elif kind == "steps":
                 self._row(event, attributes)
 
-    def _append(self, key: tuple[str | None, str], row: _Row) -> None:
-        """A row joins its stream and the runs it continues or ends."""
-        period = RESOLUTIONS[key[1]]
-        self.streams.setdefault(key, []).append(row)
-        if key[1] == "minute":
-            brisk = self.brisk.get(key) or self.brisk.setdefault(key, _Runs(period))
-            brisk.add(row, row.steps >= BOUT_MIN_STEPS_PER_MIN)
-        still = self.still.get(key) or self.still.setdefault(key, _Runs(period))
-        still.add(row, row.steps < SEDENTARY_STEPS_PER_MIN * (period / MINUTE))
-
     def _minutes(self, event: EngineEvent, attributes: Mapping[str, Any]) -> None:
         minutes = attributes["minutes"]
         source = attributes.get("source")
@@ -196,21 +198,25 @@ class SportsDay:
         assert self.midnight is not None
         first = self.midnight - start  # minutes ending before midnight + 1 belong to the day before
         # Up to 1,440 rows a day: the stream and its runs are looked up once per event.
-        rows = self.streams.setdefault(key, [])
+        self.streams.setdefault(key, 0)
         brisk = self.brisk.setdefault(key, _Runs(MINUTE))
         still = self.still.setdefault(key, _Runs(MINUTE))
+        rows = 0
+        follows = False  # whether the row before, in this list, was one
         end = start
         for offset, value in enumerate(minutes):
             end += MINUTE
             kind = type(value)  # a bool, a missing or a NaN count is no row of steps
             if (kind is not int and kind is not float) or value != value or MINUTE * offset < first:
+                follows = False
                 continue
-            row = _Row(end, value, event)
-            rows.append(row)
-            brisk.add(row, value >= BOUT_MIN_STEPS_PER_MIN)
-            still.add(row, value < SEDENTARY_STEPS_PER_MIN)
+            rows += 1
+            brisk.add(end, event, value >= BOUT_MIN_STEPS_PER_MIN, follows)
+            still.add(end, event, value < SEDENTARY_STEPS_PER_MIN, follows)
+            follows = True
             if self.started is None:
                 self._maybe_start(end, value, MINUTE, event, "minute")
+        self.streams[key] += rows
 
     def _row(self, event: EngineEvent, attributes: Mapping[str, Any]) -> None:
         resolution = attributes.get("resolution")
@@ -219,8 +225,14 @@ class SportsDay:
             return
         source = attributes.get("source")
         key = (source if isinstance(source, str) else None, str(resolution))
-        self._append(key, _Row(event.at, steps, event))
-        self._maybe_start(event.at, steps, RESOLUTIONS[str(resolution)], event, str(resolution))
+        period = RESOLUTIONS[key[1]]
+        self.streams[key] = self.streams.get(key, 0) + 1
+        if key[1] == "minute":
+            brisk = self.brisk.get(key) or self.brisk.setdefault(key, _Runs(period))
+            brisk.add(event.at, event, steps >= BOUT_MIN_STEPS_PER_MIN)
+        still = self.still.get(key) or self.still.setdefault(key, _Runs(period))
+        still.add(event.at, event, steps < SEDENTARY_STEPS_PER_MIN * (period / MINUTE))
+        self._maybe_start(event.at, steps, period, event, str(resolution))
         if resolution == "hour" and steps >= ACTIVE_HOUR_STEPS:
             facts = (
                 Fact("", "observed", ("type",), "steps", event.at),
@@ -266,14 +278,14 @@ def _decision_point(event: EngineEvent) -> Segment:
     return Segment(event.at, event.at, tuple(facts), (event.id,), kind="decision_point")
 
 
-def _stretch(kind: str, run: Sequence[_Row], source: str | None, resolution: str) -> Segment:
-    events = sorted({row.event.id: row.event for row in run}.values(), key=lambda e: (e.at, e.id))
+def _stretch(kind: str, run: _Run, source: str | None, resolution: str) -> Segment:
+    events = sorted({e.id: e for e in run.events}.values(), key=lambda e: (e.at, e.id))
     first = events[0]
     # A minute's row is the hour's event stamped later: the stretch reaches to what it cites.
     # No row ends after its event is stamped, so the last event ends it.
-    start = min(run[0].end, first.at)
+    start = min(run.first, first.at)
     end = events[-1].at
-    began = run[0].end  # an hourly row ends when its event is stamped
+    began = run.first  # an hourly row ends when its event is stamped
     kind_of = first.payload.get("type")
     facts = [Fact("", "observed", ("type",), kind_of, began)]
     if source is not None:
