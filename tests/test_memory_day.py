@@ -351,6 +351,25 @@ def test_an_open_day_read_again_reuses_each_unchanged_segment_its_verdict_and_ob
     assert second.record == close_day("home", MORNING[:7], DAY, ZONE).record
 
 
+def test_an_ordered_open_day_grounds_an_event_that_came_in_between_those_read_before() -> None:
+    # The in-memory stream keeps the day's events in time order and says so (ordered=True):
+    # each read gives views to the events after the last read's. An event placed between
+    # them (a late one within its open day) is still given its view and grounds its segment.
+    cache = DayCache()
+    events = list(MORNING[:6])
+    close_day("home", events, DAY, ZONE, cache=cache, ordered=True)
+    late = sensor(99, at(7, 10), "hall")
+    events.insert(next(i for i, e in enumerate(events) if e.at > late.at), late)
+    closed = close_day("home", events, DAY, ZONE, cache=cache, ordered=True)
+    assert 99 in cache.views
+    assert _summary(closed) == _summary(close_day("home", events, DAY, ZONE))
+    assert all(c.verdict.accepted for c in closed.segments)
+    events.append(MORNING[6])  # and one after them: only it is new
+    again = close_day("home", events, DAY, ZONE, cache=cache, ordered=True)
+    assert _summary(again) == _summary(close_day("home", events, DAY, ZONE))
+    assert cache.viewed == (len(events), MORNING[6])
+
+
 def test_a_cached_day_starts_afresh_for_an_event_out_of_order_another_day_or_scope() -> None:
     cache = DayCache()
     close_day("home", MORNING[:6], DAY, ZONE, cache=cache)

@@ -73,6 +73,9 @@ class DayCache:
     every event; this keeps that from re-deriving the same views and indexes each time."""
 
     views: dict[int, EngineEvent] = field(default_factory=dict)
+    # The events given views so far, when they were a prefix of the day's ordered events: the
+    # count and the last of them (a read extends its views by the events after it).
+    viewed: tuple[int, EngineEvent] | None = None
     indexes: IndexCache = field(default_factory=dict)
     # The day's extraction so far, extended by the events added since (extract.OpenDay).
     opened: Any = None
@@ -243,9 +246,15 @@ def close_day(
         by_id = {e.id: grounding_view(scope, e) for e in events}
     else:
         views = cache.views
-        for e in events:
+        held = cache.viewed
+        fresh = events
+        if ordered and held is not None and 0 < held[0] <= len(events):
+            if events[held[0] - 1] is held[1]:
+                fresh = events[held[0] :]
+        for e in fresh:
             if e.id not in views:
                 views[e.id] = grounding_view(scope, e)
+        cache.viewed = (len(events), events[-1]) if ordered and events else None
         by_id = views
     indexes = cache.indexes if cache is not None else None
     verdicts = cache.verdicts if cache is not None else None

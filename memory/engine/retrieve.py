@@ -17,7 +17,6 @@ from memory.engine.regularities import (
     PRIOR_FAILURES,
     PRIOR_SUCCESSES,
     RegularityState,
-    in_window,
     proposal_key,
     validate_proposal,
 )
@@ -105,26 +104,25 @@ def _occurrence(
 ) -> tuple[Occurrence, tuple[str, ...]]:
     if not seen:
         return "censored", ()
-    start = datetime.combine(day, proposal.window[0])
-    end = datetime.combine(day, proposal.window[1])
-    if _wall(now) < start:
+    opens, closes = proposal.window
+    wall = _wall(now)
+    if wall < datetime.combine(day, opens):
         return "upcoming", ()
-    first = next(
-        (o for o in _matching(seen, proposal.trigger) if in_window(proposal, day, o)), None
-    )
+    # in_window(proposal, day, o), inlined: a decision tests hundreds of regularities.
+    first = None
+    for o in _matching(seen, proposal.trigger):
+        at = o.at
+        if at.date() == day and opens <= at.time() < closes:
+            first = o
+            break
     if first is None:
         return "not_triggered", ()
-    behavior = next(
-        (
-            o
-            for o in _matching(seen, proposal.behavior)
-            if o.at >= first.at and in_window(proposal, day, o)
-        ),
-        None,
-    )
-    if behavior is not None:
-        return "fulfilled", (first.fact_id, behavior.fact_id)
-    return ("pending" if _wall(now) < end else "deviated"), (first.fact_id,)
+    began = first.at
+    for o in _matching(seen, proposal.behavior):
+        at = o.at
+        if at >= began and at.date() == day and opens <= at.time() < closes:
+            return "fulfilled", (first.fact_id, o.fact_id)
+    return ("pending" if wall < datetime.combine(day, closes) else "deviated"), (first.fact_id,)
 
 
 def _by_clock(wall_now: datetime, start: datetime, end: datetime) -> Occurrence:
@@ -139,13 +137,25 @@ def _wall(t: datetime) -> datetime:
     return t.replace(tzinfo=None)
 
 
+_REPLAYABLE: dict[int, tuple[Proposal, bool]] = {}
+_REPLAYABLE_MAX = 16384
+
+
 def _replayable(proposal: Proposal) -> bool:
-    # Proposals are immutable: one check each, not one per decision. One that cannot even be
-    # hashed (a list where a scalar belongs) is malformed; it is checked, and fails, uncached.
+    # Proposals are immutable: one check each, not one per decision, found first by identity
+    # (hashing a proposal walks all its fields). One that cannot even be hashed (a list where
+    # a scalar belongs) is malformed; it is checked, and fails, uncached.
+    held = _REPLAYABLE.get(id(proposal))
+    if held is not None and held[0] is proposal:
+        return held[1]
     try:
-        return _replayable_cached(proposal)
+        ok = _replayable_cached(proposal)
     except TypeError:
         return validate_proposal(proposal) is None
+    if len(_REPLAYABLE) >= _REPLAYABLE_MAX:
+        _REPLAYABLE.clear()
+    _REPLAYABLE[id(proposal)] = (proposal, ok)
+    return ok
 
 
 @lru_cache(maxsize=16384)

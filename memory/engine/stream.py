@@ -427,6 +427,7 @@ class MemoryStream:
             indexes=dict(self._day_cache.indexes),
             opened=deepcopy(self._day_cache.opened),
             verdicts=dict(self._day_cache.verdicts),
+            viewed=self._day_cache.viewed,
             checked=dict(self._day_cache.checked),
             observed=dict(self._day_cache.observed),
         )
