@@ -236,6 +236,47 @@ def test_reachable_is_active_or_weakening_in_reach_and_without_the_gate_any_repl
     assert view.reachable(gate=False) == [(st[k].proposal, st[k].state) for k in ("a", "w", "c")]
 
 
+def test_reachable_holds_in_reach_at_every_clock_and_follows_a_new_set_of_regularities() -> None:
+    # The reach of each regularity is worked out once per set (memory replaces the set at each
+    # close); what a view finds is still in_reach of its own moment, whatever view came before.
+    from memory.engine.retrieve import in_reach
+
+    states = memory_of_states()
+    for hour, minute in ((5, 0), (6, 31), (7, 50), (8, 29), (9, 59), (10, 1), (23, 0)):
+        view, _ = view_of(states)
+        view = replace(view, now=view.now.replace(hour=hour, minute=minute))
+        expected = [
+            (t.proposal, t.state)
+            for t in states.values()
+            if t.state.rejected is None and in_reach(t.proposal, view.now)
+        ]
+        assert view.reachable(gate=False) == expected, (hour, minute)
+    fewer = {k: v for k, v in states.items() if k != "a"}
+    view, _ = view_of(fewer)
+    assert (ROUTINE, states["a"].state) not in view.reachable(gate=False)
+
+
+def test_policies_deciding_on_one_home_moment_share_its_control_signature(monkeypatch) -> None:
+    # A home's (and a wearable's) control context is the moment's, not the proposal's: the
+    # benchmark's methods deciding on one view work it out once, and each is controlled by it.
+    import memory.engine.stream as stream_module
+
+    made: list[object] = []
+    real = stream_module.control_context
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        made.append(args[1])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(stream_module, "control_context", counting)
+    view, _ = view_of({"a": tracked(ROUTINE, "active")})
+    first, _ = decide_on(view, POLICIES["rules"], ControlState())
+    second, _ = decide_on(view, Recorder(frozenset({REGULARITIES})), ControlState())
+    assert made == [view.current]
+    context, prior = real("home", view.current, view.recent[:-1], first.controlled.proposed)
+    assert first.signature == second.signature == signature("home", context, prior)
+
+
 def test_trajectories_are_the_last_three_closed_days_oldest_first() -> None:
     view, _ = view_of()
     assert [r.day for r in view.trajectories()] == [DAY - timedelta(days=n) for n in (3, 2, 1)]

@@ -522,11 +522,12 @@ def control_context(
     issue's author, else the actor), ``content`` (the proposed message) and
     ``firing_condition`` (the payload type and action that fired it). desktop: app and site.
     """
-    prior = tuple(e for e in recent if e.id != current.id)
     if scope == "sports":
         return current.payload, ()
     if scope == "home":
-        history = tuple(_home_context(e) for e in prior if e.kind == "observation")
+        history = tuple(
+            _home_context(e) for e in recent if e.id != current.id and e.kind == "observation"
+        )
         return _home_context(current), history
     if scope == "code":
         a = attributes(current)

@@ -85,7 +85,7 @@ class DayCache:
     # The last read's segments by identity (extract.OpenDay hands back the same object while a
     # segment is unchanged): its verdict, and its key and observations, found without hashing
     # every fact of the day at every read. The segment is held, so a reused id never matches.
-    checked: dict[int, tuple[Segment, Verdict]] = field(default_factory=dict)
+    checked: dict[int, CheckedSegment] = field(default_factory=dict)
     observed: dict[int, tuple[Segment, str, tuple[Observation, ...]]] = field(default_factory=dict)
 
 
@@ -135,27 +135,30 @@ def check_segments(
     *,
     index_cache: IndexCache | None = None,
     verdicts: dict[Segment, Verdict] | None = None,
-    known: dict[int, tuple[Segment, Verdict]] | None = None,
+    known: dict[int, CheckedSegment] | None = None,
 ) -> tuple[CheckedSegment, ...]:
     """Validate each segment on its own; one bad segment never takes another down.
 
-    ``verdicts`` (by value) and ``known`` (the last call's, by identity; replaced by this
-    call's) hold verdicts already given; a segment's verdict depends only on it, its cited
-    events and the day.
+    ``verdicts`` (by value) and ``known`` (the last call's, by segment identity; replaced by
+    this call's) hold verdicts already given; a segment's verdict depends only on it, its
+    cited events and the day.
     """
     checked = []
-    seen: dict[int, tuple[Segment, Verdict]] = {}
+    seen: dict[int, CheckedSegment] = {}
     for i, (s, key) in enumerate(zip(segments, segment_keys(segments), strict=True)):
         held = known.get(id(s)) if known is not None else None
-        verdict = held[1] if held is not None and held[0] is s else None
-        if verdict is None and verdicts is not None:
-            verdict = verdicts.get(s)
-        if verdict is None:
-            verdict = validate_segment(s, events_by_id, day, zone, index_cache=index_cache)
-            if verdicts is not None:
-                verdicts[s] = verdict
-        seen[id(s)] = (s, verdict)
-        checked.append(CheckedSegment(i, s, verdict, key))
+        if held is not None and held.segment is s:
+            if held.index != i or held.key != key:
+                held = CheckedSegment(i, s, held.verdict, key)
+        else:
+            verdict = verdicts.get(s) if verdicts is not None else None
+            if verdict is None:
+                verdict = validate_segment(s, events_by_id, day, zone, index_cache=index_cache)
+                if verdicts is not None:
+                    verdicts[s] = verdict
+            held = CheckedSegment(i, s, verdict, key)
+        seen[id(s)] = held
+        checked.append(held)
     if known is not None:
         known.clear()
         known.update(seen)
@@ -248,9 +251,13 @@ def close_day(
         views = cache.views
         held = cache.viewed
         fresh = events
-        if ordered and held is not None and 0 < held[0] <= len(events):
-            if events[held[0] - 1] is held[1]:
-                fresh = events[held[0] :]
+        if (
+            ordered
+            and held is not None
+            and 0 < held[0] <= len(events)
+            and events[held[0] - 1] is held[1]
+        ):
+            fresh = events[held[0] :]
         for e in fresh:
             if e.id not in views:
                 views[e.id] = grounding_view(scope, e)

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from functools import lru_cache
+from operator import attrgetter
 from typing import Any, Literal
 
 from memory.engine.canonical import Canonical, canonical
@@ -72,6 +73,7 @@ Seen = dict[tuple[str, ...], dict[Canonical, list[Observation]]]
 
 
 _SEEN: list[tuple[DayRecord, datetime, Seen]] = []
+_OBSERVATION_ORDER = attrgetter("at", "fact_id")
 
 
 def _by_path(today: DayRecord, now: datetime) -> Seen:
@@ -86,7 +88,7 @@ def _by_path(today: DayRecord, now: datetime) -> Seen:
 
 def _seen(today: DayRecord, now: datetime) -> Seen:
     found: Seen = {}
-    for o in sorted(today.observations, key=lambda o: (o.at, o.fact_id)):
+    for o in sorted(today.observations, key=_OBSERVATION_ORDER):
         if o.at <= now:
             key = canonical(o.value)
             if key is not None:
@@ -172,8 +174,17 @@ def in_reach(proposal: Proposal, now: datetime) -> bool:
     """Whether ``now`` (local) is inside today's window widened by the lead and the grace: the
     only time retrieval can pick the regularity (weekdays aside)."""
     low, high = _reach(proposal.window)
-    clock = now.hour * 3600 + now.minute * 60 + now.second + now.microsecond / 1e6
-    return low <= clock < high
+    return low <= clock_seconds(now) < high
+
+
+def clock_seconds(now: datetime) -> float:
+    """``now``'s wall clock in seconds after local midnight, as :func:`in_reach` reads it."""
+    return now.hour * 3600 + now.minute * 60 + now.second + now.microsecond / 1e6
+
+
+def reach(proposal: Proposal) -> tuple[float, float]:
+    """The seconds after local midnight within which :func:`in_reach` holds: [low, high)."""
+    return _reach(proposal.window)
 
 
 @lru_cache(maxsize=4096)

@@ -65,7 +65,7 @@ from memory.engine.expect import Expectations
 from memory.engine.recent import RECENT_MAX_PRIOR, recent_events
 from memory.engine.records import POINT_KIND, DayRecord, EngineEvent, Proposal
 from memory.engine.regularities import RegularityState
-from memory.engine.retrieve import Retrieved, in_reach, retrieve
+from memory.engine.retrieve import Retrieved, clock_seconds, reach, retrieve
 
 TRAJECTORY_DAYS = 3  # our choice: a decision's context shows the last three closed days
 # The open desktop day's frames are compiled again after this much stream time (the service's
@@ -131,12 +131,28 @@ class MemoryView:
     def reachable(self, *, gate: bool = True) -> list[tuple[Proposal, RegularityState]]:
         """Regularities retrieval may pick now: active or weakening ones (every replayable one
         without the replay gate) whose window, widened, contains now."""
+        clock = clock_seconds(self.now)
         return [
             (t.proposal, t.state)
-            for t in self.tracked.values()
-            if (t.state.state in ("active", "weakening") if gate else t.state.rejected is None)
-            and in_reach(t.proposal, self.now)
+            for low, high, t in _reaches(self.tracked)
+            if low <= clock < high
+            and (t.state.state in ("active", "weakening") if gate else t.state.rejected is None)
         ]
+
+
+# The last regularities' reach (retrieve.reach) in seconds of the wall clock, worked out once
+# per set of regularities (memory replaces it at each close), not once per decision: a stream's
+# decisions all read the same set until its next close. The set is held, so a reused id never
+# matches.
+_REACHES: list[tuple[Mapping[str, Tracked], list[tuple[float, float, Tracked]]]] = []
+
+
+def _reaches(tracked: Mapping[str, Tracked]) -> list[tuple[float, float, Tracked]]:
+    if _REACHES and _REACHES[0][0] is tracked and len(_REACHES[0][1]) == len(tracked):
+        return _REACHES[0][1]
+    table = [(*reach(t.proposal), t) for t in tracked.values()]
+    _REACHES[:] = [(tracked, table)]
+    return table
 
 
 def decide_on(
@@ -178,13 +194,30 @@ def decide_on(
         shared=view.shared,
     )
     proposed = policy.decide(ctx)
-    context, prior = control_context(view.scope, view.current, view.recent[:-1], proposed)
-    sig = signature(view.scope, context, prior)
+    if view.scope in _CONTEXT_OF_THE_MOMENT:
+        # What control compares is the moment's, whatever is proposed: worked out once for
+        # every policy deciding on this view.
+        sig = view.shared.get(_SIGNATURE)
+        if sig is None:
+            sig = view.shared[_SIGNATURE] = _signature(view, proposed)
+    else:
+        sig = _signature(view, proposed)
     controlled, new_state = control(proposed, sig, view.day, state)
     outcome = Outcome(
         view.current.id, view.current.at, view.day, policy.name, controlled, sig, retrieved
     )
     return outcome, new_state
+
+
+# Scopes whose control context is the current moment's alone (catalogue.control_context: the
+# sports payload; a home's rooms and activity with its recent history), not the proposal's.
+_CONTEXT_OF_THE_MOMENT = frozenset({"sports", "home"})
+_SIGNATURE = ("signature",)
+
+
+def _signature(view: MemoryView, proposed: Any) -> Signature:
+    context, prior = control_context(view.scope, view.current, view.recent[:-1], proposed)
+    return signature(view.scope, context, prior)
 
 
 def _reachable(view: MemoryView, gate: bool) -> list[tuple[Proposal, RegularityState]]:
