@@ -336,3 +336,20 @@ def test_without_the_replay_gate_any_state_ranks_as_active() -> None:
     found = retrieve(both, at("09:30"), today(("t", "09:10")), gate=False)
     # Both pending; the candidate counts as active, so it ranks before the weakening one.
     assert [(r.proposal, r.state) for r in found] == [(later, "active"), (P, "weakening")]
+
+
+def test_decisions_following_one_another_on_one_record_see_it_as_of_their_own_moment() -> None:
+    # One record is read at moment after moment until the day gains an event: what was found
+    # at one moment is reused only where it is the same at the next (module helpers keep the
+    # last index and what each regularity found in it).
+    record = today(("o", "08:00"), ("t", "09:10"), ("b", "09:40"))
+    assert occ(P, "08:45", record) == "upcoming"
+    assert occ(P, "09:20", record) == "pending"  # the behavior at 09:40 is not seen yet
+    assert occ(P, "09:45", record) is None  # fulfilled: never retrieved
+    assert occ(P, "09:20", record) == "pending"  # back before it: the earlier view again
+    untriggered = today(("o", "08:00"), ("t", "09:10"))
+    assert occ(P, "09:50", untriggered) == "pending"
+    assert occ(P, "10:30", untriggered) == "deviated"  # only the clock moved
+    assert occ(P, "09:50", untriggered) == "pending"
+    other = Proposal(P.trigger, P.behavior, (time(9, 15), time(10)))  # trigger before its window
+    assert occ(other, "09:50", untriggered) is None  # not triggered in its own window

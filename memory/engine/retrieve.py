@@ -72,17 +72,25 @@ def occurrence(
 Seen = dict[tuple[str, ...], dict[Canonical, list[Observation]]]
 
 
-_SEEN: list[tuple[DayRecord, datetime, Seen]] = []
+# The last record indexed, the moment it was indexed for, the index, and the record's latest
+# observation when every one was at or before that moment (else None).
+_SEEN: list[tuple[DayRecord, datetime, Seen, datetime | None]] = []
 _OBSERVATION_ORDER = attrgetter("at", "fact_id")
 
 
 def _by_path(today: DayRecord, now: datetime) -> Seen:
-    # Several policies (the benchmark's methods) retrieve on one record at one moment: index
-    # it once. The record is immutable; holding it tells a reused id apart.
-    if _SEEN and _SEEN[0][0] is today and _SEEN[0][1] == now:
-        return _SEEN[0][2]
+    # Several policies (the benchmark's methods) retrieve on one record at one moment, and
+    # decisions follow one another on one record until the day gains events: index it once.
+    # An index that holds every observation holds them for any later moment too. The record is
+    # immutable; holding it tells a reused id apart.
+    if _SEEN and _SEEN[0][0] is today:
+        _, then, found, latest = _SEEN[0]
+        if now == then or (latest is not None and now >= latest):
+            return found
     found = _seen(today, now)
-    _SEEN[:] = [(today, now, found)]
+    times = [o.at for o in today.observations]
+    latest = max(times) if times and max(times) <= now else None
+    _SEEN[:] = [(today, now, found, latest)]
     return found
 
 
@@ -110,21 +118,48 @@ def _occurrence(
     wall = _wall(now)
     if wall < datetime.combine(day, opens):
         return "upcoming", ()
+    first, behavior = _found(proposal, day, seen)
+    if first is None:
+        return "not_triggered", ()
+    if behavior is not None:
+        return "fulfilled", (first.fact_id, behavior.fact_id)
+    return ("pending" if wall < datetime.combine(day, closes) else "deviated"), (first.fact_id,)
+
+
+# The first in-window trigger and the behavior after it, per proposal, on the last index they
+# were looked up in (_FOUND_IN): decisions follow one another on one index until the day gains
+# an observation, and only the clock decides between upcoming, pending and deviated. The
+# proposal and the index are held, so a reused id never matches.
+_FOUND: dict[int, tuple[Proposal, date, Observation | None, Observation | None]] = {}
+_FOUND_IN: list[Seen] = []
+
+
+def _found(
+    proposal: Proposal, day: date, seen: Seen
+) -> tuple[Observation | None, Observation | None]:
+    if not _FOUND_IN or _FOUND_IN[0] is not seen:
+        _FOUND.clear()
+        _FOUND_IN[:] = [seen]
+    held = _FOUND.get(id(proposal))
+    if held is not None and held[0] is proposal and held[1] == day:
+        return held[2], held[3]
+    opens, closes = proposal.window
     # in_window(proposal, day, o), inlined: a decision tests hundreds of regularities.
-    first = None
+    first = behavior = None
     for o in _matching(seen, proposal.trigger):
         at = o.at
         if at.date() == day and opens <= at.time() < closes:
             first = o
             break
-    if first is None:
-        return "not_triggered", ()
-    began = first.at
-    for o in _matching(seen, proposal.behavior):
-        at = o.at
-        if at >= began and at.date() == day and opens <= at.time() < closes:
-            return "fulfilled", (first.fact_id, o.fact_id)
-    return ("pending" if wall < datetime.combine(day, closes) else "deviated"), (first.fact_id,)
+    if first is not None:
+        began = first.at
+        for o in _matching(seen, proposal.behavior):
+            at = o.at
+            if at >= began and at.date() == day and opens <= at.time() < closes:
+                behavior = o
+                break
+    _FOUND[id(proposal)] = (proposal, day, first, behavior)
+    return first, behavior
 
 
 def _by_clock(wall_now: datetime, start: datetime, end: datetime) -> Occurrence:
