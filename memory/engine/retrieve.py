@@ -83,8 +83,9 @@ def _by_path(today: DayRecord, now: datetime) -> Seen:
     # decisions follow one another on one record until the day gains events: index it once.
     # An index that holds every observation holds them for any later moment too. The record is
     # immutable; holding it tells a reused id apart.
-    if _SEEN and _SEEN[0][0] is today:
-        _, then, found, latest = _SEEN[0]
+    held = _SEEN[0] if _SEEN else None  # read once: another thread may replace it
+    if held is not None and held[0] is today:
+        _, then, found, latest = held
         if now == then or (latest is not None and now >= latest):
             return found
     found = _seen(today, now)
@@ -128,9 +129,10 @@ def _occurrence(
 
 # The first in-window trigger and the behavior after it, per proposal, on the last index they
 # were looked up in (_FOUND_IN): decisions follow one another on one index until the day gains
-# an observation, and only the clock decides between upcoming, pending and deviated. The
-# proposal and the index are held, so a reused id never matches.
-_FOUND: dict[int, tuple[Proposal, date, Observation | None, Observation | None]] = {}
+# an observation, and only the clock decides between upcoming, pending and deviated. Each
+# entry holds its proposal and its index, so a reused id, or another thread's index, never
+# matches.
+_FOUND: dict[int, tuple[Proposal, Seen, date, Observation | None, Observation | None]] = {}
 _FOUND_IN: list[Seen] = []
 
 
@@ -141,8 +143,8 @@ def _found(
         _FOUND.clear()
         _FOUND_IN[:] = [seen]
     held = _FOUND.get(id(proposal))
-    if held is not None and held[0] is proposal and held[1] == day:
-        return held[2], held[3]
+    if held is not None and held[0] is proposal and held[1] is seen and held[2] == day:
+        return held[3], held[4]
     opens, closes = proposal.window
     # in_window(proposal, day, o), inlined: a decision tests hundreds of regularities.
     first = behavior = None
@@ -158,7 +160,7 @@ def _found(
             if at >= began and at.date() == day and opens <= at.time() < closes:
                 behavior = o
                 break
-    _FOUND[id(proposal)] = (proposal, day, first, behavior)
+    _FOUND[id(proposal)] = (proposal, seen, day, first, behavior)
     return first, behavior
 
 

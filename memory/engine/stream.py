@@ -148,8 +148,9 @@ _REACHES: list[tuple[Mapping[str, Tracked], list[tuple[float, float, Tracked]]]]
 
 
 def _reaches(tracked: Mapping[str, Tracked]) -> list[tuple[float, float, Tracked]]:
-    if _REACHES and _REACHES[0][0] is tracked and len(_REACHES[0][1]) == len(tracked):
-        return _REACHES[0][1]
+    held = _REACHES[0] if _REACHES else None  # read once: another thread may replace it
+    if held is not None and held[0] is tracked and len(held[1]) == len(tracked):
+        return held[1]
     table = [(*reach(t.proposal), t) for t in tracked.values()]
     _REACHES[:] = [(tracked, table)]
     return table
