@@ -83,6 +83,8 @@ def _by_path(today: DayRecord, now: datetime) -> Seen:
     # decisions follow one another on one record until the day gains events: index it once.
     # An index that holds every observation holds them for any later moment too. The record is
     # immutable; holding it tells a reused id apart.
+    if not today.observations:
+        return {}  # nothing seen today: no index to keep (it would push out a real one)
     held = _SEEN[0] if _SEEN else None  # read once: another thread may replace it
     if held is not None and held[0] is today:
         _, then, found, latest = held
@@ -262,7 +264,7 @@ def retrieve(
             f"retrieve: today's record is for {today.day}, but now is {now.date()}; "
             "pass the record of now's local day"
         )
-    seen = _by_path(today, now)
+    seen: Seen = {} if blind else _by_path(today, now)  # blind reads no facts of today
     wall_now = _wall(now)
     weekday = today.weekday
     # Rank first, build the records of the top three only: hundreds of regularities can be in
