@@ -353,3 +353,26 @@ def test_decisions_following_one_another_on_one_record_see_it_as_of_their_own_mo
     assert occ(P, "09:50", untriggered) == "pending"
     other = Proposal(P.trigger, P.behavior, (time(9, 15), time(10)))  # trigger before its window
     assert occ(other, "09:50", untriggered) is None  # not triggered in its own window
+
+
+def test_one_record_read_at_later_moments_is_indexed_once_whatever_blind_reads_come_between(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import memory.engine.retrieve as module
+
+    built: list[datetime] = []
+    real = module._seen
+
+    def counting(record: DayRecord, now: datetime) -> object:
+        built.append(now)
+        return real(record, now)
+
+    monkeypatch.setattr(module, "_SEEN", [])
+    monkeypatch.setattr(module, "_seen", counting)
+    record = today(("o", "08:00"), ("t", "09:10"))
+    assert occ(P, "09:20", record) == "pending"
+    # The no-trajectory ablation reads no record of today: it leaves the index alone.
+    assert retrieve([(P, state())], at("09:20"), DayRecord(MONDAY), blind=True)
+    assert occ(P, "09:25", record) == "pending"
+    assert occ(P, "10:20", record) == "deviated"
+    assert built == [at("09:20")]
