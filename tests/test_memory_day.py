@@ -295,6 +295,21 @@ MORNING = (
 )
 
 
+def validations(monkeypatch: pytest.MonkeyPatch) -> list[Segment]:
+    """Every segment the day close validates from now on, in order."""
+    from memory.engine import day as day_module
+
+    calls: list[Segment] = []
+    real = day_module.validate_segment
+
+    def counted(s: Segment, *args: object, **kwargs: object) -> object:
+        calls.append(s)
+        return real(s, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(day_module, "validate_segment", counted)
+    return calls
+
+
 def _summary(closed: ClosedDay) -> list[tuple[object, ...]]:
     return [(c.key, c.segment, c.verdict.accepted, c.verdict.reason) for c in closed.segments]
 
@@ -322,18 +337,9 @@ def test_an_open_day_read_again_reuses_each_unchanged_segment_its_verdict_and_ob
 ) -> None:
     # A decision reads its open day at every event: a segment that did not change is numbered,
     # validated and placed once, not at every read (found by identity, the same object).
-    import memory.engine.day as day_module
-
     cache = DayCache()
     first = close_day("home", MORNING[:6], DAY, ZONE, cache=cache)
-    validated: list[object] = []
-    real = day_module.validate_segment
-
-    def counting(segment: object, *args: object, **kwargs: object) -> object:
-        validated.append(segment)
-        return real(segment, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(day_module, "validate_segment", counting)
+    validated = validations(monkeypatch)
     second = close_day("home", MORNING[:7], DAY, ZONE, cache=cache)
     kept = [c for c in first.segments if c.segment in {d.segment for d in second.segments}]
     assert kept  # the day's earlier rooms are closed stretches, unchanged by one more event
@@ -429,20 +435,11 @@ def test_desktop_frames_reach_the_extraction_with_or_without_a_cache() -> None:
 
 
 def test_a_verdict_is_reused_for_a_segment_checked_before(monkeypatch) -> None:
-    from memory.engine import day as day_module
-
     events = {1: event(1, at(8), room="kitchen")}
     good = seg(
         "room_presence", at(8), at(8, 30), (1,), Fact("f1", "observed", ("room",), "Kitchen")
     )
-    calls: list[Segment] = []
-    real = day_module.validate_segment
-
-    def counted(s: Segment, *args: object, **kwargs: object) -> object:
-        calls.append(s)
-        return real(s, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(day_module, "validate_segment", counted)
+    calls = validations(monkeypatch)
     verdicts: dict[Segment, object] = {}
     first = check_segments([good], events, DAY, ZONE, verdicts=verdicts)  # type: ignore[arg-type]
     second = check_segments([good], events, DAY, ZONE, verdicts=verdicts)  # type: ignore[arg-type]
