@@ -91,9 +91,8 @@ def _by_path(today: DayRecord, now: datetime) -> Seen:
         if now == then or (latest is not None and now >= latest):
             return found
     found = _seen(today, now)
-    times = [o.at for o in today.observations]
-    latest = max(times) if times and max(times) <= now else None
-    _SEEN[:] = [(today, now, found, latest)]
+    last = max(o.at for o in today.observations)
+    _SEEN[:] = [(today, now, found, last if last <= now else None)]
     return found
 
 

@@ -244,7 +244,9 @@ def _index_into(value: object, path: Path, index: dict[Canonical, list[Path]]) -
     elif type(value) is list or isinstance(value, list | tuple):
         for item in value:
             kind = type(item)
-            if path and (kind is int or kind is float or kind is str):  # a leaf, inline
+            # A list's scalar items are leaves: noted here as in the branch below, without a
+            # call each (an hour of a wearable holds sixty of them).
+            if path and (kind is int or kind is float or kind is str):
                 key = canonical(item)
                 if key is not None:
                     paths = index.get(key)
