@@ -561,3 +561,21 @@ def test_a_nan_observation_is_no_predicate_and_hides_no_equivalent_one() -> None
     assert {p.behavior for p in mine(records) if p.trigger == TRIGGER} == {
         Predicate(fridge, "Fridge")
     }
+
+
+def test_a_closed_day_is_scanned_once_however_many_closes_mine_it(monkeypatch) -> None:
+    # The miner reads its last 28 closed days at every close; a record never changes, so each
+    # is scanned once and what is mined from it is the same at every close.
+    import memory.engine.mine as module
+
+    monkeypatch.setattr(module, "_SCANS", {})
+    records = [walk_day(MONDAY + timedelta(days=i)) for i in range(5)]
+    first = mine(records[:4])
+    assert set(module._SCANS) == {id(r) for r in records[:4]}
+    scanned = dict(module._SCANS)
+    again = mine(records)  # the next close: one day more
+    assert all(module._SCANS[k] is v for k, v in scanned.items())  # not scanned again
+    assert len(module._SCANS) == 5
+    assert first == mine(records[:4])
+    monkeypatch.setattr(module, "_SCANS", {})
+    assert again == mine(records)  # the same as from scratch

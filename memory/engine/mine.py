@@ -151,28 +151,17 @@ def mine(
 def _scan(days: Sequence[DayRecord]) -> tuple[dict[_PredKey, Predicate], list[_Day]]:
     """The ``MAX_PREDICATES`` best supported predicates (each with a representative value) and,
     per day, the sorted wall-clock times of each of them. One pass over the observations."""
-    keys: dict[tuple[Path, type, Scalar], _PredKey | None] = {}  # canonical() once per value
     first: dict[_PredKey, tuple[date, datetime, str, Predicate]] = {}
     support: dict[_PredKey, int] = {}
     per_day: list[tuple[date, dict[_PredKey, list[time]]]] = []
     for record in days:
-        times: dict[_PredKey, list[time]] = {}
-        for obs in record.observations:
-            raw = (obs.path, type(obs.value), obs.value)
-            if raw not in keys:
-                keys[raw] = _pred_key(obs.path, obs.value)
-            key = keys[raw]
-            if key is None or obs.at.date() != record.day:
-                continue
-            if key not in times:
-                times[key] = []
-                support[key] = support.get(key, 0) + 1
-            times[key].append(obs.at.time().replace(tzinfo=None))
+        times, firsts = _day_scan(record)
+        for key, seen in firsts.items():
+            support[key] = support.get(key, 0) + 1
             # The representative of canonically equal values is the first seen by (day, time,
             # fact id), whatever order the observations were given in.
-            seen = (record.day, obs.at, obs.fact_id)
-            if key not in first or seen < first[key][:3]:
-                first[key] = (*seen, Predicate(obs.path, obs.value))
+            if key not in first or seen[:3] < first[key][:3]:
+                first[key] = seen
         per_day.append((record.day, times))
     shown = {k: v[3] for k, v in first.items()}
     eligible = _distinct([k for k, n in support.items() if n >= MIN_SUPPORT_DAYS], per_day, shown)
@@ -183,6 +172,50 @@ def _scan(days: Sequence[DayRecord]) -> tuple[dict[_PredKey, Predicate], list[_D
         _Day(day, {k: sorted(v) for k, v in times.items() if k in preds}) for day, times in per_day
     ]
     return preds, index
+
+
+# A closed day's scan by record: the miner reads the same closed days at close after close
+# (its last 28), and a record never changes. The record is held, so a reused id never matches.
+_SCANS: dict[
+    int,
+    tuple[
+        DayRecord,
+        dict[_PredKey, list[time]],
+        dict[_PredKey, tuple[date, datetime, str, Predicate]],
+    ],
+] = {}
+_SCANS_MAX = 4096
+
+
+def _day_scan(
+    record: DayRecord,
+) -> tuple[dict[_PredKey, list[time]], dict[_PredKey, tuple[date, datetime, str, Predicate]]]:
+    """One day's wall-clock times per predicate (in the record's order) and, per predicate,
+    its first observation by (day, time, fact id) with that observation's predicate. Callers
+    never change what it returns."""
+    held = _SCANS.get(id(record))
+    if held is not None and held[0] is record:
+        return held[1], held[2]
+    keys: dict[tuple[Path, type, Scalar], _PredKey | None] = {}  # canonical() once per value
+    times: dict[_PredKey, list[time]] = {}
+    firsts: dict[_PredKey, tuple[date, datetime, str, Predicate]] = {}
+    for obs in record.observations:
+        raw = (obs.path, type(obs.value), obs.value)
+        if raw not in keys:
+            keys[raw] = _pred_key(obs.path, obs.value)
+        key = keys[raw]
+        if key is None or obs.at.date() != record.day:
+            continue
+        if key not in times:
+            times[key] = []
+        times[key].append(obs.at.time().replace(tzinfo=None))
+        seen = (record.day, obs.at, obs.fact_id)
+        if key not in firsts or seen < firsts[key][:3]:
+            firsts[key] = (*seen, Predicate(obs.path, obs.value))
+    if len(_SCANS) >= _SCANS_MAX:
+        _SCANS.clear()
+    _SCANS[id(record)] = (record, times, firsts)
+    return times, firsts
 
 
 def _distinct(
