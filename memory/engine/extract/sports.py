@@ -166,8 +166,9 @@ class SportsDay:
     zone: ZoneInfo
     decision_points: list[Segment] = field(default_factory=list)
     active_hours: list[Segment] = field(default_factory=list)
-    # (source, resolution) -> how many rows that stream has had today
-    streams: dict[tuple[str | None, str], int] = field(default_factory=dict)
+    # The (source, resolution) of each stream seen today, an event naming it being enough
+    # (segments() reads only which there are)
+    streams: dict[tuple[str | None, str], None] = field(default_factory=dict)
     # (source, resolution) -> its walks' and its sedentary stretches' runs, kept as rows arrive
     brisk: dict[tuple[str | None, str], _Runs] = field(default_factory=dict)
     still: dict[tuple[str | None, str], _Runs] = field(default_factory=dict)
@@ -198,10 +199,9 @@ class SportsDay:
         assert self.midnight is not None
         first = self.midnight - start  # minutes ending before midnight + 1 belong to the day before
         # Up to 1,440 rows a day: the stream and its runs are looked up once per event.
-        self.streams.setdefault(key, 0)
+        self.streams.setdefault(key, None)
         brisk = self.brisk.setdefault(key, _Runs(MINUTE))
         still = self.still.setdefault(key, _Runs(MINUTE))
-        rows = 0
         follows = False  # whether the row before, in this list, was one
         end = start
         for offset, value in enumerate(minutes):
@@ -210,13 +210,11 @@ class SportsDay:
             if (kind is not int and kind is not float) or value != value or MINUTE * offset < first:
                 follows = False
                 continue
-            rows += 1
             brisk.add(end, event, value >= BOUT_MIN_STEPS_PER_MIN, follows)
             still.add(end, event, value < SEDENTARY_STEPS_PER_MIN, follows)
             follows = True
             if self.started is None:
                 self._maybe_start(end, value, MINUTE, event, "minute")
-        self.streams[key] += rows
 
     def _row(self, event: EngineEvent, attributes: Mapping[str, Any]) -> None:
         resolution = attributes.get("resolution")
@@ -226,7 +224,7 @@ class SportsDay:
         source = attributes.get("source")
         key = (source if isinstance(source, str) else None, str(resolution))
         period = RESOLUTIONS[key[1]]
-        self.streams[key] = self.streams.get(key, 0) + 1
+        self.streams.setdefault(key, None)
         if key[1] == "minute":
             brisk = self.brisk.get(key) or self.brisk.setdefault(key, _Runs(period))
             brisk.add(event.at, event, steps >= BOUT_MIN_STEPS_PER_MIN)
