@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -64,6 +64,34 @@ def eager_tasks() -> Any:
     app.conf.task_always_eager = True
     yield app
     app.conf.task_always_eager = False
+
+
+@pytest.fixture
+def redis_worker(eager_tasks: Any) -> Iterator[Any]:
+    """The Celery app, ready for a real worker on the test Redis, one such test at a time.
+
+    Every real worker consumes the one ``celery`` queue on REDIS_URL. Under pytest-xdist two
+    of them at once take each other's tasks and run them against the other process's test
+    database, where the ids they carry name nothing. So a test that starts one holds a Redis
+    lock across processes, and empties the queue of what earlier tests left there.
+    """
+    import redis
+    from django.conf import settings
+
+    need_service("Redis (REDIS_URL)", bool(settings.REDIS_URL))
+    client = redis.Redis.from_url(settings.REDIS_URL)
+    # A test with a real worker takes under two minutes; the expiry frees the lock if its
+    # process dies holding it, and the wait outlasts one such test.
+    lock = client.lock("aframes-tests:real-worker", timeout=600, blocking_timeout=600)
+    if not lock.acquire():
+        pytest.fail("another test process held the real-worker lock for 10 minutes")
+    try:
+        client.delete("celery")
+        eager_tasks.conf.task_always_eager = False
+        yield eager_tasks
+    finally:
+        lock.release()
+        client.close()
 
 
 class ApiClient:

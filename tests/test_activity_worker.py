@@ -106,12 +106,9 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 
 
 @pytest.fixture
-def worker(eager_tasks: Any, tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
+def worker(redis_worker: Any, tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
     """A prefork worker process with one child, on the test database and Redis."""
     need_service("PostgreSQL (DATABASE_URL)", connection.vendor == "postgresql")
-    need_service("Redis (REDIS_URL)", bool(settings.REDIS_URL))
-    eager_tasks.conf.task_always_eager = False
-    eager_tasks.connection_for_write().default_channel.client.delete("celery")  # stale messages
     process = _start_worker(tmp_path / "worker.log")
     try:
         yield process

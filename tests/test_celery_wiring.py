@@ -16,7 +16,7 @@ from aframes_web.celery import app as main_app
 from aframes_web.pipeline.tasks import group_days
 from aframes_web.streams.models import EntityDay
 from aframes_web.streams.services import events_store, validate_events
-from tests.conftest import need_service, snapshot
+from tests.conftest import snapshot
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.services]
 URL = "/api/v1/entities/alice-laptop/events"
@@ -40,9 +40,7 @@ def test_delivery_settings_are_reliable() -> None:
     assert 0 < conf.task_soft_time_limit < conf.task_time_limit
 
 
-def test_real_worker_on_redis_runs_dispatched_work(owner_api, desktop, eager_tasks) -> None:
-    need_service("Redis (REDIS_URL)", bool(settings.REDIS_URL))
-    eager_tasks.conf.task_always_eager = False
+def test_real_worker_on_redis_runs_dispatched_work(owner_api, desktop, redis_worker) -> None:
     with start_worker(main_app, pool="solo", perform_ping_check=False, shutdown_timeout=30):
         answer = owner_api.post(
             URL, [snapshot("2026-03-02T08:00:00Z", "a"), snapshot("2026-03-03T08:00:00Z", "b")]
@@ -79,3 +77,18 @@ def test_real_worker_on_the_embedded_filesystem_broker(desktop, tmp_path: Path) 
 
         events_store(entity=desktop, batch=batch, on_days=send)
         assert _wait_for_days(desktop, 1) == 1
+
+
+def test_a_real_worker_test_holds_the_queue_alone(redis_worker) -> None:
+    """Parallel test processes share REDIS_URL's one queue: a test with a real worker holds
+    the cross-process lock, so no other process's worker takes its tasks, and starts empty."""
+    import redis
+
+    client = redis.Redis.from_url(settings.REDIS_URL)
+    try:
+        assert client.lock("aframes-tests:real-worker").locked()
+        assert client.llen("celery") == 0
+        other = client.lock("aframes-tests:real-worker", blocking_timeout=0.2)
+        assert not other.acquire()
+    finally:
+        client.close()
