@@ -3,6 +3,7 @@ answers as every other door gives, through the live server ``manage.py serve`` r
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import quote
@@ -96,3 +97,69 @@ def test_refusals_at_the_lean_door_are_the_apis_own(
     wrong = path.replace("hours=2", "hours=zero")
     bad = httpx2.get(server_url + wrong, headers=auth)
     assert bad.status_code == 400 and bad.json() == Client().get(wrong, headers=auth).json()
+
+
+def _door_scope(path: str) -> dict[str, Any]:
+    return {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET",
+        "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": b"",
+        "root_path": "", "headers": [(b"host", b"testserver")],
+        "client": ("127.0.0.1", 5000), "server": ("testserver", 80),
+    }  # fmt: skip
+
+
+def _through(door: asgi.LeanDoor, path: str) -> list[dict[str, Any]]:
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    asyncio.run(door(_door_scope(path), receive, send))
+    return sent
+
+
+def test_the_door_sends_the_whole_answer_of_a_wsgi_application() -> None:
+    def application(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        write = start_response("201 Created", [("Content-Type", "text/plain"), ("X-Path", "p")])
+        write(b"written ")
+        return [b"first ", b"", environ["PATH_INFO"].encode()]
+
+    door = asgi.LeanDoor(application, threads=1)
+    start, body = _through(door, "/a/b")
+    assert start == {
+        "type": "http.response.start",
+        "status": 201,
+        "headers": [(b"content-type", b"text/plain"), (b"x-path", b"p")],
+    }
+    assert body == {"type": "http.response.body", "body": b"written first /a/b"}
+
+
+def test_the_door_keeps_one_cache_client_across_requests() -> None:
+    """Django keeps cache clients in context variables: each request in a fresh copy of the
+    event loop's context would get a new client, and with Redis a new connection."""
+    from django.core.cache import caches
+
+    seen: list[int] = []
+
+    def application(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        seen.append(id(caches["default"]))
+        start_response("200 OK", [])
+        return [b""]
+
+    door = asgi.LeanDoor(application, threads=1)
+    for _ in range(3):
+        _through(door, "/")
+    assert len(seen) == 3 and len(set(seen)) == 1
+
+
+def test_a_second_start_without_an_error_is_refused() -> None:
+    def application(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        start_response("200 OK", [])
+        start_response("500 Internal Server Error", [])
+        return [b""]
+
+    with pytest.raises(RuntimeError, match="start_response called twice"):
+        _through(asgi.LeanDoor(application, threads=1), "/")

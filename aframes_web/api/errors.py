@@ -17,7 +17,6 @@ from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, renderers
 from rest_framework.response import Response
-from rest_framework.views import exception_handler as drf_exception_handler
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 # Tag URIs (RFC 4151) name a type for good without pretending to be a page one can fetch.
@@ -139,6 +138,10 @@ def _as_problem(response: Response, exc: Exception) -> None:
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    # stays: rest_framework.views reads DEFAULT_PARSER_CLASSES when it is imported, and our
+    # parser imports this module for its problems: imported above, the two would be a cycle.
+    from rest_framework.views import exception_handler as drf_exception_handler
+
     response = drf_exception_handler(exc, context)
     if response is None:
         return None

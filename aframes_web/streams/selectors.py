@@ -22,9 +22,14 @@ from django.db.models import (
 )
 from django.db.models.functions import Coalesce, TruncDate
 
+from aframes_web.prepared import Lookup
 from aframes_web.streams.models import Entity, EntityDay, Event, EventTally, ImportJob
 from aframes_web.streams.records import PRIVATE_FIELD, TEXT_FIELDS, format_timestamp
 from aframes_web.teams.models import Team
+
+# Read by every API request on an entity: compiled once (aframes_web.prepared).
+_ENTITY_BY_KEY = Lookup(Entity, ["team_id", "key"])
+_TALLY = Lookup(EventTally, ["entity_id"])
 
 
 def entities_for_team(*, team: Team) -> QuerySet[Entity]:
@@ -32,7 +37,7 @@ def entities_for_team(*, team: Team) -> QuerySet[Entity]:
 
 
 def entity_get(*, team: Team, key: str) -> Entity | None:
-    entity = Entity.objects.filter(team=team, key=key).first()
+    entity = _ENTITY_BY_KEY(team_id=team.pk, key=key)
     if entity is not None:
         entity.team = team  # the team in hand: reading its settings costs no query
     return entity
@@ -82,8 +87,8 @@ def events_for_entity(
 def events_stored(entity_id: int) -> int:
     """The entity's tally of stored events (:class:`EventTally`): every insert adds to it, so
     what is derived from the entity's events alone is current while it stands."""
-    found = EventTally.objects.filter(entity_id=entity_id).values_list("stored", flat=True)
-    return found.first() or 0
+    found = _TALLY(entity_id=entity_id)
+    return found.stored if found is not None else 0
 
 
 def events_through(entity_id: int, at: datetime, last_id: int = 0) -> int:

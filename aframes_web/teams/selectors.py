@@ -7,8 +7,12 @@ import hmac
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import QuerySet
 
+from aframes_web.prepared import Lookup
 from aframes_web.teams.models import ApiToken, Membership, Team
 from aframes_web.teams.services import hash_key, split_key
+
+# Read by every token-authenticated request: compiled once (aframes_web.prepared).
+_TOKEN_BY_PREFIX = Lookup(ApiToken, ["prefix"], related=["team"])
 
 
 def teams_for_user(*, user: AbstractBaseUser) -> QuerySet[Team]:
@@ -25,7 +29,7 @@ def token_for_key(*, key: str) -> ApiToken | None:
     if parts is None:
         return None
     prefix, full = parts
-    token = ApiToken.objects.select_related("team").filter(prefix=prefix).first()
+    token = _TOKEN_BY_PREFIX(prefix=prefix)
     if token is None or token.revoked_at is not None:
         return None
     if not hmac.compare_digest(token.key_hash, hash_key(full)):
