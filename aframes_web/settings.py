@@ -356,6 +356,12 @@ AFRAMES_MEMORY_LLM_EXTRACTOR = env_bool("AFRAMES_MEMORY_LLM_EXTRACTOR", False)
 # A ProactiveStream run started from the dashboard may take this long on the worker (a run
 # replays every stream of a team through every method; the other tasks keep their limits).
 AFRAMES_BENCHMARK_TIME_LIMIT = env_int("AFRAMES_BENCHMARK_TIME_LIMIT", 3600, minimum=60)
+# An uploaded import may take this long on the worker. The largest upload (AFRAMES_MAX_UPLOAD_MB,
+# 2 GB) of gzipped JSONL desktop records (about 20 bytes each compressed) holds about 100
+# million events; at the 51,000 events/s make bench-import measured for JSONL on a 2-core
+# machine that is 35 minutes, and an hour leaves room for a slower one. Under the limit of the
+# other tasks (CELERY_TASK_TIME_LIMIT, 10 min) an import stopped after about 25 million events.
+AFRAMES_IMPORT_TIME_LIMIT = env_int("AFRAMES_IMPORT_TIME_LIMIT", 3600, minimum=60)
 
 # --- REST API: rate limit and OpenAPI schema ------------------------------------------------
 # Requests per token (a signed-in person: per user) and period; beyond it, 429 with Retry-After.

@@ -505,3 +505,43 @@ def test_a_broker_that_refuses_the_summary_task_answers_stored_and_reconciliatio
     monkeypatch.setattr(tasks.refresh_entity_days, "delay", real)  # the broker is back
     assert kinds(reconcile()) == {"summary_missing"}
     assert EntityDay.objects.get(entity=home, day=START).event_count == 1
+
+
+def test_an_import_past_its_time_limit_keeps_what_it_stored_and_says_so(
+    team, tmp_path, monkeypatch, settings
+) -> None:
+    from celery.exceptions import SoftTimeLimitExceeded
+
+    from aframes_web.streams import importing
+
+    settings.AFRAMES_IMPORT_TIME_LIMIT = 3600
+    job = _job(team, tmp_path, 10_000)
+    real = importing.events_store
+    calls = []
+
+    def store_then_run_out(*args: Any, **kwargs: Any) -> Any:
+        if calls:
+            raise SoftTimeLimitExceeded  # what Celery raises in the task at its soft limit
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(importing, "events_store", store_then_run_out)
+    import_job_run(job_id=job.pk)  # a limit is the job's end, not a worker's error
+    job.refresh_from_db()
+    assert job.status == ImportJob.Status.FAILED
+    assert 0 < Event.objects.count() == job.imported < 10_000
+    assert job.error == (
+        "The import ran past its time limit (AFRAMES_IMPORT_TIME_LIMIT, 3,600 s) and was "
+        f"stopped; the {job.imported:,} events stored before it are kept. Ask whoever runs "
+        "this Aframes to raise the limit, or split the file, and upload it again: the events "
+        "already stored are recognised and skipped."
+    )
+    assert not Path(job.stored_path).exists()
+
+
+def test_the_import_task_has_its_own_time_limit(settings) -> None:
+    from aframes_web.pipeline.tasks import run_import_job
+
+    limit = settings.AFRAMES_IMPORT_TIME_LIMIT
+    assert run_import_job.time_limit == limit > settings.CELERY_TASK_TIME_LIMIT
+    assert run_import_job.soft_time_limit == limit - 30

@@ -14,6 +14,7 @@ from typing import Any
 
 from celery import shared_task
 from celery.signals import worker_process_init
+from django.conf import settings
 from django.db import IntegrityError, OperationalError
 
 from aframes_web.activity import services as activity
@@ -87,6 +88,8 @@ def _warm_up(**_: Any) -> None:
     autoretry_for=(OperationalError,),
     retry_backoff=True,
     retry_kwargs={"max_retries": 3},
+    soft_time_limit=settings.AFRAMES_IMPORT_TIME_LIMIT - 30,
+    time_limit=settings.AFRAMES_IMPORT_TIME_LIMIT,
 )
 def run_import_job(job_id: int) -> None:
     uploads.import_job_run(job_id=job_id)

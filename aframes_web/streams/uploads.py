@@ -12,6 +12,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.uploadedfile import UploadedFile
@@ -168,6 +169,19 @@ def _import_job_run(job: ImportJob) -> None:
         ImportJob.objects.filter(pk=job.pk).update(
             status=ImportJob.Status.FAILED,
             error=_as_uploaded(str(err), job),
+            finished_at=timezone.now(),
+        )
+    except SoftTimeLimitExceeded:
+        stored = ImportJob.objects.filter(pk=job.pk).values_list("imported", flat=True).first()
+        limit = settings.AFRAMES_IMPORT_TIME_LIMIT
+        ImportJob.objects.filter(pk=job.pk).update(
+            status=ImportJob.Status.FAILED,
+            error=(
+                f"The import ran past its time limit (AFRAMES_IMPORT_TIME_LIMIT, {limit:,} s) "
+                f"and was stopped; the {stored or 0:,} events stored before it are kept. Ask "
+                "whoever runs this Aframes to raise the limit, or split the file, and upload it "
+                "again: the events already stored are recognised and skipped."
+            ),
             finished_at=timezone.now(),
         )
     except Exception as err:
