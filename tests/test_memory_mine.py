@@ -567,15 +567,20 @@ def test_a_closed_day_is_scanned_once_however_many_closes_mine_it(monkeypatch) -
     # The miner reads its last 28 closed days at every close; a record never changes, so each
     # is scanned once and what is mined from it is the same at every close.
     import memory.engine.mine as module
+    from memory.engine.memo import IdentityMemo
 
-    monkeypatch.setattr(module, "_SCANS", {})
+    scanned: list[int] = []
+
+    def counted(record):
+        scanned.append(id(record))
+        return module._scan_day(record)
+
+    monkeypatch.setattr(module, "_day_scan", IdentityMemo(counted, limit=4096))
     records = [walk_day(MONDAY + timedelta(days=i)) for i in range(5)]
     first = mine(records[:4])
-    assert set(module._SCANS) == {id(r) for r in records[:4]}
-    scanned = dict(module._SCANS)
+    assert scanned == [id(r) for r in records[:4]]
     again = mine(records)  # the next close: one day more
-    assert all(module._SCANS[k] is v for k, v in scanned.items())  # not scanned again
-    assert len(module._SCANS) == 5
+    assert scanned == [id(r) for r in records]  # only the new day scanned
     assert first == mine(records[:4])
-    monkeypatch.setattr(module, "_SCANS", {})
+    monkeypatch.setattr(module, "_day_scan", IdentityMemo(module._scan_day, limit=4096))
     assert again == mine(records)  # the same as from scratch

@@ -57,6 +57,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, time
 
 from memory.engine.canonical import Canonical, canonical, is_scalar
+from memory.engine.memo import IdentityMemo
 from memory.engine.records import DayRecord, Path, Predicate, Proposal, Scalar
 from memory.engine.refs import regularity_id
 from memory.engine.regularities import (
@@ -174,28 +175,12 @@ def _scan(days: Sequence[DayRecord]) -> tuple[dict[_PredKey, Predicate], list[_D
     return preds, index
 
 
-# A closed day's scan by record: the miner reads the same closed days at close after close
-# (its last 28), and a record never changes. The record is held, so a reused id never matches.
-_SCANS: dict[
-    int,
-    tuple[
-        DayRecord,
-        dict[_PredKey, list[time]],
-        dict[_PredKey, tuple[date, datetime, str, Predicate]],
-    ],
-] = {}
-_SCANS_MAX = 4096
-
-
-def _day_scan(
+def _scan_day(
     record: DayRecord,
 ) -> tuple[dict[_PredKey, list[time]], dict[_PredKey, tuple[date, datetime, str, Predicate]]]:
     """One day's wall-clock times per predicate (in the record's order) and, per predicate,
     its first observation by (day, time, fact id) with that observation's predicate. Callers
     never change what it returns."""
-    held = _SCANS.get(id(record))
-    if held is not None and held[0] is record:
-        return held[1], held[2]
     keys: dict[tuple[Path, type, Scalar], _PredKey | None] = {}  # canonical() once per value
     times: dict[_PredKey, list[time]] = {}
     firsts: dict[_PredKey, tuple[date, datetime, str, Predicate]] = {}
@@ -212,10 +197,12 @@ def _day_scan(
         seen = (record.day, obs.at, obs.fact_id)
         if key not in firsts or seen < firsts[key][:3]:
             firsts[key] = (*seen, Predicate(obs.path, obs.value))
-    if len(_SCANS) >= _SCANS_MAX:
-        _SCANS.clear()
-    _SCANS[id(record)] = (record, times, firsts)
     return times, firsts
+
+
+# The miner reads the same closed days at close after close (its last 28), and a record never
+# changes: each is scanned once.
+_day_scan = IdentityMemo(_scan_day, limit=4096)
 
 
 def _distinct(

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 from datetime import date
 
+from memory.engine.memo import IdentityMemo
 from memory.engine.records import POINT_KIND, EngineEvent, Proposal
 from memory.engine.regularities import proposal_key
 
@@ -43,10 +44,17 @@ def fact_ref(day: date, segment_key: str, fact_id: str) -> str:
     return f"{FACT}{day.isoformat()}/{segment_key}/{fact_id}"
 
 
-def regularity_id(proposal: Proposal) -> str:
-    """Stable across rebuilds: the hash of the proposal's canonical key."""
+def _regularity_id(proposal: Proposal) -> str:
     digest = hashlib.sha256(proposal_key(proposal).encode()).hexdigest()[:12]
     return f"{REGULARITY}{digest}"
+
+
+_regularity_ids: IdentityMemo[Proposal, str] = IdentityMemo(_regularity_id, limit=16384)
+
+
+def regularity_id(proposal: Proposal) -> str:
+    """Stable across rebuilds: the hash of the proposal's canonical key."""
+    return _regularity_ids(proposal)
 
 
 def parse_ref(ref: str) -> tuple[str, str]:

@@ -16,6 +16,7 @@ from fractions import Fraction
 from typing import Literal
 
 from memory.engine.canonical import canonical, is_scalar, same
+from memory.engine.memo import IdentityMemo
 from memory.engine.records import DayRecord, Observation, Predicate, Proposal
 
 # Activation (ProactMem §3.1, replay): a candidate needs all of these over the replayed days.
@@ -31,6 +32,10 @@ MIN_LIFT = 1.2
 # Contrast: days on which the trigger did not happen in the window, without which nothing
 # says the trigger matters (our choice: two such days at least).
 MIN_CONTRAST = 2
+# The two ratio thresholds as exact rationals, so a lift of exactly 1.2 or a confidence of
+# exactly 1/2 passes (made once: Fraction.limit_denominator is slow for a check this frequent).
+_MIN_LIFT = Fraction(MIN_LIFT).limit_denominator(100)
+_MIN_CONFIDENCE = Fraction(MIN_CONFIDENCE)
 # And the evidence must hold at the sample's size: the Wilson score lower bound (95%) of the
 # triggered confidence must lie above the behavior's rate on the untriggered days.
 WILSON_Z = 1.96
@@ -141,8 +146,7 @@ def _weekdays(p: Proposal) -> list[int] | None:
     return None if p.weekdays is None else sorted(p.weekdays)
 
 
-def proposal_key(p: Proposal) -> str:
-    """A stable text identity of a proposal: equal for proposals that match the same days."""
+def _proposal_key(p: Proposal) -> str:
     start, end = p.window
     return _key_text(
         [
@@ -153,6 +157,15 @@ def proposal_key(p: Proposal) -> str:
             _weekdays(p),
         ]
     )
+
+
+# A proposal is immutable and asked for its key at every close and decision that reads it.
+_proposal_keys: IdentityMemo[Proposal, str] = IdentityMemo(_proposal_key, limit=16384)
+
+
+def proposal_key(p: Proposal) -> str:
+    """A stable text identity of a proposal: equal for proposals that match the same days."""
+    return _proposal_keys(p)
 
 
 def family_key(p: Proposal) -> str:
@@ -355,7 +368,7 @@ class Tally:
     @property
     def informative(self) -> bool:
         """The trigger raises the behavior: lift >= MIN_LIFT (exact: 1.2 passes) and a margin."""
-        return self._lift() >= Fraction(MIN_LIFT).limit_denominator(100) and self.margin > 0
+        return self._lift() >= _MIN_LIFT and self.margin > 0
 
     @property
     def activated(self) -> bool:
@@ -363,7 +376,7 @@ class Tally:
         return (
             self.n_f >= MIN_FULFILLED
             and self.contrast >= MIN_CONTRAST
-            and self._confidence() >= Fraction(MIN_CONFIDENCE)
+            and self._confidence() >= _MIN_CONFIDENCE
             and self.informative
         )
 

@@ -13,6 +13,7 @@ from operator import attrgetter
 from typing import Any, Literal
 
 from memory.engine.canonical import Canonical, canonical
+from memory.engine.memo import IdentityMemo
 from memory.engine.records import DayRecord, Observation, Predicate, Proposal
 from memory.engine.regularities import (
     PRIOR_FAILURES,
@@ -177,35 +178,12 @@ def _wall(t: datetime) -> datetime:
     return t.replace(tzinfo=None)
 
 
-_REPLAYABLE: dict[int, tuple[Proposal, bool]] = {}
-_REPLAYABLE_MAX = 16384
-
-
-def _replayable(proposal: Proposal) -> bool:
-    # Proposals are immutable: one check each, not one per decision, found first by identity
-    # (hashing a proposal walks all its fields). One that cannot even be hashed (a list where
-    # a scalar belongs) is malformed; it is checked, and fails, uncached.
-    held = _REPLAYABLE.get(id(proposal))
-    if held is not None and held[0] is proposal:
-        return held[1]
-    try:
-        ok = _replayable_cached(proposal)
-    except TypeError:
-        return validate_proposal(proposal) is None
-    if len(_REPLAYABLE) >= _REPLAYABLE_MAX:
-        _REPLAYABLE.clear()
-    _REPLAYABLE[id(proposal)] = (proposal, ok)
-    return ok
-
-
-@lru_cache(maxsize=16384)
-def _replayable_cached(proposal: Proposal) -> bool:
+def _checked(proposal: Proposal) -> bool:
     return validate_proposal(proposal) is None
 
 
-@lru_cache(maxsize=16384)
-def _key(proposal: Proposal) -> str:
-    return proposal_key(proposal)
+# Proposals are immutable: one check each, not one per decision (memory.engine.memo).
+_replayable = IdentityMemo(_checked, limit=16384)
 
 
 def in_reach(proposal: Proposal, now: datetime) -> bool:
@@ -300,7 +278,7 @@ def retrieve(
             LIFECYCLE_RANK.get(st.state, 0),
             -tally.margin,
             distance,
-            _key(proposal),
+            proposal_key(proposal),
         )
         ranked.append((rank, proposal, st, occ, fact_ids))
     ranked.sort(key=lambda item: item[0])
