@@ -336,7 +336,9 @@ REST_FRAMEWORK = {
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    "filters": {"client_gone": {"()": "aframes_web.mcp.logs.ClientGone"}},
     "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "loggers": {"mcp.server.streamable_http": {"filters": ["client_gone"]}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }
 

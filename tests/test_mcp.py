@@ -634,3 +634,27 @@ def test_argument_errors_are_plain_sentences_per_field() -> None:
         "greater than or equal to 1; text must be true or false, not 'maybe'; colour is not an "
         "argument of get_context."
     )
+
+
+def test_a_client_that_hung_up_is_one_info_line_not_an_error(caplog) -> None:
+    import logging
+
+    from starlette.requests import ClientDisconnect
+
+    sdk = logging.getLogger("mcp.server.streamable_http")
+    with caplog.at_level(logging.INFO):
+        try:
+            raise ClientDisconnect()
+        except ClientDisconnect:
+            sdk.exception("Error handling POST request")
+        try:
+            raise ValueError("a real fault")
+        except ValueError:
+            sdk.exception("Error handling POST request")
+    gone, fault = [r for r in caplog.records if r.name == sdk.name]
+    assert gone.levelno == logging.INFO and gone.exc_info is None
+    assert gone.getMessage() == (
+        "Error handling POST request: the client disconnected before its request was read "
+        "(not a server error)"
+    )
+    assert fault.levelno == logging.ERROR and fault.exc_info is not None

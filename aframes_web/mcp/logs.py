@@ -1,0 +1,27 @@
+"""The MCP SDK's log, read as an operator reads it.
+
+An agent that gives up on a request (its own timeout, a closed laptop, a load generator
+stopping) disconnects before the SDK has read the body. The SDK logs that with
+``logger.exception`` as an error with its traceback, which an operator would take for a fault
+of the server. :class:`ClientGone` says it in one line at INFO instead; every other record
+passes as it was.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from starlette.requests import ClientDisconnect
+
+
+class ClientGone(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if not isinstance(error, ClientDisconnect):
+            return True
+        said = record.getMessage()
+        record.msg = "%s: the client disconnected before its request was read (not a server error)"
+        record.args = (said,)
+        record.levelno, record.levelname = logging.INFO, "INFO"
+        record.exc_info = record.exc_text = None
+        return logging.getLogger(record.name).isEnabledFor(logging.INFO)
