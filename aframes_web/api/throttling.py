@@ -57,7 +57,7 @@ class PrincipalRateThrottle(SimpleRateThrottle):
         # it: the request is let through unmetered, and the log says why.
         try:
             client = getattr(self.cache, "_cache", None)
-            if isinstance(client, RedisCacheClient):
+            if isinstance(client, RedisCacheClient) and self.rate is not None:
                 return self._allow_in_redis(client, request, view)
             return bool(super().allow_request(request, view))
         except Exception as error:
