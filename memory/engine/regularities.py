@@ -32,13 +32,13 @@ MIN_LIFT = 1.2
 # Contrast: days on which the trigger did not happen in the window, without which nothing
 # says the trigger matters (our choice: two such days at least).
 MIN_CONTRAST = 2
+# And the evidence must hold at the sample's size: the Wilson score lower bound (95%) of the
+# triggered confidence must lie above the behavior's rate on the untriggered days.
+WILSON_Z = 1.96
 # The two ratio thresholds as exact rationals, so a lift of exactly 1.2 or a confidence of
 # exactly 1/2 passes (made once: Fraction.limit_denominator is slow for a check this frequent).
 _MIN_LIFT = Fraction(MIN_LIFT).limit_denominator(100)
 _MIN_CONFIDENCE = Fraction(MIN_CONFIDENCE)
-# And the evidence must hold at the sample's size: the Wilson score lower bound (95%) of the
-# triggered confidence must lie above the behavior's rate on the untriggered days.
-WILSON_Z = 1.96
 # A behavior in its window on at least this share of observable days (and on at least
 # MIN_FULFILLED of them) whatever the trigger is a habit: shown and usable as context, never a
 # deviation alert (it fails the lift margin by construction).
