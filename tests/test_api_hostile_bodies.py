@@ -18,7 +18,7 @@ from django.test import override_settings
 from drf_spectacular.generators import SchemaGenerator
 
 from aframes_web.annotation.models import Label
-from aframes_web.api.errors import TYPE_PREFIX
+from aframes_web.api.problems import TYPE_PREFIX
 from aframes_web.streams.models import Entity, Event
 from memory.models import Decision
 from tests.conftest import ApiClient

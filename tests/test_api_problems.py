@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from aframes_web.api.errors import PROBLEMS, TYPE_PREFIX
+from aframes_web.api.problems import PROBLEMS, TYPE_PREFIX
 from aframes_web.streams.models import Event
 from aframes_web.streams.services import entity_create
 from tests.conftest import ApiClient, snapshot

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from aframes_web.api.errors import TYPE_PREFIX
+from aframes_web.api.problems import TYPE_PREFIX
 from aframes_web.api.throttling import PrincipalRateThrottle
 from aframes_web.teams.auth import Principal
 from tests.conftest import need_service

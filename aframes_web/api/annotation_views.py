@@ -23,9 +23,9 @@ from aframes_web.annotation import selectors as sel
 from aframes_web.annotation.models import Assignment, LabelProject
 from aframes_web.api import schema as doc
 from aframes_web.api.base import TeamAPIView
-from aframes_web.api.errors import Problem, parameter_problem
 from aframes_web.api.paging import Keyset, keyset_page
 from aframes_web.api.params import choice_param, int_param
+from aframes_web.api.problems import Problem, parameter_problem
 from aframes_web.streams.records import FieldInvalid, check_storable_text
 from aframes_web.teams.auth import principal_for
 from aframes_web.teams.models import Scope

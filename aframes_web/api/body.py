@@ -7,8 +7,8 @@ from typing import Any
 
 from django.http import HttpRequest
 
-from aframes_web.api.errors import Problem
 from aframes_web.api.parsers import Unreadable, json_value, too_large
+from aframes_web.api.problems import Problem
 from aframes_web.streams.records import ItemError
 
 NDJSON_TYPES = ("application/x-ndjson", "application/jsonl", "application/ndjson")

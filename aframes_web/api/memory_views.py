@@ -17,10 +17,10 @@ from rest_framework.response import Response
 from aframes_web.api import schema as doc
 from aframes_web.api.base import TeamAPIView
 from aframes_web.api.body import BodyError, read_body
-from aframes_web.api.errors import Problem
 from aframes_web.api.paging import Keyset, keyset_page
 from aframes_web.api.params import choice_param, day_param, day_value, policy_param, time_param
 from aframes_web.api.parsers import Unreadable, json_value
+from aframes_web.api.problems import Problem
 from aframes_web.streams.services import BatchRejected
 from aframes_web.teams.models import Scope
 from memory import present, selectors

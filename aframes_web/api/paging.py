@@ -19,8 +19,8 @@ from django.core import signing
 from django.db.models import Q, QuerySet
 from rest_framework.request import Request
 
-from aframes_web.api.errors import parameter_problem
 from aframes_web.api.params import int_param
+from aframes_web.api.problems import parameter_problem
 
 PAGE_DEFAULT = 500
 PAGE_MAX = 5000

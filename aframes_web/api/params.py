@@ -16,7 +16,7 @@ from typing import Any
 from rest_framework.request import Request
 
 from aframes_web.activity.selectors import id_runs
-from aframes_web.api.errors import parameter_problem
+from aframes_web.api.problems import parameter_problem
 from aframes_web.streams.records import FieldInvalid, check_storable_text, query_moment
 from memory.services.deciding import policy_named
 

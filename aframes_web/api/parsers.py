@@ -18,7 +18,7 @@ from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 from rest_framework.settings import api_settings
 
-from aframes_web.api.errors import Problem
+from aframes_web.api.problems import Problem
 
 # What JSON nested past the parser's recursion limit is told (no event needs such depth).
 TOO_DEEP = "nests arrays or objects too deeply to read (hundreds of levels); flatten it."

@@ -12,9 +12,9 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
 from rest_framework import serializers
 
-from aframes_web.api.errors import PROBLEM_MEDIA_TYPE, PROBLEMS, problem_body
 from aframes_web.api.paging import PAGE_DEFAULT, PAGE_MAX
 from aframes_web.api.params import BIGINT_MAX
+from aframes_web.api.problems import PROBLEM_MEDIA_TYPE, PROBLEMS, problem_body
 from compiler.patterns import KINDS as PATTERN_KINDS
 
 # --- the bearer token ---------------------------------------------------------------------------

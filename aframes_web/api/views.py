@@ -44,7 +44,6 @@ from aframes_web.annotation.selectors import blind_entities
 from aframes_web.api import schema as doc
 from aframes_web.api.base import ActivityAPIView, TeamAPIView
 from aframes_web.api.body import BodyError, decode_events, read_body
-from aframes_web.api.errors import Problem, parameter_problem
 from aframes_web.api.memory_views import decide_events
 from aframes_web.api.paging import Keyset, cursor_values, keyset_page
 from aframes_web.api.params import (
@@ -59,6 +58,7 @@ from aframes_web.api.params import (
     policy_param,
     time_param,
 )
+from aframes_web.api.problems import Problem, parameter_problem
 from aframes_web.api.serializers import (
     EntityCreateSerializer,
     EntitySerializer,
