@@ -152,11 +152,38 @@ class Regularity(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["entity", "rid"], name="regularity_entity_rid"),
         ]
-        indexes = [models.Index(fields=["entity", "state"], name="regularity_entity_state")]
+        indexes = [
+            models.Index(fields=["entity", "state"], name="regularity_entity_state"),
+            # The memory page's list of one state in rank order (selectors.REGULARITY_ORDERS)
+            # is read from this index, a page at a time: retired regularities accumulate with
+            # history, and sorting all of them for each page grew with it.
+            models.Index(
+                fields=["entity", "state", "-margin", "-confidence", "rid"],
+                name="regularity_state_rank",
+            ),
+        ]
         ordering = ["entity", "rid"]
 
     def __str__(self) -> str:
         return f"{self.rid} {self.summary}"
+
+
+class RegularityTally(models.Model):
+    """How many of an entity's regularities are in each state, kept by the day close that
+    moves them (``services.closing``) so the memory page counts them in one small read; a
+    GROUP BY over every regularity grew with history, retired ones included."""
+
+    entity = models.ForeignKey(Entity, on_delete=models.CASCADE, related_name="regularity_tallies")
+    state = models.CharField(max_length=16, choices=Regularity.State.choices)
+    count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["entity", "state"], name="regularity_tally_state"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.entity_id} {self.state}: {self.count}"
 
 
 class Assessment(models.Model):

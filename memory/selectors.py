@@ -18,7 +18,15 @@ from aframes_web.streams.records import PRIVATE_FIELD, TEXT_FIELDS
 from memory.engine.day import Tracked
 from memory.engine.records import DayRecord, EngineEvent, Observation
 from memory.engine.serial import STATE_FIELDS, proposal_from_json, state_from_fields
-from memory.models import Assessment, Decision, Fact, Regularity, Segment, Trajectory
+from memory.models import (
+    Assessment,
+    Decision,
+    Fact,
+    Regularity,
+    RegularityTally,
+    Segment,
+    Trajectory,
+)
 
 _HIDDEN = (PRIVATE_FIELD,)
 _HIDDEN_INPUT = (PRIVATE_FIELD, *TEXT_FIELDS)
@@ -203,20 +211,37 @@ REGULARITY_ORDERS: dict[str, tuple[str, ...]] = {
 
 
 def regularities_for(
-    entity: Entity, state: str | None = None, *, query: str = "", order: str = "rank"
+    entity: Entity,
+    state: str | None = None,
+    *,
+    query: str = "",
+    order: str = "rank",
+    live: bool = False,
 ) -> QuerySet[Regularity]:
-    """An entity's regularities, optionally of one state and containing ``query`` in their
-    sentence or id (case-insensitive), in one of ``REGULARITY_ORDERS``."""
+    """An entity's regularities, of one ``state`` if given (``live``: every state but
+    retired), containing ``query`` in their sentence or id (case-insensitive), in one of
+    ``REGULARITY_ORDERS``.
+
+    Retired regularities accumulate with history (a year of a desktop keeps thousands) and
+    are kept for the record only: a list of the live ones, or of one state, is read from the
+    state's index (``regularity_state_rank``) a page at a time, whatever the history.
+    """
     rows = Regularity.objects.filter(entity=entity)
     if state:
         rows = rows.filter(state=state)
+        # Within one state the rank is a constant, which the database leaves out of the
+        # order: the rest of it is the index's.
+        rank: Any = Value(STATE_RANK.index(state), output_field=IntegerField())
+    else:
+        if live:  # named, not "not retired": the state index finds them
+            rows = rows.filter(state__in=[s for s in STATE_RANK if s != Regularity.State.RETIRED])
+        rank = Case(
+            *(When(state=name, then=Value(i)) for i, name in enumerate(STATE_RANK)),
+            default=Value(len(STATE_RANK)),
+            output_field=IntegerField(),
+        )
     if query:
         rows = rows.filter(Q(summary__icontains=query) | Q(rid__icontains=query))
-    rank = Case(
-        *(When(state=name, then=Value(i)) for i, name in enumerate(STATE_RANK)),
-        default=Value(len(STATE_RANK)),
-        output_field=IntegerField(),
-    )
     return rows.annotate(state_rank=rank).order_by(*REGULARITY_ORDERS[order])
 
 
@@ -262,10 +287,7 @@ def facts_by_ref(entity: Entity, refs: Iterable[str]) -> dict[str, Fact]:
 def memory_summary(entity: Entity) -> dict[str, Any]:
     """Counts for an entity's memory: closed days, facts, regularities by state, decisions."""
     by_state = dict(
-        Regularity.objects.filter(entity=entity)
-        .values_list("state")
-        .annotate(n=Count("id"))
-        .values_list("state", "n")
+        RegularityTally.objects.filter(entity=entity, count__gt=0).values_list("state", "count")
     )
     return {
         "closed_days": Trajectory.objects.filter(entity=entity).count(),

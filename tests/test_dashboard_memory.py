@@ -20,12 +20,14 @@ from django.utils import timezone
 
 from aframes_web.streams.models import Entity, Event
 from aframes_web.streams.services import entity_create
+from memory import selectors
 from memory.models import (
     Assessment,
     Citation,
     Decision,
     Fact,
     Regularity,
+    RegularityTally,
     Segment,
     Trajectory,
     Transition,
@@ -254,6 +256,7 @@ def memory(team: Any) -> Memory:
         suppressed=True,
         suppressed_by=identity("morning-run"),
     )
+    tally(entity)
     return Memory(entity, [start, middle, later, decided], run, rejected, fact, allowed, suppressed)
 
 
@@ -337,7 +340,7 @@ def test_entity_memory_summarises_and_links_days_regularities_and_decisions(memo
     client = signed_in(owner)
     page = text(client.get(f"{BASE}/"))
     figures = figures_of(page)
-    assert figures["Closed days"] == ("2", "#days-h")
+    assert figures["Closed days"] == ("2", f"{BASE}/days/")
     assert figures["Regularities active"] == ("1", f"{BASE}/?state=active#regularities-h")
     assert figures["Regularities dormant"] == ("0", f"{BASE}/?state=dormant#regularities-h")
     assert figures["Decisions"] == ("2", f"{BASE}/decisions/")
@@ -396,7 +399,20 @@ def many_regularities(entity: Entity, count: int) -> list[Regularity]:
                 proposed_on=MONDAY,
             )
         )
-    return Regularity.objects.bulk_create(rows)
+    made = Regularity.objects.bulk_create(rows)
+    tally(entity)
+    return made
+
+
+def tally(entity: Entity) -> None:
+    """The state counts a day close keeps, for regularities these tests write by hand."""
+    RegularityTally.objects.filter(entity=entity).delete()
+    counts: dict[str, int] = {}
+    for state in Regularity.objects.filter(entity=entity).values_list("state", flat=True):
+        counts[state] = counts.get(state, 0) + 1
+    RegularityTally.objects.bulk_create(
+        [RegularityTally(entity=entity, state=s, count=n) for s, n in counts.items()]
+    )
 
 
 def listed_rids(page: str) -> list[str]:
@@ -427,6 +443,73 @@ def test_rank_lists_what_predicts_before_habits_which_no_trigger_predicts(team, 
     Regularity.objects.filter(pk=rows[0].pk).update(margin=0.9)  # a habit's margin says nothing
     shown = listed_rids(text(signed_in(owner).get(f"{BASE}/")))
     assert shown == [f"reg:{n:012x}" for n in (5, 4, 2, 1, 0, 3)]
+
+
+def test_the_list_shows_live_regularities_and_the_retired_under_their_state(team, owner):
+    entity = entity_create(team=team, key="runner-1", scope="sports", timezone_name="Europe/Berlin")
+    rows = many_regularities(entity, 70)
+    retired = [r.pk for r in rows if r.pk % 5]
+    Regularity.objects.filter(pk__in=retired).update(state=Regularity.State.RETIRED)
+    tally(entity)
+    live = {r.rid for r in rows if r.pk not in retired}
+    client = signed_in(owner)
+    page = text(client.get(f"{BASE}/"))
+    said = "Every live regularity (retired ones are listed under their state)"
+    assert f"{said}: {len(live)}." in page
+    assert set(listed_rids(page)) == live
+    figures = figures_of(page)
+    assert figures["Regularities retired"] == (
+        str(len(retired)),
+        f"{BASE}/?state=retired#regularities-h",
+    )
+    first = text(client.get(f"{BASE}/?state=retired"))
+    second = text(client.get(f"{BASE}/?state=retired&page=2"))
+    shown = listed_rids(first) + listed_rids(second)
+    assert f"Regularities in state retired: {len(retired)}; page 1 of 2." in first
+    by_margin = sorted((r for r in rows if r.pk in retired), key=lambda r: -r.margin)
+    assert shown == [r.rid for r in by_margin]
+
+
+def test_the_order_within_one_state_is_the_state_indexs(team):
+    """One state's rank is a constant: the order the database is asked for is margin,
+    confidence and id, which ``regularity_state_rank`` holds, not a CASE over the states."""
+    entity = entity_create(team=team, key="runner-1", scope="sports", timezone_name="Europe/Berlin")
+    one = str(selectors.regularities_for(entity, "retired").query)
+    assert "CASE" not in one and "ORDER BY" in one
+    assert "CASE" in str(selectors.regularities_for(entity, live=True).query)
+
+
+def test_the_page_shows_the_newest_closed_days_and_pages_every_one(team, owner):
+    entity = entity_create(team=team, key="runner-1", scope="sports", timezone_name="Europe/Berlin")
+    days = [MONDAY + timedelta(days=n) for n in range(130)]
+    Trajectory.objects.bulk_create(
+        [
+            Trajectory(
+                entity=entity, day=d, event_count=n, segment_count=1, rejected_count=0, fact_count=n
+            )
+            for n, d in enumerate(days)
+        ]
+    )
+    client = signed_in(owner)
+    page = text(client.get(f"{BASE}/"))
+    section = page.split('id="days-h"')[1]
+    listed = re.findall(rf'href="{BASE}/d/(\d{{4}}-\d\d-\d\d)/"', section)
+    assert listed == [d.isoformat() for d in reversed(days[-31:])]
+    assert f'The newest 31 of 130; <a href="{BASE}/days/">every closed day</a>' in section
+    every = text(client.get(f"{BASE}/days/"))
+    assert "130 closed days; page 1 of 2." in every
+    first = re.findall(rf'href="{BASE}/d/(\d{{4}}-\d\d-\d\d)/"', every)
+    assert first == [d.isoformat() for d in reversed(days[30:])]
+    partial = text(client.get(f"{BASE}/days/?page=2", headers={"HX-Request": "true"}))
+    assert partial.lstrip().startswith('<div id="days">') and "<html" not in partial
+    rest = re.findall(rf'href="{BASE}/d/(\d{{4}}-\d\d-\d\d)/"', partial)
+    assert rest == [d.isoformat() for d in reversed(days[:30])]
+    assert text(client.get(f"{BASE}/days/?page=x")).count("page 1 of 2") == 1
+
+
+def test_closed_days_of_another_teams_entity_are_not_found(team, outsider):
+    entity_create(team=team, key="runner-1", scope="sports", timezone_name="Europe/Berlin")
+    assert signed_in(outsider).get(f"{BASE}/days/").status_code == 404
 
 
 def test_regularities_sort_filter_by_text_and_page_with_the_filters_kept(team, owner):

@@ -15,7 +15,7 @@ from memory import selectors
 from memory.engine.decide import RulesPolicy
 from memory.engine.serial import state_to_fields
 from memory.engine.stream import MemoryStream
-from memory.models import Regularity
+from memory.models import Regularity, RegularityTally
 from memory.services import closing
 
 pytestmark = pytest.mark.django_db
@@ -54,6 +54,27 @@ def test_the_service_retires_what_the_engine_retires_and_keeps_the_same_states(
         assert state_to_fields(t.state) == state_to_fields(engine.tracked[rid].state), rid
     stored = Regularity.objects.get(entity=entity, rid=min(retired))
     assert stored.state == "retired" and stored.trial_days == 28
+
+
+def _counted(entity: Any) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for state in Regularity.objects.filter(entity=entity).values_list("state", flat=True):
+        counts[state] = counts.get(state, 0) + 1
+    return counts
+
+
+def test_the_state_tally_follows_every_close_retirement_and_rebuild(
+    team: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    entity, _ = _grown(team, django_capture_on_commit_callbacks)
+    counts = _counted(entity)
+    assert counts.get("retired") and len(counts) > 2  # states moved, not just created
+    assert selectors.memory_summary(entity)["regularities"] == counts
+    # A state every regularity has left is counted 0, never below.
+    assert all(n >= 0 for n in RegularityTally.objects.values_list("count", flat=True))
+    with django_capture_on_commit_callbacks(execute=True):
+        closing.memory_rebuild(entity=entity)
+    assert selectors.memory_summary(entity)["regularities"] == _counted(entity) == counts
 
 
 def test_a_close_reads_live_regularities_and_the_replay_windows_days_only(

@@ -1,4 +1,5 @@
-"""Data migrations of the event store, run forward on rows written under the older schema."""
+"""Data migrations of the event store and of memory, run forward on rows written under the
+older schema."""
 
 from __future__ import annotations
 
@@ -114,6 +115,47 @@ def test_events_stored_before_the_tally_are_counted_by_its_migration() -> None:
     try:
         Tally = executor.loader.project_state([after]).apps.get_model("streams", "EventTally")
         assert dict(Tally.objects.values_list("entity__key", "stored")) == {"a": 3, "b": 1}
+    finally:
+        executor.loader.build_graph()
+        executor.migrate(executor.loader.graph.leaf_nodes())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_regularities_stored_before_the_state_tally_are_counted_by_its_migration() -> None:
+    before, after = ("memory", "0005_regularity_retired"), ("memory", "0006_regularity_tally")
+    executor = MigrationExecutor(connection)
+    executor.migrate([before])
+    old = executor.loader.project_state([before]).apps
+    team = old.get_model("teams", "Team").objects.create(slug="acme", name="Acme")
+    Entity = old.get_model("streams", "Entity")
+    Regularity = old.get_model("memory", "Regularity")
+    states = {"a": ["active", "retired", "retired"], "b": ["habit"], "none": []}
+    for key, held in states.items():
+        entity = Entity.objects.create(team=team, scope="home", key=key, name=key, timezone="UTC")
+        for n, state in enumerate(held):
+            Regularity.objects.create(
+                entity=entity,
+                rid=f"reg:{n:012x}",
+                proposal={},
+                summary="",
+                state=state,
+                confidence=0.5,
+                replay_confidence=0.5,
+                lift=1.0,
+                n_f=1,
+                n_v=0,
+                observable=1,
+                behavior_days=1,
+                violation_run=0,
+                proposed_on=START.date(),
+            )
+
+    executor.loader.build_graph()
+    executor.migrate([after])
+    try:
+        Tally = executor.loader.project_state([after]).apps.get_model("memory", "RegularityTally")
+        rows = Tally.objects.values_list("entity__key", "state", "count")
+        assert sorted(rows) == [("a", "active", 1), ("a", "retired", 2), ("b", "habit", 1)]
     finally:
         executor.loader.build_graph()
         executor.migrate(executor.loader.graph.leaf_nodes())

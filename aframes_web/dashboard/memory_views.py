@@ -52,6 +52,10 @@ from memory.selectors import (
 
 DECISIONS_SHOWN = 25  # the entity page lists the newest; each links to its full record
 DECISIONS_PER_PAGE = 50  # the decisions list
+# The memory page shows the newest closed days (a month: what a person looking at memory now
+# checks); the list of every closed day is paged, as a year of history is 365 rows.
+DAYS_SHOWN = 31
+DAYS_PER_PAGE = 100
 REGULARITIES_PER_PAGE = 50  # a person reads a page of sentences, not hundreds of rows
 PAYLOAD_SHOWN = 300  # characters of an event's payload; element trees run to kilobytes
 EVENTS_OPEN = 20  # a segment citing more events than this shows them folded
@@ -247,6 +251,7 @@ def entity_memory(request: HttpRequest, slug: str, key: str) -> HttpResponse:
         data.get("state") or None,
         query=data.get("q") or "",
         order=data.get("sort") or "rank",
+        live=True,
     )
     context = {
         "team": membership.team,
@@ -257,7 +262,8 @@ def entity_memory(request: HttpRequest, slug: str, key: str) -> HttpResponse:
         "memory_url": reverse("dashboard:memory", args=[slug, key]),
         "state": data.get("state") or "",
         **_pager(request, rows, REGULARITIES_PER_PAGE, data.get("page")),
-        "days": trajectories_for(entity).order_by("-day"),
+        "days": trajectories_for(entity).order_by("-day")[:DAYS_SHOWN],
+        "days_shown": DAYS_SHOWN,
         "decisions": decisions_for(entity).order_by("-occurred_at", "-id")[:DECISIONS_SHOWN],
         "decisions_shown": DECISIONS_SHOWN,
         "partial": "regularities",
@@ -286,6 +292,21 @@ def memory_decisions(request: HttpRequest, slug: str, key: str) -> HttpResponse:
         "partial": "decisions",
     }
     return render_local(request, "dashboard/memory_decisions.html", context, entity)
+
+
+@login_required
+def memory_days(request: HttpRequest, slug: str, key: str) -> HttpResponse:
+    """Every closed day of the entity's memory, newest first, a page at a time."""
+    membership, entity = entity_or_404(request, slug, key)
+    page = request.GET.get("page")
+    context = {
+        "team": membership.team,
+        "entity": entity,
+        "days_url": reverse("dashboard:memory_days", args=[slug, key]),
+        **_pager(request, trajectories_for(entity).order_by("-day"), DAYS_PER_PAGE, page),
+        "partial": "days",
+    }
+    return render_local(request, "dashboard/memory_days.html", context, entity)
 
 
 @login_required

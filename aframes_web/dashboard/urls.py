@@ -52,6 +52,7 @@ urlpatterns = [
     ),
     path("t/<slug:slug>/e/<str:key>/memory/", memory_views.entity_memory, name="memory"),
     path("t/<slug:slug>/e/<str:key>/names/", names_views.sensor_names, name="sensor_names"),
+    path("t/<slug:slug>/e/<str:key>/memory/days/", memory_views.memory_days, name="memory_days"),
     path(
         "t/<slug:slug>/e/<str:key>/memory/d/<day:day>/",
         memory_views.memory_day,

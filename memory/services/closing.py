@@ -10,6 +10,7 @@ keeps.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date, timedelta
 from typing import Any
@@ -52,6 +53,7 @@ from memory.models import (
     Citation,
     Fact,
     Regularity,
+    RegularityTally,
     Segment,
     Trajectory,
     Transition,
@@ -326,6 +328,29 @@ def _save_states(rows: Sequence[Regularity]) -> None:
         cursor.executemany(sql, params)
 
 
+def _tally_states(entity: Entity, moved: Mapping[str, int]) -> None:
+    """Add ``moved`` (state -> regularities gained, negative for lost) to the entity's
+    ``RegularityTally``. Read and written under the entity's memory lock, which every writer
+    of regularities holds, so no other close moves the same counts in between."""
+    changed = {state: n for state, n in moved.items() if n}
+    if not changed:
+        return
+    held = dict(
+        RegularityTally.objects.filter(entity=entity, state__in=list(changed)).values_list(
+            "state", "count"
+        )
+    )
+    RegularityTally.objects.bulk_create(
+        [
+            RegularityTally(entity=entity, state=state, count=held.get(state, 0) + n)
+            for state, n in sorted(changed.items())
+        ],
+        update_conflicts=True,
+        unique_fields=["entity", "state"],
+        update_fields=["count"],
+    )
+
+
 def _store_regularities(
     entity: Entity,
     day: date,
@@ -360,11 +385,15 @@ def _store_regularities(
     if created and created[0].pk is None:  # a backend that does not return ids
         created = list(Regularity.objects.filter(entity=entity, rid__in=[r.rid for r in created]))
     now = timezone.now()
+    moved = Counter(r.state for r in created)
     for rid, row in rows.items():
+        moved[row.state] -= 1
         for name, value in state_to_fields(tracked[rid].state).items():
             setattr(row, name, value)
+        moved[row.state] += 1
         row.updated_at = now
     _save_states(list(rows.values()))
+    _tally_states(entity, moved)
     by_rid = {**rows, **{r.rid: r for r in created}}
     AssessmentRow.objects.bulk_create(
         [
@@ -430,6 +459,7 @@ def memory_rebuild(*, entity: Entity, by_clock: bool = True) -> list[date]:
             late[day] = late.get(day, 0) + count
         Trajectory.objects.filter(entity=entity).delete()
         Regularity.objects.filter(entity=entity).delete()
+        RegularityTally.objects.filter(entity=entity).delete()
         for day in days_due(entity, by_clock=by_clock):
             if compile_pending(entity, day):
                 break
