@@ -681,7 +681,7 @@ def test_home_routine_rule_names_a_room_active_at_this_time_on_both_last_days() 
     yesterday = home_point(11, back=1, rooms={"Bath": 1, "Kitchen": 1, "Hall": 2})
     before = home_point(2, back=2, rooms={"Attic": 1, "Bath": 2, "Hall": 1, "Kitchen": 3})
     got = rule_at(current, "home", before, yesterday)
-    reason = "Bath was active at this time on the last two days"
+    reason = "the bath was active at this time on the last two days"
     assert got == Proposed(
         "intervene",
         "check_in_routine",

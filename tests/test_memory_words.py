@@ -27,14 +27,14 @@ def pred(path: str, value: object) -> Predicate:
 @pytest.mark.parametrize(
     ("path", "value", "said"),
     [
-        ("room_presence/room", "Kitchen", "activity in the Kitchen"),
-        ("room_presence/place", "Bathroom", "activity in the Bathroom"),
+        ("room_presence/room", "Kitchen", "activity in the kitchen"),
+        ("room_presence/place", "Bathroom", "activity in the bathroom"),
         ("room_presence/sensor", "Sofa", "activity at the Sofa"),
         ("room_presence/type", "motion", "movement"),
         ("device_use/sensor", "Fridge", "the Fridge in use"),
-        ("device_use/room", "hall", "a door or appliance used in the hall"),
+        ("device_use/room", "hall", "a door, cupboard or appliance used in the hall"),
         ("device_use/type", "door", "a door opened"),
-        ("day_start/place", "Bedroom", "getting up (first activity in the Bedroom)"),
+        ("day_start/place", "Bedroom", "getting up (first activity in the bedroom)"),
         ("step_bout/type", "steps", "a walk"),
         ("active_hour/type", "steps", "an active hour"),
         ("sedentary/type", "sedentary", "a sedentary stretch"),
@@ -59,10 +59,10 @@ def pred(path: str, value: object) -> Predicate:
         # Home: a device's kind is looked up case-insensitively, anything unknown is movement.
         ("room_presence/type", "Door", "a door opened"),
         ("room_presence/type", "thermostat", "movement"),
-        ("device_use/place", "hall", "a door or appliance used in the hall"),
+        ("device_use/place", "Living", "a door, cupboard or appliance used in the living room"),
         ("device_use/type", "ELECTRIC", "an appliance switched on"),
         ("device_use/type", "Thermo", "the Thermo sensor on"),
-        ("day_start/room", "Bedroom", "getting up (first activity in the Bedroom)"),
+        ("day_start/room", "LivingRoom", "getting up (first activity in the living room)"),
         ("day_start/sensor", "M001", "getting up (first activity in the M001)"),
         ("day_start/steps", 12, "the first steps of the day"),
         # Decision points: booleans say while / while not, other fields are said with a value.
@@ -122,7 +122,7 @@ def test_a_regularity_is_one_sentence_with_its_window_and_days() -> None:
         WEEKDAYS,
     )
     assert words.regularity(morning) == (
-        "After getting up (first activity in the Bedroom), activity in the Kitchen between "
+        "After getting up (first activity in the bedroom), activity in the kitchen between "
         "07:00 and 09:00, on weekdays."
     )
     late = Proposal(
@@ -162,8 +162,8 @@ SERVICE_CASES = {
     ("home", "check_in_routine"): (
         pred("day_start/place", "Bedroom"),
         pred("room_presence/place", "Kitchen"),
-        "activity in the Kitchen",
-        "getting up (first activity in the Bedroom)",
+        "activity in the kitchen",
+        "getting up (first activity in the bedroom)",
     ),
     ("code", "review_nudge"): (
         pred("pull_request/action", "opened"),

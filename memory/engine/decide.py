@@ -408,7 +408,9 @@ def _home_rules(ctx: DecisionContext, prior: Sequence[EngineEvent]) -> dict[str,
         usual = set.intersection(*(set(point_rooms(b)) for b in before if b is not None))
         missing = sorted(usual - set(point_rooms(ctx.current)))
         if missing:
-            found["check_in_routine"] = f"{missing[0]} was active at this time on the last two days"
+            found["check_in_routine"] = (
+                f"the {words.room_words(missing[0])} was active at this time on the last two days"
+            )
     for item in p.get("on_at_close") or ():
         since = item.get("since") if isinstance(item, Mapping) else None
         if isinstance(since, str):

@@ -21,7 +21,6 @@ speaks and the baseline's rule stands alone, the score is :data:`BASELINE_SCORE`
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, time
@@ -47,6 +46,7 @@ from memory.engine.expect import (
     share_below,
     since_minutes,
 )
+from memory.engine.words import name_words, room_words
 
 # The event-only baseline's rule for a device with no history (decide.py reads it from here).
 DEVICE_OPEN_MIN = 30  # home: a door or appliance on for this long
@@ -88,12 +88,6 @@ class Judged:
     score: float = BASELINE_SCORE  # of a moment to act on: how far it goes beyond history
 
 
-def _words(name: str) -> str:
-    """``FrontDoor`` -> ``front door``, ``kitchen_light`` -> ``kitchen light``."""
-    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name.replace("_", " ").replace("-", " "))
-    return " ".join(spaced.split()).lower()
-
-
 def device_words(item: Mapping[str, Any], names: Mapping[str, str] | None = None) -> str:
     """A device of a point's ``on_at_close`` in words: its name in the entity's names table
     (``names``: sensor id -> display name, room included) when it has one, else its own id in
@@ -103,9 +97,9 @@ def device_words(item: Mapping[str, Any], names: Mapping[str, str] | None = None
         return f"the {named_as}"
     device = str(item.get("device") or "a device").rsplit("/", 1)[-1]
     room = item.get("room")
-    named = f"the {_words(device)}"
-    if isinstance(room, str) and room and _words(room) not in named:
-        named += f" ({_words(room)})"
+    named = f"the {name_words(device)}"
+    if isinstance(room, str) and room and room_words(room) not in named:
+        named += f" ({room_words(room)})"
     return named
 
 
@@ -279,7 +273,7 @@ def _routine(exp: Expectations, segment: int, today: date, p: Mapping[str, Any])
             by = _segment_end(deadline)
             return Judged(
                 True,
-                f"The {_words(room)} is usually in use by {by} (on {len(starts)} of the last "
+                f"The {room_words(room)} is usually in use by {by} (on {len(starts)} of the last "
                 f"{len(earlier_days)} days); not yet today, though the home is active. Is "
                 "everything all right?",
                 score=share,

@@ -8,6 +8,7 @@ anything without one is said plainly from its parts. Pure and deterministic.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, time
 from typing import Any
@@ -90,6 +91,24 @@ SPORTS_KINDS = {
 }
 
 
+# A room a home's sensors name by one word where people say two.
+ROOM_NOUNS = {"living": "living room", "dining": "dining room", "laundry": "laundry room"}
+
+
+def name_words(name: str) -> str:
+    """A sensor's or room's own name as words: ``FrontDoor`` -> ``front door``,
+    ``kitchen_light`` -> ``kitchen light``."""
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name.replace("_", " ").replace("-", " "))
+    return " ".join(spaced.split()).lower()
+
+
+def room_words(room: Any) -> str:
+    """A room as a person says it: ``Living`` -> ``living room``, ``LivingRoom`` -> ``living
+    room``, ``Kitchen`` -> ``kitchen``."""
+    said = name_words(str(room))
+    return ROOM_NOUNS.get(said, said)
+
+
 def _text(value: Any) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
@@ -108,7 +127,7 @@ def phrase(pred: Predicate, names: Mapping[str, str] | None = None) -> str:
     field = rest[-1]
     if kind == "room_presence":
         if field in ROOM_FIELDS:
-            return f"activity in the {value}"
+            return f"activity in the {room_words(value)}"
         if field == "sensor":
             return f"activity at the {value}"
         return DEVICE_KINDS.get(str(value).lower(), "movement")
@@ -116,10 +135,11 @@ def phrase(pred: Predicate, names: Mapping[str, str] | None = None) -> str:
         if field == "sensor":
             return f"the {value} in use"
         if field in ROOM_FIELDS:
-            return f"a door or appliance used in the {value}"
+            return f"a door, cupboard or appliance used in the {room_words(value)}"
         return DEVICE_KINDS.get(str(value).lower(), f"the {value} sensor on")
     if kind == "day_start" and field in ROOM_FIELDS | {"sensor"}:
-        return f"getting up (first activity in the {value})"
+        where = room_words(value) if field in ROOM_FIELDS else value
+        return f"getting up (first activity in the {where})"
     if kind in SPORTS_KINDS:
         return SPORTS_KINDS[kind]
     if kind == "decision_point":
