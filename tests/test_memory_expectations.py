@@ -3,7 +3,8 @@ learned one event and one point at a time, and the rules policy's judgement on h
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from dataclasses import replace
+from datetime import UTC, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -25,7 +26,8 @@ from memory.engine.expect import (
     quantile,
     share_below,
 )
-from memory.engine.records import POINT_KIND, DayRecord, EngineEvent
+from memory.engine.records import POINT_KIND, DayRecord, EngineEvent, Predicate, Proposal
+from memory.engine.retrieve import Retrieved
 from memory.engine.stream import MemoryStream
 
 ZONE = ZoneInfo("Europe/Madrid")
@@ -206,6 +208,48 @@ def test_a_room_used_every_morning_not_used_by_its_usual_time_fires_once_per_epi
     assert "The kitchen is usually in use by 11:40 (on 6 of the last 6 days)" in (
         fired[0].controlled.proposed.message
     )
+
+
+def test_a_regularity_s_routine_under_way_in_its_room_today_is_vetoed_not_nudged() -> None:
+    """"Usually a cupboard used in the kitchen by 10:00 after getting up; none yet": no
+    concern when the kitchen has been in use this morning (the resident is about there), a
+    nudge when it has not."""
+    behavior = Predicate(("device_use", "room"), "Kitchen")
+    proposal = Proposal(Predicate(("day_start", "room"), "Bedroom"), behavior, (time(8), time(10)))
+    due = Retrieved(
+        key="k",
+        proposal=proposal,
+        state="active",
+        confidence=0.9,
+        occurrence="deviated",
+        distance=timedelta(0),
+        deadline=START + timedelta(hours=10),
+        fact_ids=("fact:2024-03-04/0/f1",),
+    )
+    exp = Expectations()
+    morning = _point(1, START + timedelta(hours=8, minutes=20), segment=9, events=4,
+                     rooms={"Kitchen": 3, "Bedroom": 1})  # fmt: skip
+    exp.observe_point(morning, START.date())
+    now = START + timedelta(hours=10, minutes=50)
+    point = _point(2, now, segment=12, events=2, rooms={"Living": 2})
+
+    def decided(expectations: Expectations) -> Any:
+        context = replace(_ctx(point, expectations), regularities=(due,))
+        return RulesPolicy().decide(context)
+
+    vetoed = decided(exp)
+    assert vetoed.action == "abstain"
+    assert "the kitchen has been in use today: the routine is under way" in vetoed.message
+    nudged = decided(Expectations())  # nothing in the kitchen today
+    assert nudged.action == "intervene" and nudged.intent == "check_in_routine"
+    assert "a door, cupboard or appliance used in the kitchen by 10:00" in nudged.message
+    # Use in the small hours continues the night: it is no sign of the morning's routine.
+    night = Expectations()
+    night.observe_point(
+        _point(3, START + timedelta(hours=3), segment=3, events=1, rooms={"Kitchen": 1}),
+        START.date(),
+    )
+    assert decided(night).action == "intervene"
 
 
 def test_a_routine_is_not_checked_at_night_nor_in_a_silent_home() -> None:

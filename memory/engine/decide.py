@@ -193,6 +193,16 @@ class RulesPolicy:
             if veto is not None and not veto.act:  # memory explains the moment (usual.py)
                 reasons.append(f"{rid}: {veto.sentence}")
                 continue
+            under_way = (
+                usual.routine_under_way(
+                    ctx.expectations, r.proposal.behavior, ctx.now, ctx.current.payload
+                )
+                if ctx.scope == "home" and ctx.expectations is not None
+                else None
+            )
+            if under_way is not None:
+                reasons.append(f"{rid}: {under_way}")
+                continue
             if r.confidence < self.threshold:
                 reasons.append(f"{rid}: {_below(r.confidence, self.threshold)}")
                 continue

@@ -46,7 +46,7 @@ from memory.engine.expect import (
     share_below,
     since_minutes,
 )
-from memory.engine.words import name_words, room_words
+from memory.engine.words import ROOM_FIELDS, name_words, room_words
 
 # The event-only baseline's rule for a device with no history (decide.py reads it from here).
 DEVICE_OPEN_MIN = 30  # home: a door or appliance on for this long
@@ -237,23 +237,47 @@ def _home(
     return out
 
 
+def rooms_used_today(exp: Expectations, today: date, p: Mapping[str, Any]) -> set[str]:
+    """The rooms of a home with activity today since :data:`ROUTINE_FIRST_SEGMENT` (earlier
+    activity continues the night), the current point's included."""
+    used: set[str] = set()
+    for seg, seen in exp.rooms.items():
+        if seg >= ROUTINE_FIRST_SEGMENT:
+            used.update(*(active for day, active in seen if day == today))
+    rooms_now = p.get("rooms")
+    if isinstance(rooms_now, Mapping):
+        used |= {str(r) for r in rooms_now}
+    return used
+
+
+def routine_under_way(
+    exp: Expectations, behavior: Any, now: datetime, p: Mapping[str, Any]
+) -> str | None:
+    """Why a home routine a regularity expects is no concern though its behaviour has not
+    happened yet: the room it happens in has been in use today. A caregiver checks on a
+    routine when nothing of it shows (ARCHITECTURE.md, "Memory adds and vetoes"); a resident
+    already about in the kitchen is not missing breakfast because the fridge is still shut.
+    None when the behaviour names no room or the room is still unused today."""
+    kind, *rest = behavior.path
+    if kind not in ("room_presence", "device_use") or not rest or rest[-1] not in ROOM_FIELDS:
+        return None
+    room = str(behavior.value)
+    if room not in rooms_used_today(exp, now.date(), p):
+        return None
+    return f"the {room_words(room)} has been in use today: the routine is under way"
+
+
 def _routine(exp: Expectations, segment: int, today: date, p: Mapping[str, Any]) -> Judged | None:
     """The first room whose usual first use today is overdue (module constants)."""
     first_by_room: dict[str, dict[date, int]] = {}
-    used_today: set[str] = set()
     for seg, seen in exp.rooms.items():
         for day, active in seen:
-            if seg < ROUTINE_FIRST_SEGMENT:
-                continue
-            if day == today:
-                used_today |= active
+            if seg < ROUTINE_FIRST_SEGMENT or day == today:
                 continue
             for room in active:
                 firsts = first_by_room.setdefault(room, {})
                 firsts[day] = min(firsts.get(day, seg), seg)
-    rooms_now = p.get("rooms")
-    if isinstance(rooms_now, Mapping):
-        used_today |= {str(r) for r in rooms_now}
+    used_today = rooms_used_today(exp, today, p)
     earlier_days = {d for seen in exp.rooms.values() for d, _ in seen if d < today}
     if len(earlier_days) < MIN_DAYS:
         return None
