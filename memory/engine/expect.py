@@ -38,6 +38,9 @@ DEVICE_QUANTILE = 0.95
 # Stillness: usual at this segment when the home was at least this still at its close on at
 # least half the earlier days (its resident is usually out or resting then).
 STILL_USUAL_SHARE = 0.5
+# Home routines: a day's activity counts from this segment (05:00) on; earlier activity
+# continues the night.
+ROUTINE_FIRST_SEGMENT = 6
 # An hour is usually active when it was on at least half the earlier days with data at the slot;
 # sitting is unusual when it happened on at most a third of them (a habitual desk hour is not a
 # moment to nag); behind pace is below half the person's median steps by the slot.
@@ -198,6 +201,9 @@ class Expectations:
     _on_since: dict[str, datetime] = field(default_factory=dict)
     quiet: dict[int, list[Seen]] = field(default_factory=dict)  # home: per segment
     rooms: dict[int, list[tuple[date, frozenset[str]]]] = field(default_factory=dict)
+    # Home, per day: the rooms with activity from ROUTINE_FIRST_SEGMENT on (a routine's place
+    # in use today is read from this, not from every day's segments).
+    rooms_used: dict[date, set[str]] = field(default_factory=dict)
     steps_hour: dict[int, list[Seen]] = field(default_factory=dict)  # sports: per slot
     steps_today: dict[int, list[Seen]] = field(default_factory=dict)
     sitting: dict[int, list[Seen]] = field(default_factory=dict)
@@ -326,6 +332,8 @@ class Expectations:
             if isinstance(rooms, Mapping):
                 active = frozenset(str(r) for r, n in rooms.items() if as_number(n))
                 self.rooms.setdefault(segment, []).append((day, active))
+                if segment >= ROUTINE_FIRST_SEGMENT:
+                    self.rooms_used.setdefault(day, set()).update(active)
         if p.get("type") == "frame_end":
             self._frame(p, day)
         slot = p.get("slot")

@@ -35,6 +35,7 @@ from memory.engine.expect import (
     PACE_MIN_MEDIAN,
     PACE_SHARE,
     RESPONSE_FACTOR,
+    ROUTINE_FIRST_SEGMENT,
     ROUTINE_USUAL_SHARE,
     SEDENTARY_STEPS,
     SITTING_MIN,
@@ -64,7 +65,6 @@ DAYTIME = (time(8), time(22))  # stillness at night is sleep
 # (later, the day has moved on); only while the home shows life in the current segment.
 ROUTINE_GRACE_SEGMENTS = 1
 ROUTINE_RELEVANT_SEGMENTS = 3
-ROUTINE_FIRST_SEGMENT = 6  # 05:00: earlier activity continues the night
 PACE_SLOTS = frozenset({1, 2, 3})  # noon, mid-afternoon and evening: a pace to fall behind
 # Desktop: the baseline's break rule (90 minutes of frames, no gap of 5; decide.py reads these)
 # nudged once per stretch; switching at least the baseline's floor; the main app late past its
@@ -240,10 +240,7 @@ def _home(
 def rooms_used_today(exp: Expectations, today: date, p: Mapping[str, Any]) -> set[str]:
     """The rooms of a home with activity today since :data:`ROUTINE_FIRST_SEGMENT` (earlier
     activity continues the night), the current point's included."""
-    used: set[str] = set()
-    for seg, seen in exp.rooms.items():
-        if seg >= ROUTINE_FIRST_SEGMENT:
-            used.update(*(active for day, active in seen if day == today))
+    used = set(exp.rooms_used.get(today, ()))
     rooms_now = p.get("rooms")
     if isinstance(rooms_now, Mapping):
         used |= {str(r) for r in rooms_now}
