@@ -457,6 +457,7 @@ def test_the_list_shows_live_regularities_and_the_retired_under_their_state(team
     said = "Every live regularity (retired ones are listed under their state)"
     assert f"{said}: {len(live)}." in page
     assert set(listed_rids(page)) == live
+    assert '<option value="" selected>live (all but retired)</option>' in page
     figures = figures_of(page)
     assert figures["Regularities retired"] == (
         str(len(retired)),

@@ -249,9 +249,9 @@ class RegularityFilterForm(forms.Form):
         super().__init__(*args, **kwargs)
         field = self.fields["state"]
         assert isinstance(field, forms.ChoiceField)
-        field.choices = [("", "all")] + [(s, s) for s in states]
+        field.choices = [("", "live (all but retired)")] + [(s, s) for s in states]
         field.error_messages["invalid_choice"] = (
-            f"There is no state “%(value)s”; showing every regularity. "
+            f"There is no state “%(value)s”; showing every live regularity. "
             f"The states are {', '.join(states)}."
         )
 
