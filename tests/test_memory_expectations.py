@@ -211,7 +211,7 @@ def test_a_room_used_every_morning_not_used_by_its_usual_time_fires_once_per_epi
 
 
 def test_a_regularity_s_routine_under_way_in_its_room_today_is_vetoed_not_nudged() -> None:
-    """"Usually a cupboard used in the kitchen by 10:00 after getting up; none yet": no
+    """ "Usually a cupboard used in the kitchen by 10:00 after getting up; none yet": no
     concern when the kitchen has been in use this morning (the resident is about there), a
     nudge when it has not."""
     behavior = Predicate(("device_use", "room"), "Kitchen")
