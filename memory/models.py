@@ -107,6 +107,13 @@ class Fact(models.Model):
         return f"{self.ref} {'.'.join(self.path)} = {self.value!r}"
 
 
+# The states in rank order (selectors.REGULARITY_ORDERS): what can intervene, then what
+# predicts but waits for its replay, then habits (a behaviour of every day: no trigger predicts
+# it, so no lift to rank by; their absence is what memory's expectations read), then what has
+# gone quiet, then what memory no longer assesses.
+STATE_RANK = ("active", "weakening", "candidate", "habit", "dormant", "retired")
+
+
 class Regularity(models.Model):
     """A proposed routine of an entity and where its lifecycle stands.
 
@@ -147,6 +154,15 @@ class Regularity(models.Model):
     trial_days = models.PositiveIntegerField(default=0)
     proposed_on = models.DateField()
     updated_at = models.DateTimeField(auto_now=True)
+    # The state's place in STATE_RANK (retired last), kept by the database from ``state``.
+    state_rank = models.GeneratedField(
+        expression=models.Case(
+            *(models.When(state=name, then=models.Value(i)) for i, name in enumerate(STATE_RANK)),
+            default=models.Value(len(STATE_RANK)),
+        ),
+        output_field=models.PositiveSmallIntegerField(),
+        db_persist=True,
+    )
 
     class Meta:
         constraints = [
@@ -154,12 +170,12 @@ class Regularity(models.Model):
         ]
         indexes = [
             models.Index(fields=["entity", "state"], name="regularity_entity_state"),
-            # The memory page's list of one state in rank order (selectors.REGULARITY_ORDERS)
-            # is read from this index, a page at a time: retired regularities accumulate with
-            # history, and sorting all of them for each page grew with it.
+            # Lists in rank order (selectors.REGULARITY_ORDERS: every state, the live ones,
+            # one state) are read from this index a page at a time. Retired regularities
+            # accumulate with history, and sorting every one for each page grew with it.
             models.Index(
-                fields=["entity", "state", "-margin", "-confidence", "rid"],
-                name="regularity_state_rank",
+                fields=["entity", "state_rank", "-margin", "-confidence", "rid"],
+                name="regularity_rank",
             ),
         ]
         ordering = ["entity", "rid"]

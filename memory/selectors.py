@@ -11,7 +11,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from django.db.models import Case, Count, IntegerField, Max, Prefetch, Q, QuerySet, Value, When
+from django.db.models import Count, Max, Prefetch, Q, QuerySet
 
 from aframes_web.streams.models import Entity, Event
 from aframes_web.streams.records import PRIVATE_FIELD, TEXT_FIELDS
@@ -19,6 +19,7 @@ from memory.engine.day import Tracked
 from memory.engine.records import DayRecord, EngineEvent, Observation
 from memory.engine.serial import STATE_FIELDS, proposal_from_json, state_from_fields
 from memory.models import (
+    STATE_RANK,
     Assessment,
     Decision,
     Fact,
@@ -194,11 +195,6 @@ def trajectory_detail(entity: Entity, day: date) -> Trajectory | None:
     )
 
 
-# The states in rank order: what can intervene, then what predicts but waits for its replay,
-# then habits (a behaviour of every day: no trigger predicts it, so no lift to rank by; their
-# absence is what memory's expectations read), then what has gone quiet, then what memory no
-# longer assesses.
-STATE_RANK = ("active", "weakening", "candidate", "habit", "dormant", "retired")
 # Orderings of an entity's regularities, by name. ``rank``: the regularities whose trigger
 # predicts first (state, then the margin: how much the trigger predicts; retrieve.py).
 REGULARITY_ORDERS: dict[str, tuple[str, ...]] = {
@@ -218,31 +214,22 @@ def regularities_for(
     order: str = "rank",
     live: bool = False,
 ) -> QuerySet[Regularity]:
-    """An entity's regularities, of one ``state`` if given (``live``: every state but
-    retired), containing ``query`` in their sentence or id (case-insensitive), in one of
-    ``REGULARITY_ORDERS``.
+    """An entity's regularities, of one ``state`` (one of ``STATE_RANK``) if given (``live``:
+    every state but retired), containing ``query`` in their sentence or id
+    (case-insensitive), in one of ``REGULARITY_ORDERS``.
 
     Retired regularities accumulate with history (a year of a desktop keeps thousands) and
-    are kept for the record only: a list of the live ones, or of one state, is read from the
-    state's index (``regularity_state_rank``) a page at a time, whatever the history.
+    are kept for the record only. In rank order each of these lists is read from the index
+    ``regularity_rank`` a page at a time, whatever the history.
     """
     rows = Regularity.objects.filter(entity=entity)
     if state:
-        rows = rows.filter(state=state)
-        # Within one state the rank is a constant, which the database leaves out of the
-        # order: the rest of it is the index's.
-        rank: Any = Value(STATE_RANK.index(state), output_field=IntegerField())
-    else:
-        if live:  # named, not "not retired": the state index finds them
-            rows = rows.filter(state__in=[s for s in STATE_RANK if s != Regularity.State.RETIRED])
-        rank = Case(
-            *(When(state=name, then=Value(i)) for i, name in enumerate(STATE_RANK)),
-            default=Value(len(STATE_RANK)),
-            output_field=IntegerField(),
-        )
+        rows = rows.filter(state_rank=STATE_RANK.index(state))
+    elif live:
+        rows = rows.filter(state_rank__lt=STATE_RANK.index(Regularity.State.RETIRED))
     if query:
         rows = rows.filter(Q(summary__icontains=query) | Q(rid__icontains=query))
-    return rows.annotate(state_rank=rank).order_by(*REGULARITY_ORDERS[order])
+    return rows.order_by(*REGULARITY_ORDERS[order])
 
 
 def regularity_detail(entity: Entity, rid: str) -> Regularity | None:

@@ -15,7 +15,7 @@ from memory import selectors
 from memory.engine.decide import RulesPolicy
 from memory.engine.serial import state_to_fields
 from memory.engine.stream import MemoryStream
-from memory.models import Regularity, RegularityTally
+from memory.models import STATE_RANK, Regularity, RegularityTally
 from memory.services import closing
 
 pytestmark = pytest.mark.django_db
@@ -70,6 +70,9 @@ def test_the_state_tally_follows_every_close_retirement_and_rebuild(
     counts = _counted(entity)
     assert counts.get("retired") and len(counts) > 2  # states moved, not just created
     assert selectors.memory_summary(entity)["regularities"] == counts
+    # The rank the lists are read in follows each state the close wrote.
+    ranks = Regularity.objects.filter(entity=entity).values_list("state", "state_rank")
+    assert all(rank == STATE_RANK.index(state) for state, rank in ranks)
     # A state every regularity has left is counted 0, never below.
     assert all(n >= 0 for n in RegularityTally.objects.values_list("count", flat=True))
     with django_capture_on_commit_callbacks(execute=True):
