@@ -47,6 +47,7 @@ from memory.engine.expect import (
     share_below,
     since_minutes,
 )
+from memory.engine.records import Predicate
 from memory.engine.words import ROOM_FIELDS, name_words, room_words
 
 # The event-only baseline's rule for a device with no history (decide.py reads it from here).
@@ -248,11 +249,11 @@ def rooms_used_today(exp: Expectations, today: date, p: Mapping[str, Any]) -> se
 
 
 def routine_under_way(
-    exp: Expectations, behavior: Any, now: datetime, p: Mapping[str, Any]
+    exp: Expectations, behavior: Predicate, now: datetime, p: Mapping[str, Any]
 ) -> str | None:
     """Why a home routine a regularity expects is no concern though its behaviour has not
     happened yet: the room it happens in has been in use today. A caregiver checks on a
-    routine when nothing of it shows (ARCHITECTURE.md, "Memory adds and vetoes"); a resident
+    routine when nothing of it shows (ARCHITECTURE.md, principle 10); a resident
     already about in the kitchen is not missing breakfast because the fridge is still shut.
     None when the behaviour names no room or the room is still unused today."""
     kind, *rest = behavior.path
