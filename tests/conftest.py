@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -13,6 +14,7 @@ from aframes_web.streams.models import Entity
 from aframes_web.streams.services import entity_create
 from aframes_web.teams.models import Role
 from aframes_web.teams.services import member_add, team_create, token_create, user_get_or_create
+from memory.models import Regularity
 
 REQUIRE_SERVICES = os.environ.get("AFRAMES_REQUIRE_SERVICES") == "1"
 _skipped: list[str] = []
@@ -248,4 +250,11 @@ def store_snapshot_by_hand(entity: Entity, event_id: int, at: str) -> None:
 
 
 # The annotation workbench's team and streams (tests/workbench.py), for every test module.
+def regularity_states(entity: Entity) -> dict[str, int]:
+    """The entity's stored regularities counted by state, from the rows themselves (what the
+    day close's ``RegularityTally`` must equal)."""
+    states = Regularity.objects.filter(entity=entity).values_list("state", flat=True)
+    return dict(Counter(states))
+
+
 from tests.workbench import homes, people  # noqa: E402, F401

@@ -34,7 +34,7 @@ from memory.models import (
     Trajectory,
     Transition,
 )
-from tests.conftest import need_service, signed_in
+from tests.conftest import need_service, regularity_states, signed_in
 from tests.conftest import page_text as text
 
 pytestmark = pytest.mark.django_db
@@ -409,11 +409,11 @@ def many_regularities(entity: Entity, count: int) -> list[Regularity]:
 def tally(entity: Entity) -> None:
     """The state counts a day close keeps, for regularities these tests write by hand."""
     RegularityTally.objects.filter(entity=entity).delete()
-    counts: dict[str, int] = {}
-    for state in Regularity.objects.filter(entity=entity).values_list("state", flat=True):
-        counts[state] = counts.get(state, 0) + 1
     RegularityTally.objects.bulk_create(
-        [RegularityTally(entity=entity, state=s, count=n) for s, n in counts.items()]
+        [
+            RegularityTally(entity=entity, state=s, count=n)
+            for s, n in regularity_states(entity).items()
+        ]
     )
 
 

@@ -17,6 +17,7 @@ from memory.engine.serial import state_to_fields
 from memory.engine.stream import MemoryStream
 from memory.models import STATE_RANK, Regularity, RegularityTally
 from memory.services import closing
+from tests.conftest import regularity_states
 
 pytestmark = pytest.mark.django_db
 DAYS = 45  # past the 28-day trial, so candidates retire
@@ -56,18 +57,11 @@ def test_the_service_retires_what_the_engine_retires_and_keeps_the_same_states(
     assert stored.state == "retired" and stored.trial_days == 28
 
 
-def _counted(entity: Any) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for state in Regularity.objects.filter(entity=entity).values_list("state", flat=True):
-        counts[state] = counts.get(state, 0) + 1
-    return counts
-
-
 def test_the_state_tally_follows_every_close_retirement_and_rebuild(
     team: Any, django_capture_on_commit_callbacks: Any
 ) -> None:
     entity, _ = _grown(team, django_capture_on_commit_callbacks)
-    counts = _counted(entity)
+    counts = regularity_states(entity)
     assert counts.get("retired") and len(counts) > 2  # states moved, not just created
     assert selectors.memory_summary(entity)["regularities"] == counts
     # The rank the lists are read in follows each state the close wrote.
@@ -77,7 +71,7 @@ def test_the_state_tally_follows_every_close_retirement_and_rebuild(
     assert all(n >= 0 for n in RegularityTally.objects.values_list("count", flat=True))
     with django_capture_on_commit_callbacks(execute=True):
         closing.memory_rebuild(entity=entity)
-    assert selectors.memory_summary(entity)["regularities"] == _counted(entity) == counts
+    assert selectors.memory_summary(entity)["regularities"] == regularity_states(entity) == counts
 
 
 def test_a_close_reads_live_regularities_and_the_replay_windows_days_only(
