@@ -455,12 +455,20 @@ def services(scope: Scope) -> tuple[Service, ...]:
         ) from None
 
 
+# Each scope's services by intent: control reads one for every decision of every method.
+_BY_INTENT: Mapping[Scope, Mapping[str, Service]] = MappingProxyType(
+    {scope: MappingProxyType({s.intent: s for s in found}) for scope, found in CATALOGUE.items()}
+)
+
+
 def intents(scope: Scope) -> frozenset[str]:
     return frozenset(s.intent for s in services(scope))
 
 
 def service(scope: Scope, intent: str) -> Service | None:
-    return next((s for s in services(scope) if s.intent == intent), None)
+    if scope not in _BY_INTENT:
+        services(scope)  # the error naming the scopes
+    return _BY_INTENT[scope].get(intent)
 
 
 # -- episodes and control context ---------------------------------------------------------------

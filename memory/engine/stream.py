@@ -332,7 +332,9 @@ class MemoryStream:
         if event.at.tzinfo is None or event.at.utcoffset() is None:
             raise ValueError(f"event {event.id}: its time must be aware")
         day = event.at.astimezone(self.zone).date()
-        if day in self.closed or any(d > day for d in self.closed):
+        # Days close oldest first and never before a closed one, so the latest closed day is
+        # the last one in; a stream is checked at every event, whatever its history.
+        if self.closed and day <= next(reversed(self.closed)):
             raise LateEvent(f"event {event.id}: {day.isoformat()} is closed in memory")
         return day
 
