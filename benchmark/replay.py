@@ -5,7 +5,8 @@ methods' memory (``MemoryStream.ingest``), a decision point is decided on by eve
 memory as it stands, and each decision is final before the next step. Methods that read the
 same memory variant share one ``MemoryStream`` (decisions never change memory), each with its
 own intervention control state, so replaying several methods costs little more than one; memory
-without validation shares it too until the validator first rejects a segment (``_Memories``).
+without validation shares it too until the validator first rejects a segment (``_Memories``),
+and while it does, that ablation's decision is ProactMem's, made once (``_decide_all``).
 
 The harness guards what the methods see and do:
 
@@ -26,6 +27,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from benchmark.methods.registry import STANDARD, UNVALIDATED, MethodSpec
@@ -109,7 +111,10 @@ def replay(
     steps = list(seen.steps())
     memories = _Memories(seen, variants)
     policies = {m.name: m.make_policy(complete) for m in methods}
-    states = {m.name: ControlState() for m in methods}
+    # One empty state for all: control states are immutable, and twins (_decide_all) are
+    # told apart from other methods by holding the very same state.
+    empty = ControlState()
+    states = {m.name: empty for m in methods}
     run = StreamRun(seen.entity, seen.scope, seen.synthetic, seen.points)
     run.decisions = {m.name: [] for m in methods}
     committed: set[int] = set()
@@ -143,10 +148,11 @@ def replay(
             current = point_event(step, number)
         mark = memories.mark()
         views: dict[int, Any] = {}
+        shared: dict[Any, Any] = {}
         for variant in variants:
             chosen = [m for m in methods if m.memory == variant]
             made = _decide_all(
-                chosen, policies, states, memories, variant, current, step, views, control
+                chosen, policies, states, memories, variant, current, step, views, control, shared
             )
             if memories.diverged(variant, mark):
                 # Validation rejected a segment at this point: memory without it differs from
@@ -246,6 +252,7 @@ def _decide_all(
     step: DecisionPoint,
     views: dict[int, Any],
     control: bool,
+    share: dict[Any, tuple[ControlState, MethodDecision, ControlState]] | None = None,
 ) -> list[tuple[MethodSpec, MethodDecision, ControlState]]:
     """Every method of ``variant`` decides at ``step``; nothing is kept yet (the caller keeps
     the decisions and control states once the variant's memory is known to be its own)."""
@@ -253,10 +260,37 @@ def _decide_all(
     view = views.get(id(memory))
     if view is None:
         view = views[id(memory)] = memory.view(current)
-    return [
-        (method, *_decide(method, policies[method.name], view, states[method.name], step, control))
-        for method in chosen
-    ]
+    made = []
+    for method in chosen:
+        state = states[method.name]
+        # A method deciding exactly as another on the same memory view from the same control
+        # state (no_validation while validation has rejected nothing is ProactMem) makes the
+        # same decision: it is made once. The twins then hold one state object, so the test
+        # stays an identity check.
+        twin = _twin_key(method, view) if share is not None else None
+        held = share.get(twin) if share is not None and twin is not None else None
+        if held is not None and held[0] is state:
+            decision, new_state = held[1], held[2]
+        else:
+            decision, new_state = _decide(method, policies[method.name], view, state, step, control)
+            if share is not None and twin is not None:
+                share[twin] = (state, decision, new_state)
+        made.append((method, decision, new_state))
+    return made
+
+
+def _twin_key(method: MethodSpec, view: Any) -> tuple[Any, ...] | None:
+    """What a method's decision depends on besides the control state: its memory view, its
+    policy (class and settings) and ProactMem's switches; None for a model's policy, whose
+    answers may differ from call to call."""
+    if method.needs_llm:
+        return None
+    factory = method.policy
+    if isinstance(factory, partial):
+        policy: Any = (factory.func, factory.args, tuple(sorted(factory.keywords.items())))
+    else:
+        policy = factory
+    return (id(view), policy, method.gate, method.blind)
 
 
 def _decide(

@@ -199,3 +199,58 @@ def _proposed(view: object, policy: object, gate: bool, blind: bool) -> tuple[ob
     outcome, _ = decide_on(view, policy, ControlState(), gate=gate, blind=blind)
     proposed = outcome.controlled.proposed
     return proposed.action, proposed.intent, proposed.message, tuple(proposed.evidence_ids)
+
+
+def _counting_decides(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    calls: list[object] = []
+    decide = RulesPolicy.decide
+
+    def spy(self: RulesPolicy, ctx: object) -> object:
+        calls.append(ctx)
+        return decide(self, ctx)
+
+    monkeypatch.setattr(RulesPolicy, "decide", spy)
+    return calls
+
+
+def test_no_validation_sharing_memory_takes_proactmems_decision(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # While the memories are one, no_validation decides on ProactMem's view with ProactMem's
+    # policy from the same control state: the decision is made once, and both get it.
+    stream = _stream()
+    calls = _counting_decides(monkeypatch)
+    together = replay(stream, methods_named(["proactmem", "no_validation"]))
+    assert len(calls) == len(stream.points)
+    assert _decisions(together, "no_validation") == _decisions(together, "proactmem")
+    assert any(d.action == "intervene" for d in together.decisions["proactmem"])
+    calls.clear()
+    alone = replay(stream, methods_named(["no_validation"]))
+    assert len(calls) == len(stream.points)
+    assert _decisions(together, "no_validation") == _decisions(alone, "no_validation")
+
+
+def test_once_the_memories_part_no_validation_decides_on_its_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rejected: list[date] = []
+    late = START + timedelta(days=6)
+    when = lambda segment, day: day >= late and segment.kind == "device_use"  # noqa: E731
+    monkeypatch.setattr(day_module, "validate_segment", _rejecting(rejected, when))
+    stream = _stream()
+    splits = _splits(monkeypatch)
+    calls = _counting_decides(monkeypatch)
+    together = replay(stream, methods_named(["proactmem", "no_validation"]))
+    assert rejected and len(splits) == 1
+    # The memories part after ingesting an event or at a point (where the shared decision is
+    # set aside and no_validation decides again on its own memory): one decision a point
+    # before, two from there on.
+    steps = list(stream.steps())
+    last = splits[0][0]
+    parted = next(i for i, step in enumerate(steps) if step is last)
+    if isinstance(last, StreamEvent):
+        parted += 1
+    shared = sum(1 for step in steps[:parted] if isinstance(step, DecisionPoint))
+    assert shared and len(calls) == shared + 2 * (len(stream.points) - shared)
+    alone = replay(stream, methods_named(["no_validation"]))
+    assert _decisions(together, "no_validation") == _decisions(alone, "no_validation")
