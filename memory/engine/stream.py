@@ -393,7 +393,9 @@ class MemoryStream:
     def close_through(self, before: date) -> list[date]:
         """Close every open local day before ``before``, oldest first; return the days closed."""
         done: list[date] = []
-        for day in sorted(d for d in self._open if d < before):
+        due = [d for d in self._open if d < before]  # run at every event: usually none
+        due.sort()
+        for day in due:
             events = self._open.pop(day)
             # The open day's extraction so far is extended to the whole day, not redone: the
             # same segments (extract.OpenDay), each validated once.
