@@ -135,15 +135,14 @@ def mine(
                 ]
                 window = _window(_modal_hour([(f, a) for _, f, a in chosen]))
                 proposal = Proposal(pt, pb, window, weekdays)
-                # What memory already tracks is passed over before its support is counted:
-                # once memory has settled, most of what is mined is known.
-                if skipped_ids and regularity_id(proposal) in skipped_ids:
-                    continue
-                key = proposal_key(proposal)
-                if key in known_keys or validate_proposal(proposal):
-                    continue
                 support = _support(index, trig, beh, window, weekdays)
-                if support < MIN_SUPPORT_DAYS:
+                key = proposal_key(proposal)
+                if (
+                    support < MIN_SUPPORT_DAYS
+                    or key in known_keys
+                    or validate_proposal(proposal)
+                    or (skipped_ids and regularity_id(proposal) in skipped_ids)
+                ):
                     continue
                 found[key] = (support, proposal)
     ranked = sorted(found.items(), key=lambda kv: (-kv[1][0], kv[0]))
