@@ -23,6 +23,7 @@ from memory.engine.expect import (
     Expectations,
     code_change,
     is_outer_door,
+    minutes_words,
     quantile,
     share_below,
 )
@@ -366,6 +367,42 @@ def test_a_pull_request_waiting_past_twice_the_usual_answer_is_nudged_once() -> 
         "else; this repository usually answers within 3 hours (median of 3)."
     )
     assert decisions[0].action == "abstain"  # two hours: within the usual
+
+
+@pytest.mark.parametrize(
+    ("minutes", "words"),
+    [
+        (0.4, "under a minute"),
+        (1, "1 minute"),
+        (59.6, "1 hour"),
+        (61, "1 hour 1 minute"),
+        (190, "3 hours 10 minutes"),
+        (24 * 60 - 1, "23 hours 59 minutes"),
+        (24 * 60 + 59, "1 day"),  # past a day the minutes are dropped
+        (26 * 60 + 20, "1 day 2 hours"),
+        (3 * 24 * 60, "3 days"),
+        (7 * 24 * 60 - 1, "6 days 23 hours"),
+        (7 * 24 * 60, "7 days"),
+        (1682 * 60 + 59, "70 days"),  # from a week on, whole days
+    ],
+)
+def test_durations_are_said_in_the_units_a_person_uses(minutes: float, words: str) -> None:
+    assert minutes_words(minutes) == words
+
+
+def test_a_pull_request_waiting_ten_weeks_is_said_in_days() -> None:
+    exp = _repository([2, 3, 4])
+    opened = datetime(2024, 2, 1, 9, tzinfo=UTC)
+    exp.observe_event(_gh(300, opened, "pr_opened", number=77, author="newcomer"))
+    stream = MemoryStream("code", ZONE, RulesPolicy())
+    stream.expectations = exp
+    at = opened + timedelta(days=70, hours=2)
+    decision = stream.process(_gh(401, at, "pr_review_comment", number=5, author="m", state="open"))
+    assert decision.action == "intervene"
+    assert decision.controlled.proposed.message == (
+        "Pull request #77 by newcomer has waited 70 days for a review or comment from anyone "
+        "else; this repository usually answers within 3 hours (median of 3)."
+    )
 
 
 def test_expectations_are_copied_with_a_fork_and_learned_only_after_the_decision() -> None:

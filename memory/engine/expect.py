@@ -441,18 +441,28 @@ class Expectations:
         return _median(earlier) if len(earlier) >= MIN_DAYS else None
 
 
+MINUTES_PER_DAY = 24 * 60
+DAYS_ONLY_FROM = 7  # our choice: from a week on, the hours no longer change what a reader does
+
+
 def minutes_words(minutes: float) -> str:
-    """``"3 hours 10 minutes"``, ``"9 minutes"``, ``"under a minute"``: a duration in words."""
+    """A duration as a person says it: ``"under a minute"``, ``"9 minutes"``, ``"3 hours 10
+    minutes"``; past a day, days and whole hours (``"1 day 2 hours"``); past a week, whole
+    days (``"70 days"``). A review waiting ten weeks is not read in hours and minutes."""
     whole = int(round(minutes))
     if whole < 1:
         return "under a minute"
-    hours, rest = divmod(whole, 60)
-    parts = []
-    if hours:
-        parts.append(f"{hours} hour{'s' if hours != 1 else ''}")
-    if rest:
-        parts.append(f"{rest} minute{'s' if rest != 1 else ''}")
-    return " ".join(parts)
+    days, rest = divmod(whole, MINUTES_PER_DAY)
+    hours, rest = divmod(rest, 60)
+    if days >= DAYS_ONLY_FROM:
+        return _count(days, "day")
+    if days:
+        return " ".join(_count(n, unit) for n, unit in ((days, "day"), (hours, "hour")) if n)
+    return " ".join(_count(n, unit) for n, unit in ((hours, "hour"), (rest, "minute")) if n)
+
+
+def _count(n: int, unit: str) -> str:
+    return f"{n} {unit}{'s' if n != 1 else ''}"
 
 
 def since_minutes(now: datetime, since: str) -> float | None:
