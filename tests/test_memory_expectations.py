@@ -26,6 +26,7 @@ from memory.engine.expect import (
     minutes_words,
     quantile,
     share_below,
+    within_words,
 )
 from memory.engine.records import POINT_KIND, DayRecord, EngineEvent, Predicate, Proposal
 from memory.engine.retrieve import Retrieved
@@ -388,6 +389,21 @@ def test_a_pull_request_waiting_past_twice_the_usual_answer_is_nudged_once() -> 
 )
 def test_durations_are_said_in_the_units_a_person_uses(minutes: float, words: str) -> None:
     assert minutes_words(minutes) == words
+
+
+def test_a_usual_under_a_minute_is_said_in_under_a_minute() -> None:
+    assert within_words(45) == "within 45 minutes"
+    assert within_words(0.4) == "in under a minute"
+    exp = _repository([0.005, 0.008, 0.01])  # bots answer within seconds
+    opened = datetime(2024, 2, 1, 9, tzinfo=UTC)
+    exp.observe_event(_gh(300, opened, "pr_opened", number=77, author="newcomer"))
+    stream = MemoryStream("code", ZONE, RulesPolicy())
+    stream.expectations = exp
+    at = opened + timedelta(hours=7)
+    decision = stream.process(_gh(401, at, "pr_review_comment", number=5, author="m", state="open"))
+    assert decision.controlled.proposed.message.endswith(
+        "this repository usually answers in under a minute (median of 3)."
+    )
 
 
 def test_a_pull_request_waiting_ten_weeks_is_said_in_days() -> None:

@@ -461,6 +461,12 @@ def minutes_words(minutes: float) -> str:
     return " ".join(_count(n, unit) for n, unit in ((hours, "hour"), (rest, "minute")) if n)
 
 
+def within_words(minutes: float) -> str:
+    """``"within 9 minutes"``, or ``"in under a minute"`` (never "within under a minute")."""
+    said = minutes_words(minutes)
+    return f"in {said}" if said.startswith("under") else f"within {said}"
+
+
 def _count(n: int, unit: str) -> str:
     return f"{n} {unit}{'s' if n != 1 else ''}"
 

@@ -46,6 +46,7 @@ from memory.engine.expect import (
     minutes_words,
     share_below,
     since_minutes,
+    within_words,
 )
 from memory.engine.records import Predicate
 from memory.engine.words import ROOM_FIELDS, name_words, room_words
@@ -168,8 +169,8 @@ def _home(
         out["check_device"] = Judged(
             True,
             f"{device_words(item, names).capitalize()} has been {on} since {since}, "
-            f"{minutes_words(minutes)}; it is usually {off} within "
-            f"{minutes_words(usual)} (longest before: {minutes_words(longest)}).",
+            f"{minutes_words(minutes)}; it is usually {off} {within_words(usual)} "
+            f"(longest before: {minutes_words(longest)}).",
             score=exp.device_shorter_share(str(item.get("device")), minutes),
         )
         break
@@ -378,7 +379,7 @@ def _code(
             True,
             f"The check {name} failed on {branch or 'its branch'} {minutes_words(waited)} ago "
             "and has neither run again nor had a push since; a failure here is usually "
-            f"followed up within {minutes_words(usual_follow)} (median of "
+            f"followed up {within_words(usual_follow)} (median of "
             f"{len(exp.follow_up_minutes)}).",
             target=f"ci:{name}@{branch}@{failed.isoformat()}",
             score=share_below(exp.follow_up_minutes, waited),
@@ -402,7 +403,7 @@ def _code(
             True,
             target=f"{kind}:{number}",
             sentence=f"{what} #{number}{by} has waited {minutes_words(waited)} for {answer} from "
-            f"anyone else; this repository usually answers within {minutes_words(usual)} "
+            f"anyone else; this repository usually answers {within_words(usual)} "
             f"(median of {len(exp.response_minutes[kind])}).",
             score=share_below(exp.response_minutes[kind], waited),
         )
