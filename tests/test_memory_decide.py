@@ -875,7 +875,7 @@ def test_desktop_break_rule(spans: tuple[tuple[Any, Any], ...], since: str) -> N
         "intervene",
         "take_break",
         "2026-03-02/",
-        message=message_of("desktop", "take_break", f"frames without a break since {since}"),
+        message=message_of("desktop", "take_break", f"working without a break since {since}"),
         evidence_ids=(f"point:{len(frames)}",),
     )
 
@@ -904,7 +904,7 @@ def test_desktop_break_rule_reads_today_only() -> None:
 def test_desktop_switching_rule(switches: Any, holds: bool) -> None:
     got = rule_at(frame(1, "10:00", "10:05", switches_30=switches), "desktop")
     if holds:
-        reason = "12 frames started in the last 30 minutes"
+        reason = "12 apps and windows started in the last 30 minutes"
         assert got.message == message_of("desktop", "refocus", reason)
     else:
         assert got.message == NO_RULE

@@ -468,10 +468,10 @@ def _desktop_rules(ctx: DecisionContext, prior: Sequence[EngineEvent]) -> dict[s
         (_clock_on(e.payload.get("start")), _clock_on(e.payload.get("end"))) for e in today
     )
     if reach is not None and reach[1] - reach[0] >= usual.WORK_SPAN_MIN:
-        found["take_break"] = f"frames without a break since {usual.hhmm(reach[0])}"
+        found["take_break"] = f"working without a break since {usual.hhmm(reach[0])}"
     switches = as_number(p.get("switches_30"))
     if switches is not None and switches >= SWITCHES:
-        found["refocus"] = f"{int(switches)} frames started in the last 30 minutes"
+        found["refocus"] = f"{int(switches)} apps and windows started in the last 30 minutes"
     return found
 
 
