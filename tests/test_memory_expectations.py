@@ -498,6 +498,60 @@ def test_the_usual_main_app_not_opened_by_its_usual_time_is_a_moment_to_resume()
     assert usual.judge("desktop", early.payload, early.at, exp, {})["resume_focus"].act is False
 
 
+class _Unread(list):  # type: ignore[type-arg]
+    """A history that fails when read: what was worked out for the day must be reused."""
+
+    def __iter__(self) -> Any:
+        raise AssertionError("the earlier days were read again")
+
+
+def test_what_is_read_of_earlier_days_is_worked_out_once_a_day_and_a_late_point_counts() -> None:
+    exp = Expectations()
+    for day in range(6):
+        for n in range(10):
+            point = _frame(100 * day + n, day, "10:00", f"10:{n + 10}", "Code",
+                           switches_30=20 + n % 5)  # fmt: skip
+            exp.observe_point(point, point.at.date())
+    today = (START + timedelta(days=7)).date()
+    first = exp.switches_usual(today)
+    main = exp.main_app(today)
+    assert first is not None and main is not None and main[0] == "Code"
+    # Every later point of the same day reads the day's answers, whatever history holds.
+    held, apps = exp.switches, exp.app_minutes
+    exp.switches, exp.app_minutes = _Unread(held), _Unread(apps)  # type: ignore[assignment]
+    assert exp.switches_usual(today) == first
+    assert exp.switches_below(today, 23) == pytest.approx(0.6)
+    assert exp.main_app(today) == main
+    exp.switches, exp.app_minutes = held, apps
+    # A point of an earlier day that arrives late is part of the earlier days at once.
+    late = _frame(999, 6, "11:00", "11:30", "Mail", switches_30=90)
+    exp.observe_point(late, late.at.date())
+    usual_now = exp.switches_usual(today)
+    assert usual_now == (first[0], 7)  # one more earlier day
+    assert exp.switches_below(today, 23) == pytest.approx(36 / 61)
+    # A point of today does not change what is read of the days before it.
+    now = _frame(1000, 7, "12:00", "12:30", "Mail", switches_30=99)
+    exp.observe_point(now, now.at.date())
+    assert exp.switches_usual(today) == usual_now
+
+
+def test_a_room_s_first_uses_are_read_once_a_day_and_follow_a_late_point() -> None:
+    exp = Expectations()
+    for day in range(6):
+        at = START + timedelta(days=day, hours=8, minutes=30)
+        exp.observe_point(_point(day, at, segment=10, rooms={"Kitchen": 3}, events=3), at.date())
+    today = (START + timedelta(days=7)).date()
+    firsts, days = exp.room_first_uses(today)
+    assert (firsts, days) == ({"Kitchen": [10] * 6}, 6)
+    held = exp.rooms
+    exp.rooms = _Unread(held)  # type: ignore[assignment]
+    assert exp.room_first_uses(today) == (firsts, days)
+    exp.rooms = held
+    at = START + timedelta(days=2, hours=7)
+    exp.observe_point(_point(50, at, segment=8, rooms={"Kitchen": 1}, events=1), at.date())
+    assert exp.room_first_uses(today) == ({"Kitchen": [8, 10, 10, 10, 10, 10]}, 6)
+
+
 # -- one score per candidate, and the team's threshold -------------------------------------------
 
 

@@ -21,7 +21,8 @@ history can speak.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from bisect import bisect_left
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
@@ -224,6 +225,13 @@ class Expectations:
     app_first: dict[date, dict[str, str]] = field(default_factory=dict)
     spans: dict[date, list[tuple[str, str]]] = field(default_factory=dict)
     switches: list[Seen] = field(default_factory=list)
+    # What a decision reads of the days before today (switching's usual, the main app, the
+    # rooms' first uses) is worked out once per day asked, not at every point: it grows with
+    # history. Each answer is kept with the day asked and the count of points of days before
+    # the latest day asked seen since (``_past``), so a late point is never missed.
+    _asked: date | None = field(default=None, compare=False, repr=False)
+    _past: int = field(default=0, compare=False, repr=False)
+    _memo: dict[str, tuple[date, int, Any]] = field(default_factory=dict, compare=False, repr=False)
 
     # -- learning -------------------------------------------------------------------------------
 
@@ -321,6 +329,8 @@ class Expectations:
         """A decided point of a home or sports stream: its figures join its time of day."""
         if point.kind != POINT_KIND:
             return
+        if self._asked is not None and day < self._asked:
+            self._past += 1
         p = point.payload
         self.days.add(day)
         segment = p.get("segment")
@@ -361,18 +371,50 @@ class Expectations:
         if switches is not None:
             self.switches.append(Seen(day, switches))
 
+    def _before(self, name: str, today: date, work: Callable[[], Any]) -> Any:
+        """``work()``, an answer read from the days before ``today`` only, kept for that day
+        (the fields' comment above)."""
+        held = self._memo.get(name)
+        if held is not None and held[0] == today and held[1] == self._past:
+            return held[2]
+        found = work()
+        self._memo[name] = (today, self._past, found)
+        if self._asked is None or today > self._asked:
+            self._asked = today
+        return found
+
+    def _earlier_switches(self, today: date) -> tuple[list[float], int]:
+        """Switching at the points of the days before ``today``, sorted, and their days."""
+
+        def work() -> tuple[list[float], int]:
+            earlier = sorted(s.value for s in self.switches if s.day < today)
+            return earlier, len({s.day for s in self.switches if s.day < today})
+
+        found: tuple[list[float], int] = self._before("switches", today, work)
+        return found
+
     def switches_usual(self, today: date) -> tuple[float, int] | None:
         """The 95th percentile of switching at this person's earlier points, and over how many
         days; None before :data:`MIN_DAYS` days."""
-        earlier = [s.value for s in self.switches if s.day < today]
-        days = len({s.day for s in self.switches if s.day < today})
+        earlier, days = self._earlier_switches(today)
         if days < MIN_DAYS:
             return None
         return quantile(earlier, SWITCH_QUANTILE), days
 
+    def switches_below(self, today: date, switches: float) -> float:
+        """The share of the earlier points with less switching than ``switches``."""
+        earlier, _ = self._earlier_switches(today)
+        return bisect_left(earlier, switches) / len(earlier) if earlier else 0.0
+
     def main_app(self, today: date) -> tuple[str, list[str], int] | None:
         """The app most used on at least :data:`MAIN_APP_SHARE` of the earlier days, its first
         starts on those days ("HH:MM"), and the number of earlier days; None if there is none."""
+        found: tuple[str, list[str], int] | None = self._before(
+            "main_app", today, lambda: self._main_app(today)
+        )
+        return found
+
+    def _main_app(self, today: date) -> tuple[str, list[str], int] | None:
         earlier = [d for d in self.app_minutes if d < today]
         if len(earlier) < MIN_DAYS:
             return None
@@ -384,6 +426,29 @@ class Expectations:
         if len(days) < MAIN_APP_SHARE * len(earlier):
             return None
         return app, sorted(self.app_first[d][app] for d in days), len(earlier)
+
+    def room_first_uses(self, today: date) -> tuple[dict[str, list[int]], int]:
+        """Per room, the segment of its first use on each earlier day it was used (from
+        :data:`ROUTINE_FIRST_SEGMENT`; earlier activity continues the night), sorted; and the
+        number of earlier days with a point."""
+
+        def work() -> tuple[dict[str, list[int]], int]:
+            firsts: dict[str, dict[date, int]] = {}
+            earlier: set[date] = set()
+            for segment, seen in self.rooms.items():
+                for day, active in seen:
+                    if day >= today:
+                        continue
+                    earlier.add(day)
+                    if segment < ROUTINE_FIRST_SEGMENT:
+                        continue
+                    for room in active:
+                        by_day = firsts.setdefault(room, {})
+                        by_day[day] = min(by_day.get(day, segment), segment)
+            return {room: sorted(d.values()) for room, d in firsts.items()}, len(earlier)
+
+        found: tuple[dict[str, list[int]], int] = self._before("room_first_uses", today, work)
+        return found
 
     # -- what is usual ----------------------------------------------------------------------------
 

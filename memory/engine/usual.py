@@ -35,7 +35,6 @@ from memory.engine.expect import (
     PACE_MIN_MEDIAN,
     PACE_SHARE,
     RESPONSE_FACTOR,
-    ROUTINE_FIRST_SEGMENT,
     ROUTINE_USUAL_SHARE,
     SEDENTARY_STEPS,
     SITTING_MIN,
@@ -268,23 +267,15 @@ def routine_under_way(
 
 def _routine(exp: Expectations, segment: int, today: date, p: Mapping[str, Any]) -> Judged | None:
     """The first room whose usual first use today is overdue (module constants)."""
-    first_by_room: dict[str, dict[date, int]] = {}
-    for seg, seen in exp.rooms.items():
-        for day, active in seen:
-            if seg < ROUTINE_FIRST_SEGMENT or day == today:
-                continue
-            for room in active:
-                firsts = first_by_room.setdefault(room, {})
-                firsts[day] = min(firsts.get(day, seg), seg)
-    used_today = rooms_used_today(exp, today, p)
-    earlier_days = {d for seen in exp.rooms.values() for d, _ in seen if d < today}
-    if len(earlier_days) < MIN_DAYS:
+    first_by_room, earlier_days = exp.room_first_uses(today)
+    if earlier_days < MIN_DAYS:
         return None
+    used_today = rooms_used_today(exp, today, p)
     for room in sorted(first_by_room):
         if room in used_today:
             continue
-        starts = sorted(first_by_room[room].values())
-        share = len(starts) / len(earlier_days)
+        starts = first_by_room[room]
+        share = len(starts) / earlier_days
         if share < ROUTINE_USUAL_SHARE:
             continue
         q1 = starts[len(starts) // 4]
@@ -297,7 +288,7 @@ def _routine(exp: Expectations, segment: int, today: date, p: Mapping[str, Any])
             return Judged(
                 True,
                 f"The {room_words(room)} is usually in use by {by} (on {len(starts)} of the last "
-                f"{len(earlier_days)} days); not yet today, though the home is active. Is "
+                f"{earlier_days} days); not yet today, though the home is active. Is "
                 "everything all right?",
                 score=share,
             )
@@ -467,7 +458,7 @@ def _desktop(
                 f"95 % of your moments over the last {days} days ({int(high)}); close what you "
                 "do not need and pick one task.",
                 target=f"switching@{now:%H}",
-                score=share_below([s.value for s in exp.switches if s.day < today], switches),
+                score=exp.switches_below(today, switches),
             )
         else:
             out["refocus"] = Judged(False, f"{int(switches)} switches is usual for you")
