@@ -387,8 +387,8 @@ class Expectations:
         """Switching at the points of the days before ``today``, sorted, and their days."""
 
         def work() -> tuple[list[float], int]:
-            earlier = sorted(s.value for s in self.switches if s.day < today)
-            return earlier, len({s.day for s in self.switches if s.day < today})
+            earlier = [s for s in self.switches if s.day < today]
+            return sorted(s.value for s in earlier), len({s.day for s in earlier})
 
         found: tuple[list[float], int] = self._before("switches", today, work)
         return found
