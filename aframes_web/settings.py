@@ -364,6 +364,12 @@ AFRAMES_BENCHMARK_TIME_LIMIT = env_int("AFRAMES_BENCHMARK_TIME_LIMIT", 3600, min
 # machine that is 35 minutes, and an hour leaves room for a slower one. Under the limit of the
 # other tasks (CELERY_TASK_TIME_LIMIT, 10 min) an import stopped after about 25 million events.
 AFRAMES_IMPORT_TIME_LIMIT = env_int("AFRAMES_IMPORT_TIME_LIMIT", 3600, minimum=60)
+# A long import runs in turns (aframes_web/streams/uploads.py): after this many seconds on the
+# bulk worker, an import with other imports or benchmark runs queued behind it hands the worker
+# over and goes on after them. 20 s is what a person who uploads a day's file waits at most
+# behind someone's year of history (a day's file itself imports in about a second); each
+# handover costs the long import a re-read of what it had stored, bounded there.
+AFRAMES_IMPORT_TURN_S = env_int("AFRAMES_IMPORT_TURN_S", 20, minimum=1)
 
 # --- REST API: rate limit and OpenAPI schema ------------------------------------------------
 # Requests per token (a signed-in person: per user) and period; beyond it, 429 with Retry-After.

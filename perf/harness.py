@@ -114,7 +114,8 @@ def services_of(env: Mapping[str, str]) -> str:
 
 
 # A long SYNTHETIC upload: one event repeated, so the worker reads and checks every line and
-# stores one; queued (UPLOAD_JOB, for `manage.py shell -c`) as the dashboard queues an upload.
+# stores one; queued (UPLOAD_JOB, for `manage.py shell -c`, with the file's path, its name
+# and the entity's key) as the dashboard queues an upload.
 UPLOAD_LINE = json.dumps(
     {"occurred_at": "2026-03-01T08:00:00Z", "kind": "snapshot", "source_key": "same",
      "payload": {"app": "X"}}
@@ -123,11 +124,11 @@ UPLOAD_JOB = """
 from django.core.files.uploadedfile import TemporaryUploadedFile
 from aframes_web.streams.uploads import import_job_create
 from aframes_web.teams.models import Team
-upload = TemporaryUploadedFile("bulk.jsonl", "application/x-ndjson", 0, None)
+upload = TemporaryUploadedFile({name!r}, "application/x-ndjson", 0, None)
 upload.file.close()
 upload.file = open({path!r}, "rb")
 job = import_job_create(team=Team.objects.get(slug="bench"), user=None, format_name="jsonl",
-                        entity_key="bulk", upload=upload, scope="desktop", tz="UTC")
+                        entity_key={entity!r}, upload=upload, scope="desktop", tz="UTC")
 print(job.pk)
 """
 

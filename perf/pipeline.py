@@ -282,7 +282,8 @@ def during_import(
         celery_worker(env, folder / "bulk.log", queues="imports,benchmark", name="bulk"),
     ):
         quiet = freshness(base, key, db, args.batches, args.seed, entity="split-quiet")
-        job = int(manage(env, "shell", "-c", UPLOAD_JOB.format(path=str(big))).split()[-1])
+        queue_it = UPLOAD_JOB.format(path=str(big), name=big.name, entity="bulk")
+        job = int(manage(env, "shell", "-c", queue_it).split()[-1])
         deadline = time.monotonic() + 60
         while _job_status(db, job) != "running":
             if time.monotonic() > deadline:

@@ -1,6 +1,6 @@
 """make bench-queues: does a fresh day wait behind a long import? (the embedded default)
 
-    python -m perf.queues [--lines 1000000]
+    python -m perf.queues [--lines 3000000]
 
 On a bare machine, as ``make run`` runs: a scratch SQLite instance and ``manage.py serve`` (the
 web server and its workers on the filesystem broker). An import of ``--lines`` SYNTHETIC JSONL
@@ -9,7 +9,13 @@ dashboard queues an upload; three seconds later a fresh desktop day (180 snapsho
 to another entity, and the time until its day is compiled is measured, with the import's own
 duration beside it. With imports on their own queue and worker (settings.AFRAMES_QUEUE_GROUPS)
 the day compiles in seconds whatever the import; on one shared queue it waited for the import.
-The last line: ``fresh_day_compile_s``, ``import_s``, ``import_running_when_compiled``, ``lines``.
+
+Right after the fresh day, a day's own file (180 lines) is uploaded to a third entity: it waits
+on the same bulk worker as the long import, which hands the worker over once its turn
+(``AFRAMES_IMPORT_TURN_S``, 20 s) is up (aframes_web/streams/uploads.py). ``small_import_s`` is
+that upload's time from queued to done, and ``import_turns`` how many turns the long one took.
+The last line: ``fresh_day_compile_s``, ``small_import_s``, ``import_s``, ``import_turns``,
+``import_running_when_compiled``, ``lines``.
 """
 
 from __future__ import annotations
@@ -52,15 +58,35 @@ def _call(base: str, token: str, path: str, body: Any = None) -> Any:
 
 STATUS = """
 from aframes_web.streams.models import ImportJob
-job = ImportJob.objects.get(pk={job})
-took = (job.finished_at - job.created_at).total_seconds() if job.finished_at else None
-print(job.status, took)
+for job in ImportJob.objects.filter(pk__in={jobs}).order_by("pk"):
+    took = (job.finished_at - job.created_at).total_seconds() if job.finished_at else None
+    print(job.pk, job.status, took, job.summary.get("turns", 1))
 """
+DAY_LINES = 180  # a desktop day of snapshots at 20 s
+
+
+def _jobs(env: dict[str, str], *jobs: str) -> dict[str, list[str]]:
+    """Each job's status, seconds from queued to finished ("None" until then) and turns."""
+    out = _manage(env, "shell", "-c", STATUS.format(jobs=[int(job) for job in jobs]))
+    rows = [line.split() for line in out.strip().splitlines()[-len(jobs) :]]
+    return {row[0]: row[1:] for row in rows}
+
+
+def _write_day(path: Path) -> None:
+    with path.open("w") as handle:
+        for n in range(DAY_LINES):
+            row = {
+                "occurred_at": f"2026-03-03T09:{n // 3:02d}:{n % 3 * 20:02d}Z",
+                "kind": "snapshot",
+                "source_key": f"day-{n}",
+                "payload": {"app": "Code", "window": "w"},
+            }
+            handle.write(json.dumps(row) + "\n")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--lines", type=int, default=1_000_000)
+    parser.add_argument("--lines", type=int, default=3_000_000)
     args = parser.parse_args(argv)
     if args.lines < 1:
         fail("--lines must be at least 1")
@@ -97,7 +123,12 @@ def main(argv: list[str] | None = None) -> int:
             wait_healthy(base, server, 60, "manage.py serve")
             _call(base, token, "/api/v1/entities", {"key": "desk", "scope": "desktop"})
             job = (
-                _manage(env, "shell", "-c", UPLOAD_JOB.format(path=str(big)))
+                _manage(
+                    env,
+                    "shell",
+                    "-c",
+                    UPLOAD_JOB.format(path=str(big), name=big.name, entity="bulk"),
+                )
                 .strip()
                 .splitlines()[-1]
             )
@@ -114,6 +145,18 @@ def main(argv: list[str] | None = None) -> int:
             ]
             began = time.monotonic()
             _call(base, token, "/api/v1/entities/desk/events", rows)
+            day = folder / "day.jsonl"
+            _write_day(day)
+            small = (
+                _manage(
+                    env,
+                    "shell",
+                    "-c",
+                    UPLOAD_JOB.format(path=str(day), name=day.name, entity="day"),
+                )
+                .strip()
+                .splitlines()[-1]
+            )
             while True:
                 days = _call(base, token, "/api/v1/entities/desk/days")
                 if days["results"] and not days["pending_days"]:
@@ -122,32 +165,39 @@ def main(argv: list[str] | None = None) -> int:
                     break
                 time.sleep(0.1)
             compiled = time.monotonic() - began
-            status = (
-                _manage(env, "shell", "-c", STATUS.format(job=job)).strip().splitlines()[-1].split()
-            )
-            running = status[0] in ("queued", "running")
-            while status[0] in ("queued", "running") and time.monotonic() - began < WAIT_S:
+            status = _jobs(env, job, small)
+            running = status[job][0] in ("queued", "running")
+            while (
+                any(s[0] in ("queued", "running") for s in status.values())
+                and time.monotonic() - began < WAIT_S
+            ):
                 time.sleep(1)
-                status = (
-                    _manage(env, "shell", "-c", STATUS.format(job=job))
-                    .strip()
-                    .splitlines()[-1]
-                    .split()
-                )
+                status = _jobs(env, job, small)
         finally:
             server.terminate()
             server.wait(timeout=30)
-    took = float(status[1]) if status[1] != "None" else None
+    took, small_took = (
+        None if status[j][1] == "None" else float(status[j][1]) for j in (job, small)
+    )
+    turns = int(status[job][2])
     print(
         f"A fresh desktop day posted during the import compiled {compiled:.1f} s later "
         f"({'the import still running' if running else 'after the import had ended'}); the "
-        f"import itself took {took if took is None else round(took, 1)} s ({status[0]})."
+        f"import itself took {took if took is None else round(took, 1)} s ({status[job][0]}, "
+        f"{turns} turn{'s' if turns > 1 else ''})."
+    )
+    print(
+        f"A day's file ({DAY_LINES} lines) uploaded behind it was imported "
+        f"{small_took if small_took is None else round(small_took, 1)} s after it was queued "
+        f"({status[small][0]})."
     )
     finish(
         "queues",
         {
             "fresh_day_compile_s": round(compiled, 1),
+            "small_import_s": None if small_took is None else round(small_took, 1),
             "import_s": None if took is None else round(took, 1),
+            "import_turns": turns,
             "import_running_when_compiled": running,
             "lines": args.lines,
         },

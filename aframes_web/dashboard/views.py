@@ -66,7 +66,7 @@ from aframes_web.dashboard.words import not_closed_words
 from aframes_web.streams.models import Entity
 from aframes_web.streams.records import FieldInvalid
 from aframes_web.streams.selectors import entities_for_team, import_jobs_for_team
-from aframes_web.streams.uploads import import_job_create
+from aframes_web.streams.uploads import handed_over_note, import_job_create
 from aframes_web.teams.models import ROLE_SCOPES, Role, Scope
 from aframes_web.teams.selectors import teams_for_user
 from aframes_web.teams.services import team_set_false_alarm_cost
@@ -234,6 +234,7 @@ def import_job(request: HttpRequest, slug: str, job_id: int) -> HttpResponse:
     context = {
         "team": membership.team,
         "job": job,
+        "handed_over": handed_over_note(job),
         "entity_known": job.entity_key in known,
         "entities": [{"key": key, "events": events, "known": key in known} for key, events in page],
         "entities_page": page,

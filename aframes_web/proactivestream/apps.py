@@ -13,3 +13,7 @@ class ProactiveStreamConfig(AppConfig):
         from aframes_web.proactivestream import services, tasks  # noqa: PLC0415  (app loading)
 
         services.run_queued.provide(tasks.run_queue)
+        # A long import hands the bulk worker over to runs queued behind it.
+        from aframes_web.streams import uploads  # noqa: PLC0415  (app loading)
+
+        uploads.runs_waiting.provide(services.runs_waiting)

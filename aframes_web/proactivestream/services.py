@@ -10,6 +10,7 @@ import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
+from datetime import datetime
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
@@ -234,6 +235,14 @@ def run_create(
 
 
 Progress = Callable[[str, int, int], None]
+
+
+def runs_waiting(since: datetime) -> int:
+    """Runs of any team queued no later than ``since`` and not yet started: what a long
+    import on the same bulk worker hands over to (aframes_web/streams/uploads.py)."""
+    return BenchmarkRun.objects.filter(
+        status=BenchmarkRun.Status.QUEUED, created_at__lte=since
+    ).count()
 
 
 def run_execute(

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import itertools
 import multiprocessing
 import queue
 import signal
 import threading
+import time
 import traceback
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
@@ -63,6 +65,10 @@ class ImportSummary:
     per_entity: Counter[str] = field(default_factory=Counter)  # entity key -> new events
     notes: list[str] = field(default_factory=list)  # what the reader wants said (DST, ...)
     problems: list[str] = field(default_factory=list)  # "file:line: message", first ones
+    # A turn of a long import (import_items' pause and skip): whether it stopped early, having
+    # stored everything it read, and how long reading again past an earlier turn's items took.
+    paused: bool = False
+    skip_s: float = 0.0
 
     MAX_PROBLEMS = 50
 
@@ -86,14 +92,59 @@ class ImportSummary:
             **({"notes": list(self.notes)} if self.notes else {}),
         }
 
+    def carried(self) -> dict[str, Any]:
+        """What a later turn of the same import adds its own counts to (JSON)."""
+        return {
+            "imported": self.imported,
+            "duplicates": self.duplicates,
+            "dropped_text_fields": self.dropped_text_fields,
+            "rejected": dict(self.rejected),
+            "per_entity": dict(self.per_entity),
+            "problems": list(self.problems),
+        }
+
+    @classmethod
+    def restored(cls, carried: dict[str, Any] | None) -> ImportSummary:
+        carried = carried or {}
+        return cls(
+            imported=carried.get("imported", 0),
+            duplicates=carried.get("duplicates", 0),
+            dropped_text_fields=carried.get("dropped_text_fields", 0),
+            rejected=Counter(carried.get("rejected", {})),
+            per_entity=Counter(carried.get("per_entity", {})),
+            problems=list(carried.get("problems", [])),
+        )
+
+    def then(self, later: ImportSummary) -> ImportSummary:
+        """This summary followed by a later turn's: counts added, ``read`` and notes the later
+        turn's (it read the file from its start, see import_items' ``skip``)."""
+        return ImportSummary(
+            read=later.read,
+            imported=self.imported + later.imported,
+            duplicates=self.duplicates + later.duplicates,
+            dropped_text_fields=self.dropped_text_fields + later.dropped_text_fields,
+            rejected=self.rejected + later.rejected,
+            per_entity=self.per_entity + later.per_entity,
+            notes=list(later.notes),
+            problems=(self.problems + later.problems)[: self.MAX_PROBLEMS],
+            paused=later.paused,
+            skip_s=later.skip_s,
+        )
+
 
 Rejection = tuple[str, str, str]  # (location, reason, message)
 _UNREADABLE = object()  # the key _batches gives an item the reader could not read
 _END = object()  # the key of _batches' last yield, which carries the final count
+_PAUSED = object()  # the key of the last yield of _batches told to pause
 
 
 def _batches(
-    items: Iterable[SourceItem], key: Callable[[SourceItem], Any], batch_size: int
+    items: Iterable[SourceItem],
+    key: Callable[[SourceItem], Any],
+    batch_size: int,
+    *,
+    start: int = 0,
+    pause: Callable[[], bool] | None = None,
 ) -> Iterator[tuple[int, Any, list[SourceItem]]]:
     """Items grouped per key into batches: yields (items read so far, key, batch).
 
@@ -101,10 +152,16 @@ def _batches(
     not hold a batch for each, so past ``PENDING_BATCHES`` batches' worth of waiting items,
     everything waiting is yielded. An unreadable item comes alone as soon as it is read, under
     the key ``_UNREADABLE``; the last yield is ``(read, _END, [])``.
+
+    ``start`` items were read before these (the count goes on from it). ``pause`` is asked
+    after each full batch has been handled: when it says so, everything waiting is yielded and
+    the last yield is ``(read, _PAUSED, [])``, so every one of the ``read`` items has been
+    handed over and the next turn can begin after them.
     """
     pending: dict[Any, list[SourceItem]] = {}
     max_waiting = batch_size * PENDING_BATCHES
-    waiting = read = 0
+    waiting = 0
+    read = start
     for source in items:
         read += 1
         if source.error is not None:
@@ -124,6 +181,13 @@ def _batches(
             held, pending, waiting = pending, {}, 0
             for group, batch in held.items():
                 yield read, group, batch
+        else:
+            continue
+        if pause is not None and pause():
+            for group, batch in pending.items():
+                yield read, group, batch
+            yield read, _PAUSED, []
+            return
     for group, batch in pending.items():
         yield read, group, batch
     yield read, _END, []
@@ -168,18 +232,38 @@ def import_items(
     strict: bool = False,
     batch_size: int = IMPORT_BATCH,
     progress: Callable[[ImportSummary], None] | None = None,
+    skip: int = 0,
+    pause: Callable[[ImportSummary], bool] | None = None,
 ) -> ImportSummary:
     """Validate and store items batch by batch; bad items are reported, never stored.
 
     Items go to ``entity``, or to whatever ``route`` returns for them (multi-entity formats).
+
+    A long import can run in turns: ``pause`` is asked after each stored batch, and when it
+    says so the import stops with everything read so far stored (``summary.paused``,
+    ``summary.read``). The next turn passes that count as ``skip``: those items are read again,
+    since readers are streams that may carry state from line to line (CASAS pairs its
+    annotations, GitHub a pull request's files), but not validated or stored; ``skip_s`` is how
+    long that took. Counts are this turn's; ``read`` counts from the file's start.
     """
     if (entity is None) == (route is None):
         raise ValueError("pass exactly one of entity and route")
     summary = ImportSummary()
     target_of = route if route is not None else (lambda _source: entity)
-    for read, target, batch_items in _batches(items, target_of, batch_size):
+    source = iter(items)
+    if skip:
+        began = time.perf_counter()
+        skip = sum(1 for _ in itertools.islice(source, skip))
+        summary.skip_s = time.perf_counter() - began
+    asked = None if pause is None else (lambda: pause(summary))
+    for read, target, batch_items in _batches(
+        source, target_of, batch_size, start=skip, pause=asked
+    ):
         summary.read = read
         if target is _END:
+            break
+        if target is _PAUSED:
+            summary.paused = True
             break
         if target is _UNREADABLE:
             source = batch_items[0]
@@ -500,13 +584,16 @@ def run_import(
     batch_size: int = IMPORT_BATCH,
     progress: Callable[[ImportSummary], None] | None = None,
     pipeline: bool = False,
+    skip: int = 0,
+    pause: Callable[[ImportSummary], bool] | None = None,
 ) -> ImportSummary:
     """Import a planned file; ``pipeline``: read in a second process while this one stores.
 
     The pipeline needs fork (not Windows) and a process allowed to have children (the command,
-    not a Celery worker's daemon process); elsewhere the import runs in this process.
+    not a Celery worker's daemon process); elsewhere the import runs in this process, as it
+    does in turns (``skip`` and ``pause``, see :func:`import_items`).
     """
-    if pipeline and pipeline_available():
+    if pipeline and pipeline_available() and not skip and pause is None:
         return _import_pipelined(plan, strict=strict, batch_size=batch_size, progress=progress)
     tracked = _Tracked(plan.reader)
     stored = ImportSummary()  # as of the last stored batch
@@ -530,6 +617,8 @@ def run_import(
             strict=strict,
             batch_size=batch_size,
             progress=counted,
+            skip=skip,
+            pause=pause,
         )
     except _ReadingFailed as failed:
         raise _reading_failed(str(failed), stored.imported) from failed.__cause__

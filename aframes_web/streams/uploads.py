@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import time
 import uuid
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -17,11 +18,12 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 
 from aframes_web import liveness
 from aframes_web.hooks import Hook
+from aframes_web.streams.importers.labels import plural
 from aframes_web.streams.importing import (
     ImportAborted,
     ImportFailed,
@@ -36,6 +38,22 @@ from aframes_web.teams.models import Team
 
 # Runs an import job in the background: the pipeline provides it (its import task).
 job_queued: Hook[[int], None] = Hook("import job queued")
+# How many benchmark runs wait for the worker of the bulk queues (settings.AFRAMES_QUEUE_GROUPS),
+# queued at least as long ago as given: the benchmark app provides it.
+runs_waiting: Hook[[datetime], int] = Hook("benchmark runs waiting")
+
+# A long import runs in turns, since one bulk worker may serve every team (ARCHITECTURE.md,
+# "Embedded default and scale-out"): once a turn has had the worker for AFRAMES_IMPORT_TURN_S
+# and other bulk work waits, the job hands the worker over and queues itself behind that work.
+# Its next turn reads the file again up to where it stopped (readers stream, and some carry
+# state from line to line) without storing anything; a turn lasts at least this many times that
+# re-reading, so re-reading is at most a third of any turn and an import run in turns takes at
+# most half as long again as one run straight through (waiting for the others aside).
+TURN_PER_REREAD = 3
+# Other work counts as waiting once it has been queued this long: a free worker of a deployment
+# with several takes a job within a second, and a handover to work that did not need it would
+# cost the import a re-read for nothing.
+WAITING_AFTER_S = 5.0
 
 
 def upload_dir() -> Path:
@@ -119,6 +137,10 @@ def import_job_run(*, job_id: int) -> None:
     back (``import_job_lost``). A job run again after a lost worker resumes: the file is read
     from its start, the events stored before are recognised by their source keys and skipped,
     and the counts go on from the last ones written, after every stored batch.
+
+    A run is one turn: with other imports or benchmark runs waiting (``waiting_for_bulk``), a
+    turn past its time stops after a stored batch, keeps its counts in the job's summary and
+    queues the job again behind them; the next turn skips the items read before.
     """
     with liveness.holding(liveness.IMPORT_JOB, job_id) as mine:
         if not mine:
@@ -130,22 +152,65 @@ def import_job_run(*, job_id: int) -> None:
             attempts=F("attempts") + 1,
             heartbeat_at=timezone.now(),
         )
-        if claimed:
-            _import_job_run(ImportJob.objects.select_related("team").get(pk=job_id))
+        handed_over = bool(claimed) and _import_job_run(
+            ImportJob.objects.select_related("team").get(pk=job_id)
+        )
+    if handed_over:
+        job_queued(job_id)  # after letting go of the job: the next delivery may run it at once
 
 
-def _import_job_run(job: ImportJob) -> None:
+def waiting_for_bulk(*, job_id: int) -> int:
+    """Imports (other than ``job_id``) and benchmark runs waiting for a bulk worker."""
+    since = timezone.now() - timedelta(seconds=WAITING_AFTER_S)
+    imports = (
+        ImportJob.objects.filter(status=ImportJob.Status.QUEUED)
+        .exclude(pk=job_id)
+        .filter(Q(heartbeat_at__lte=since) | Q(heartbeat_at=None, created_at__lte=since))
+        .count()
+    )
+    return imports + runs_waiting(since)
+
+
+def handed_over_note(job: ImportJob) -> str:
+    """What the job page says of a job waiting for its next turn ("" for any other job)."""
+    state = job.summary or {}
+    turns = state.get("turns", 0)
+    if job.status != ImportJob.Status.QUEUED or not turns:
+        return ""
+    waiting = plural(
+        state.get("waiting", 0), "import or benchmark run", "imports or benchmark runs"
+    )
+    return (
+        f"Waiting for its next turn: after {plural(turns, 'turn', 'turns')} on the worker it "
+        f"handed the worker over to {waiting} queued behind it. The {job.imported:,} events it "
+        f"stored are kept, and it goes on after item {job.read:,} of the file."
+    )
+
+
+def _import_job_run(job: ImportJob) -> bool:
+    """One turn of a job; True when it handed the worker over and must be queued again."""
     path = Path(job.stored_path)
-    # Stored by an earlier, lost attempt: read again now, they come back as duplicates.
-    before = job.imported if job.attempts > 1 else 0
+    state = job.summary or {}  # a running job's summary is what its earlier turns left
+    # What earlier turns stored (they ended by handing over, not by a lost worker).
+    earlier = ImportSummary.restored(state.get("carried"))
+    turns, skip = state.get("turns", 0), state.get("read", 0)
+    # Stored by an earlier, lost attempt at this turn: read again now, they come back as
+    # duplicates.
+    before = job.imported - earlier.imported if job.attempts > 1 else 0
+    began = time.monotonic()
 
     def counts(summary: ImportSummary) -> dict[str, int]:
         return {
             "read": summary.read,
-            "imported": before + summary.imported,
-            "duplicates": max(0, summary.duplicates - before),
-            "rejected": sum(summary.rejected.values()),
+            "imported": earlier.imported + before + summary.imported,
+            "duplicates": earlier.duplicates + max(0, summary.duplicates - before),
+            "rejected": sum(earlier.rejected.values()) + sum(summary.rejected.values()),
         }
+
+    def hand_over(summary: ImportSummary) -> bool:
+        ran = time.monotonic() - began
+        turn = max(settings.AFRAMES_IMPORT_TURN_S, TURN_PER_REREAD * summary.skip_s)
+        return ran >= turn and waiting_for_bulk(job_id=job.pk) > 0
 
     def progress(summary: ImportSummary) -> None:
         # After every stored batch: what a resumed attempt continues from.
@@ -164,7 +229,7 @@ def _import_job_run(job: ImportJob) -> None:
             scope=job.scope or None,
             tz=job.timezone or None,
         )
-        summary = run_import(plan, progress=progress)
+        summary = run_import(plan, progress=progress, skip=skip, pause=hand_over)
     except (ImportRefused, ImportAborted, ImportFailed) as err:
         ImportJob.objects.filter(pk=job.pk).update(
             status=ImportJob.Status.FAILED,
@@ -196,15 +261,53 @@ def _import_job_run(job: ImportJob) -> None:
     else:
         totals = counts(summary)
         if before:
-            summary.imported, summary.duplicates = totals["imported"], totals["duplicates"]
+            summary.imported, summary.duplicates = (
+                before + summary.imported,
+                max(0, summary.duplicates - before),
+            )
             summary.notes.append(
                 f"resumed after a lost worker (attempt {job.attempts}): the {before:,} events "
                 "stored before it count as imported"
             )
+        summary = earlier.then(summary)
+        if summary.paused:
+            waiting = waiting_for_bulk(job_id=job.pk)
+            ImportJob.objects.filter(pk=job.pk).update(
+                status=ImportJob.Status.QUEUED,
+                attempts=0,  # this turn ended as it should; attempts count lost workers
+                heartbeat_at=timezone.now(),
+                progress_bytes=getattr(plan.reader, "bytes_read", 0),
+                summary=_as_uploaded(
+                    {
+                        "carried": summary.carried(),
+                        "read": summary.read,
+                        "turns": turns + 1,
+                        "waiting": waiting,
+                        "reread_s": round(state.get("reread_s", 0.0) + summary.skip_s, 1),
+                        "problems": summary.problems,
+                    },
+                    job,
+                ),
+                **totals,
+            )
+            return True
+        if turns:
+            reread = state.get("reread_s", 0.0) + summary.skip_s
+            summary.notes.append(
+                f"imported in {turns + 1} turns, handing the worker over "
+                f"{plural(turns, 'time', 'times')} to imports or benchmark runs "
+                "queued behind it; reading the file again up to where each turn had stopped "
+                f"took {reread:.0f} s"
+            )
         ImportJob.objects.filter(pk=job.pk).update(
             status=ImportJob.Status.DONE,
             progress_bytes=job.size_bytes,
-            summary=_as_uploaded(summary.as_dict() | {"problems": summary.problems}, job),
+            summary=_as_uploaded(
+                summary.as_dict()
+                | {"problems": summary.problems}
+                | ({"turns": turns + 1} if turns else {}),
+                job,
+            ),
             report=_as_uploaded(
                 describe(
                     summary,
@@ -218,6 +321,7 @@ def _import_job_run(job: ImportJob) -> None:
             **totals,
         )
     path.unlink(missing_ok=True)  # the events are stored; the upload is not kept
+    return False
 
 
 def import_job_lost(*, job_id: int, attempts: int, act: bool = True) -> str:
