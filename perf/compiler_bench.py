@@ -777,6 +777,32 @@ def aw_days(count: int, tz: str, *, seed: int = SEED) -> list[tuple[date, aw_day
     return [(d, aw_day.generate(d, tz, seed=seed, afk=True)) for d in days]
 
 
+def aw_history(day: date, count: int, tz: str, *, seed: int = SEED) -> list[aw_day.Day]:
+    """The ``count`` SYNTHETIC working days before ``day``, newest first: what a real export
+    holds besides the day asked for (ActivityWatch exports every event since the watcher was
+    installed)."""
+    if count < 0:
+        raise ValueError(f"--aw-history must be at least 0, got {count}.")
+    days: list[date] = []
+    at = day
+    while len(days) < count:
+        at -= timedelta(days=1)
+        if at.weekday() < 5:
+            days.append(at)
+    return [aw_day.generate(d, tz, seed=seed, afk=True) for d in days]
+
+
+def with_history(export: Mapping[str, Any], history: Sequence[aw_day.Day]) -> dict[str, Any]:
+    """``export`` with the events of ``history`` appended to its buckets of the same id
+    (newest first, as ActivityWatch writes them)."""
+    buckets = {key: {**bucket, "events": list(bucket["events"])} for key, bucket in
+               export["buckets"].items()}  # fmt: skip
+    for earlier in history:
+        for key, bucket in earlier.export["buckets"].items():
+            buckets.setdefault(key, {**bucket, "events": []})["events"].extend(bucket["events"])
+    return {**export, "buckets": buckets}
+
+
 def reference_records(capture: Capture) -> list[Record]:
     """The rows our reader emulates from an export, as records for the reference's SQLite.
 
@@ -899,13 +925,16 @@ def run_aw_day(
     runs: int,
     af: Any,
     count: Callable[[str], int],
+    history: Sequence[aw_day.Day] = (),
 ) -> dict[str, Any]:
     export = work / f"aw-{number}.json"
-    export.write_text(json.dumps(generated.export), encoding="utf-8")
+    export.write_text(json.dumps(with_history(generated.export, history)), encoding="utf-8")
     capture = open_source(f"activitywatch:{export}", *_read_window(day, tz))
     compiled = _compile(capture, day, tz)
     database = work / f"aw-{number}.sqlite"
-    write_screenpipe(database, reference_records(capture))
+    # The reference's capture database holds the same days as the export, each read by day.
+    every_day = open_source(f"activitywatch:{export}") if history else capture
+    write_screenpipe(database, reference_records(every_day))
     with af.Database(str(database)) as db:
         ref_doc = af.build_day(db, day.isoformat(), min_minutes=0.5)
     log = af.ActivityLog(str(database))
@@ -957,6 +986,12 @@ def run_aw_day(
         f"(benchmark/synthetic/aw_day.py, seed {SEED}, AFK present): "
         + ", ".join(f"{n:,} {kind} events" for kind, n in kinds.items())
         + f"; {figures['rows']:,} emulated 30 s rows, the reference's frames table"
+        + (
+            f"; the export and the reference's database also hold the {len(history)} working "
+            f"days before it ({sum(sum(d.events.values()) for d in history):,} events)"
+            if history
+            else ""
+        )
     )
     print(
         f"  in-process ms (median of {repeat}, warm): ours read+compile of the export "
@@ -1024,6 +1059,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         help=f"SYNTHETIC ActivityWatch days, 0-{AW_MAX_DAYS} (default {AW_DAYS})",
     )
     parser.add_argument(
+        "--aw-history",
+        type=int,
+        default=0,
+        help="SYNTHETIC working days before each ActivityWatch day that its export also holds, "
+        "as a real export holds every day since the watcher was installed (default 0)",
+    )
+    parser.add_argument(
         "--aw-runs",
         type=int,
         default=AW_CLI_RUNS,
@@ -1032,6 +1074,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
+    if args.aw_history < 0:
+        parser.error("--aw-history must be at least 0")
     if args.aw_runs < 1:
         parser.error("--aw-runs must be at least 1")
     try:
@@ -1067,7 +1111,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         series = prefix_series(biggest, Path(tmp), args.repeat)
         aw = [
             run_aw_day(
-                number, day, generated, args.tz, Path(tmp), args.repeat, args.aw_runs, af, count
+                number,
+                day,
+                generated,
+                args.tz,
+                Path(tmp),
+                args.repeat,
+                args.aw_runs,
+                af,
+                count,
+                aw_history(day, args.aw_history, args.tz),
             )
             for number, (day, generated) in enumerate(aw_inputs, start=1)
         ]
@@ -1243,6 +1296,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "ledger_apps": [r["ledger_apps"] for r in results],
             "targets_met": checks,
             "aw_days": len(aw),
+            "aw_history_days": args.aw_history,
             "aw_source": (
                 "SYNTHETIC ActivityWatch exports in the native format (benchmark/synthetic/"
                 "aw_day.py, AFK present); the reference gets our reader's emulated 30 s rows "

@@ -24,6 +24,7 @@ from perf.compiler_bench import (
     EDGE_S,
     BenchDay,
     aw_days,
+    aw_history,
     build_day,
     cli_commands,
     cli_env,
@@ -32,6 +33,7 @@ from perf.compiler_bench import (
     minutes_error_pct,
     reference_records,
     wall_medians,
+    with_history,
 )
 
 MONDAY = date(2026, 1, 5)
@@ -120,6 +122,39 @@ def test_aw_days_are_consecutive_weekdays_with_an_afk_bucket() -> None:
     assert aw_days(0, TZ) == []
     with pytest.raises(ValueError, match="aw-days"):
         aw_days(6, TZ)
+
+
+def test_an_export_with_history_holds_the_working_days_before_and_reads_the_same_day(
+    tmp_path: Path,
+) -> None:
+    ((day, generated),) = aw_days(1, TZ)  # a Monday
+    history = aw_history(day, 3, TZ)
+    starts = [first_event_day(h) for h in history]
+    assert starts == [date(2026, 2, 27), date(2026, 2, 26), date(2026, 2, 25)]  # no weekend
+    merged = with_history(generated.export, history)
+    for key, bucket in generated.export["buckets"].items():
+        expected = len(bucket["events"]) + sum(
+            len(h.export["buckets"][key]["events"]) for h in history
+        )
+        assert len(merged["buckets"][key]["events"]) == expected
+    alone, whole = tmp_path / "alone.json", tmp_path / "whole.json"
+    alone.write_text(json.dumps(generated.export))
+    whole.write_text(json.dumps(merged))
+    window = local_day_bounds(day, TZ)
+    # The day reads the same from an export that holds earlier days too.
+    assert open_source(f"activitywatch:{whole}", *window).snapshots == (
+        open_source(f"activitywatch:{alone}", *window).snapshots
+    )
+    assert aw_history(day, 0, TZ) == []
+    with pytest.raises(ValueError, match="aw-history"):
+        aw_history(day, -1, TZ)
+
+
+def first_event_day(generated: Any) -> date:
+    stamps = [
+        e["timestamp"] for bucket in generated.export["buckets"].values() for e in bucket["events"]
+    ]
+    return datetime.fromisoformat(min(stamps)).astimezone(ZoneInfo(TZ)).date()
 
 
 def test_the_reference_gets_the_emulated_rows_at_the_same_instants(tmp_path: Path) -> None:

@@ -31,6 +31,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import groupby
+from operator import itemgetter
 from typing import Any
 
 from compiler.capture import Absence, Capture, Snapshot, normalise_title
@@ -164,50 +165,81 @@ class _Reader:
         self.naive = 0
 
     def intervals(self, bucket: Mapping[str, Any]) -> list[tuple[float, float, Mapping[str, Any]]]:
-        """The bucket's events as (start, end, data), sorted by time (ties by length and data)."""
+        """The bucket's events as (start, end, data), sorted by time (ties by length and data).
+
+        A real day holds thousands of events and a whole export every day since the watcher
+        was installed, so the loop takes each check's common case first (a plain dict, a float)
+        and words an error only when there is one.
+        """
         bucket_id = bucket.get("id")
         events = bucket.get("events", [])
         if not isinstance(events, list):
             raise SourceError(f"{self.name}: bucket {bucket_id!r}: events must be an array.")
         keyed: list[tuple[float, float, Mapping[str, Any]]] = []
+        add = keyed.append
+        earliest, latest = _FIRST_NUMBER, _LAST_NUMBER
+        naive = 0
         for index, event in enumerate(events):
-            where = f"{self.name}: bucket {bucket_id!r}, event {index}"
-            if not isinstance(event, Mapping):
-                raise SourceError(f"{where}: not an object.")
+            if type(event) is not dict and not isinstance(event, Mapping):
+                raise SourceError(f"{self._where(bucket_id, index)}: not an object.")
             stamp = event.get("timestamp")
             try:
-                if not isinstance(stamp, str):
+                if type(stamp) is not str:
                     raise TypeError(stamp)
-                start, naive = parse_iso(stamp)
+                start, was_naive = parse_iso(stamp)
             except (TypeError, ValueError):
-                raise SourceError(f"{where}: timestamp {stamp!r} is not ISO 8601.") from None
-            if not ID_FLOOR <= _number(start) * EVENT_STRIDE < ID_CEILING - EVENT_STRIDE:
                 raise SourceError(
-                    f"{where}: timestamp {stamp!r} is before 2001-09-09, earlier than any "
-                    "ActivityWatch data, or too far ahead to number."
+                    f"{self._where(bucket_id, index)}: timestamp {stamp!r} is not ISO 8601."
+                ) from None
+            if not earliest <= _number(start) < latest:
+                raise SourceError(
+                    f"{self._where(bucket_id, index)}: timestamp {stamp!r} is before "
+                    "2001-09-09, earlier than any ActivityWatch data, or too far ahead to number."
                 )
-            self.naive += naive
+            naive += was_naive
             duration = event.get("duration", 0)
-            if (
-                isinstance(duration, bool)
-                or not isinstance(duration, int | float)
-                or not math.isfinite(duration)
-            ):
-                raise SourceError(f"{where}: duration must be a number of seconds.")
+            kind = type(duration)
+            number_like = (
+                kind is float
+                or kind is int
+                or (isinstance(duration, int | float) and not isinstance(duration, bool))
+            )
+            if not number_like or not math.isfinite(duration):
+                raise SourceError(
+                    f"{self._where(bucket_id, index)}: duration must be a number of seconds."
+                )
             data = event.get("data", {})
-            if not isinstance(data, Mapping):
-                raise SourceError(f"{where}: data must be an object.")
-            keyed.append((start, max(0.0, float(duration)), data))
-        keyed.sort(key=_when)
+            if type(data) is not dict and not isinstance(data, Mapping):
+                raise SourceError(f"{self._where(bucket_id, index)}: data must be an object.")
+            add((start, float(duration) if duration > 0 else 0.0, data))
+        self.naive += naive
+        keyed.sort(key=_WHEN)
         # Events of the same instant and length are put in the order of their data, so the
         # ids do not depend on the order the export stored them in.
-        ordered: list[tuple[float, float, Mapping[str, Any]]] = []
-        for _key, group in groupby(keyed, key=_when):
-            same = list(group)
-            if len(same) > 1:
-                same.sort(key=lambda item: json.dumps(item[2], sort_keys=True, default=str))
-            ordered.extend(same)
-        return [(start, start + duration, data) for start, duration, data in ordered]
+        tied = [
+            i
+            for i in range(1, len(keyed))
+            if keyed[i][0] == keyed[i - 1][0] and keyed[i][1] == keyed[i - 1][1]
+        ]
+        if tied:
+            ordered: list[tuple[float, float, Mapping[str, Any]]] = []
+            for _key, group in groupby(keyed, key=_WHEN):
+                same = list(group)
+                if len(same) > 1:
+                    same.sort(key=lambda item: json.dumps(item[2], sort_keys=True, default=str))
+                ordered.extend(same)
+            keyed = ordered
+        return [(start, start + duration, data) for start, duration, data in keyed]
+
+    def _where(self, bucket_id: object, index: int) -> str:
+        return f"{self.name}: bucket {bucket_id!r}, event {index}"
+
+
+# The numbers (starts in whole seconds) an event may have: its rows' ids must lie in
+# [ID_FLOOR, ID_CEILING - EVENT_STRIDE) (module docstring).
+_FIRST_NUMBER = -(-ID_FLOOR // EVENT_STRIDE)
+_LAST_NUMBER = -(-(ID_CEILING - EVENT_STRIDE) // EVENT_STRIDE)
+_WHEN = itemgetter(0, 1)  # (start, duration): the order of a bucket's events
 
 
 def _number(start: float) -> int:
@@ -229,22 +261,18 @@ def _numbered(
         for b, (bucket_id, intervals) in enumerate(claims)
         for i, (start, _end, _data) in enumerate(intervals)
     )
-    given: dict[tuple[int, int], int] = {}
+    given = [[0] * len(intervals) for _bucket_id, intervals in claims]
     last = -1
     for number, _start, _bucket_id, b, i in wanted:
-        last = max(number, last + 1)
-        given[b, i] = last
+        last = number if number > last else last + 1  # max(number, last + 1)
+        given[b][i] = last
     return [
         [
-            _Interval(given[b, i] * EVENT_STRIDE, start, end, data)
-            for i, (start, end, data) in enumerate(intervals)
+            _Interval(number * EVENT_STRIDE, start, end, data)
+            for number, (start, end, data) in zip(numbers, intervals, strict=True)
         ]
-        for b, (_bucket_id, intervals) in enumerate(claims)
+        for numbers, (_bucket_id, intervals) in zip(given, claims, strict=True)
     ]
-
-
-def _when(item: tuple[float, float, Mapping[str, Any]]) -> tuple[float, float]:
-    return item[0], item[1]
 
 
 class _Pages:
