@@ -250,14 +250,14 @@ def import_items(
         raise ValueError("pass exactly one of entity and route")
     summary = ImportSummary()
     target_of = route if route is not None else (lambda _source: entity)
-    source = iter(items)
+    remaining = iter(items)
     if skip:
         began = time.perf_counter()
-        skip = sum(1 for _ in itertools.islice(source, skip))
+        skip = sum(1 for _ in itertools.islice(remaining, skip))
         summary.skip_s = time.perf_counter() - began
     asked = None if pause is None else (lambda: pause(summary))
     for read, target, batch_items in _batches(
-        source, target_of, batch_size, start=skip, pause=asked
+        remaining, target_of, batch_size, start=skip, pause=asked
     ):
         summary.read = read
         if target is _END:
