@@ -93,6 +93,8 @@ def test_a_long_import_hands_over_to_an_upload_queued_behind_it_and_goes_on(
     assert f"The {batch:,} events it stored are kept" in page
     assert "year.jsonl:11: not valid JSON" in page  # what the first turn skipped, shown now
     assert "0f3a-" not in page + json.dumps(big.summary)  # never where the upload lies
+    listed = client.get("/t/acme/import/").text  # the team's imports say it too
+    assert f"Waiting for its next turn ({big.percent} %)" in listed
 
     import_job_run(job_id=small.pk)  # the upload behind it runs first
     small.refresh_from_db()
