@@ -72,6 +72,12 @@ def _jobs(env: dict[str, str], *jobs: str) -> dict[str, list[str]]:
     return {row[0]: row[1:] for row in rows}
 
 
+def _upload(env: dict[str, str], path: Path, entity: str) -> str:
+    """Queue ``path`` as the dashboard queues an upload into ``entity``; the job's id."""
+    queue_it = UPLOAD_JOB.format(path=str(path), name=path.name, entity=entity)
+    return _manage(env, "shell", "-c", queue_it).strip().splitlines()[-1]
+
+
 def _write_day(path: Path) -> None:
     with path.open("w") as handle:
         for n in range(DAY_LINES):
@@ -122,16 +128,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  manage.py serve: {server.stdout.readline().strip()}")
             wait_healthy(base, server, 60, "manage.py serve")
             _call(base, token, "/api/v1/entities", {"key": "desk", "scope": "desktop"})
-            job = (
-                _manage(
-                    env,
-                    "shell",
-                    "-c",
-                    UPLOAD_JOB.format(path=str(big), name=big.name, entity="bulk"),
-                )
-                .strip()
-                .splitlines()[-1]
-            )
+            job = _upload(env, big, "bulk")
             time.sleep(3)  # the import is under way
             rows = [
                 {
@@ -147,16 +144,7 @@ def main(argv: list[str] | None = None) -> int:
             _call(base, token, "/api/v1/entities/desk/events", rows)
             day = folder / "day.jsonl"
             _write_day(day)
-            small = (
-                _manage(
-                    env,
-                    "shell",
-                    "-c",
-                    UPLOAD_JOB.format(path=str(day), name=day.name, entity="day"),
-                )
-                .strip()
-                .splitlines()[-1]
-            )
+            small = _upload(env, day, "day")
             while True:
                 days = _call(base, token, "/api/v1/entities/desk/days")
                 if days["results"] and not days["pending_days"]:
