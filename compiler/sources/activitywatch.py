@@ -216,12 +216,10 @@ class _Reader:
         keyed.sort(key=_WHEN)
         # Events of the same instant and length are put in the order of their data, so the
         # ids do not depend on the order the export stored them in.
-        tied = [
-            i
+        if any(
+            keyed[i][0] == keyed[i - 1][0] and keyed[i][1] == keyed[i - 1][1]
             for i in range(1, len(keyed))
-            if keyed[i][0] == keyed[i - 1][0] and keyed[i][1] == keyed[i - 1][1]
-        ]
-        if tied:
+        ):
             ordered: list[tuple[float, float, Mapping[str, Any]]] = []
             for _key, group in groupby(keyed, key=_WHEN):
                 same = list(group)
