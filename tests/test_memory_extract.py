@@ -314,6 +314,36 @@ def test_wide_minute_rows_give_walks_at_their_first_minute_citing_their_hours() 
     assert start.facts[0].at == local(7, 51)  # the first minute of someone up and about
 
 
+# A minute list's rows: None is no row (a missing count), True and False are kept or not.
+MINUTE_LISTS = st.lists(st.lists(st.sampled_from([True, False, None]), max_size=12), max_size=5)
+
+
+@settings(max_examples=300, deadline=None)
+@given(lists=MINUTE_LISTS, gaps=st.lists(st.integers(0, 3), min_size=5, max_size=5))
+def test_a_minute_lists_rows_at_once_make_the_runs_row_by_row_does(
+    lists: list[list[bool | None]], gaps: list[int]
+) -> None:
+    # The wide rows' fast path (_Runs.add_rows) against the plain one (_Runs.add): lists one
+    # after another, some starting exactly where the last ended (the run goes on), some later.
+    from memory.engine.extract.sports import MINUTE, _Runs
+
+    one_by_one, at_once = _Runs(MINUTE), _Runs(MINUTE)
+    start = local(8)
+    for number, (rows, gap) in enumerate(zip(lists, gaps, strict=False), start=1):
+        held = event(number, start + MINUTE * len(rows), {"type": "steps_by_minute"})
+        follows = False
+        for offset, kept in enumerate(rows):
+            if kept is None:
+                follows = False
+                continue
+            one_by_one.add(start + MINUTE * (offset + 1), held, kept, follows)
+            follows = True
+        valid = [(offset, kept) for offset, kept in enumerate(rows) if kept is not None]
+        at_once.add_rows(start, valid, held)
+        assert (at_once.runs, at_once.open) == (one_by_one.runs, one_by_one.open)
+        start += MINUTE * (len(rows) + gap)
+
+
 def test_the_day_starts_with_the_first_steps_after_five() -> None:
     rows = minute_rows(local(4, 30), [30] * 5) + minute_rows(local(6), [3, 12], first_id=50)
     (start,) = of_kind(extract("sports", rows), "day_start")

@@ -46,11 +46,11 @@ from memory.engine.regularities import (
     Assessment,
     RegularityState,
     advance,
+    advanced,
     assess_day,
     family_key,
     one_per_date,
     proposal_key,
-    run,
     validate_proposal,
 )
 from memory.engine.validate import IndexCache, Verdict, validate_segment
@@ -377,8 +377,11 @@ def advance_regularities(
         if rid in updated or family in families:
             continue  # a routine already tracked, proposed again with another window
         families.add(family)
-        state = run(proposal, days)
+        # Replayed over the days, each assessed once (``run`` over ``days``, which are one per
+        # date in date order already).
+        assessed = tuple(assess_day(proposal, r) for r in days)
+        state = advanced(RegularityState(), assessed)
         updated[rid] = Tracked(rid, proposal, state)
-        outcomes[rid] = tuple(assess_day(proposal, r) for r in days)
+        outcomes[rid] = assessed
         new_ids.append(rid)
     return DayAdvance(updated, tuple(new_ids), outcomes)

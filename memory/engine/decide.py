@@ -250,8 +250,7 @@ def _judge_point(
     ctx: DecisionContext, threshold: float
 ) -> tuple[Proposed, Mapping[str, usual.Judged]]:
     prior = [e for e in ctx.recent if e.id != ctx.current.id or e.kind != ctx.current.kind]
-    rule = _POINT_RULES.get(ctx.scope)
-    reasons = rule(ctx, prior) if rule is not None else {}
+    reasons = _point_reasons(ctx, prior)
     judged = usual.judge(
         ctx.scope, ctx.current.payload, ctx.now, ctx.expectations, reasons, ctx.names
     )
@@ -379,8 +378,7 @@ SWITCHES = usual.SWITCH_FLOOR  # desktop: frame starts in the last 30 minutes
 def _point_rule(ctx: DecisionContext, prior: Sequence[EngineEvent]) -> Proposed:
     """The event-only rule at a decision point: the first service (catalogue order) whose
     rule holds on the point and the earlier points, and which is actionable now."""
-    rule = _POINT_RULES.get(ctx.scope)
-    reasons = rule(ctx, prior) if rule is not None else {}
+    reasons = _point_reasons(ctx, prior)
     for service in services(ctx.scope):
         reason = reasons.get(service.intent)
         if reason is None or not service.actionable(ctx.current):
@@ -393,6 +391,25 @@ def _point_rule(ctx: DecisionContext, prior: Sequence[EngineEvent]) -> Proposed:
             evidence_ids=(current_ref(ctx.current),),
         )
     return ctx.abstain("event_only: no rule holds at this point")
+
+
+def _point_reasons(ctx: DecisionContext, prior: Sequence[EngineEvent]) -> Mapping[str, str]:
+    """The event-only rules of the scope at this point, by service: what ``prior`` (the
+    earlier points of ``ctx.recent``) and the point show. Worked out once for every policy
+    deciding on one memory view (the baseline and ProactMem read the same rules)."""
+    rule = _POINT_RULES.get(ctx.scope)
+    if rule is None:
+        return {}
+    if ctx.shared is None:
+        return rule(ctx, prior)
+    found = ctx.shared.get(_REASONS)
+    if found is None:
+        found = ctx.shared[_REASONS] = MappingProxyType(rule(ctx, prior))
+    reasons: Mapping[str, str] = found
+    return reasons
+
+
+_REASONS = ("point rules",)
 
 
 def _same_slot_yesterday(

@@ -113,6 +113,16 @@ def validate_proposal(p: object) -> str | None:
     return None
 
 
+# A proposal is immutable: checked once while held, not once per day it is assessed on (a
+# tracked regularity is assessed at every close, a new one on every day of its replay).
+_problems: IdentityMemo[Proposal, str | None] = IdentityMemo(validate_proposal, limit=16384)
+
+
+def proposal_problem(p: Proposal) -> str | None:
+    """:func:`validate_proposal` of a :class:`Proposal`, worked out once per proposal held."""
+    return _problems(p)
+
+
 def _predicate_problem(pred: object) -> str | None:
     if not isinstance(pred, Predicate):
         return f"must be a Predicate, not {type(pred).__name__}"
@@ -246,7 +256,7 @@ def assess_day(proposal: Proposal, record: DayRecord) -> Assessment:
     trigger before the window opens does not count); otherwise the day is ``fulfilled`` when the
     behavior occurs inside the window at or after the first in-window trigger, else ``violated``.
     """
-    reason = validate_proposal(proposal)
+    reason = proposal_problem(proposal)
     if reason:
         raise MalformedProposal(reason)
     day = record.day
@@ -629,6 +639,11 @@ def run(
     if reason:
         return RegularityState(rejected=reason)
     s = state if state is not None else RegularityState()
-    for record in one_per_date(records):
-        s = advance(s, assess_day(proposal, record))
-    return s
+    return advanced(s, (assess_day(proposal, record) for record in one_per_date(records)))
+
+
+def advanced(state: RegularityState, assessments: Iterable[Assessment]) -> RegularityState:
+    """``state`` after each of ``assessments`` in turn (:func:`advance`)."""
+    for a in assessments:
+        state = advance(state, a)
+    return state

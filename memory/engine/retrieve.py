@@ -13,14 +13,13 @@ from operator import attrgetter
 from typing import Any, Literal
 
 from memory.engine.canonical import Canonical, canonical
-from memory.engine.memo import IdentityMemo
 from memory.engine.records import DayRecord, Observation, Predicate, Proposal
 from memory.engine.regularities import (
     PRIOR_FAILURES,
     PRIOR_SUCCESSES,
     RegularityState,
     proposal_key,
-    validate_proposal,
+    proposal_problem,
 )
 
 RETRIEVAL_LEAD = timedelta(minutes=30)  # ProactMem retrieval: a window is shown 30 min early
@@ -178,14 +177,6 @@ def _wall(t: datetime) -> datetime:
     return t.replace(tzinfo=None)
 
 
-def _checked(proposal: Proposal) -> bool:
-    return validate_proposal(proposal) is None
-
-
-# Proposals are immutable: one check each, not one per decision (memory.engine.memo).
-_replayable = IdentityMemo(_checked, limit=16384)
-
-
 def in_reach(proposal: Proposal, now: datetime) -> bool:
     """Whether ``now`` (local) is inside today's window widened by the lead and the grace: the
     only time retrieval can pick the regularity (weekdays aside)."""
@@ -253,7 +244,7 @@ def retrieve(
             continue
         if proposal.weekdays is not None and weekday not in proposal.weekdays:
             continue
-        if not _replayable(proposal):
+        if proposal_problem(proposal) is not None:
             continue
         start = datetime.combine(today.day, proposal.window[0])
         end = datetime.combine(today.day, proposal.window[1])

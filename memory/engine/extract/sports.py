@@ -71,6 +71,7 @@ UP_STEPS_PER_MIN = 10
 
 MINUTE = timedelta(minutes=1)
 HOUR = timedelta(hours=1)
+ZERO = timedelta(0)
 RESOLUTIONS: Mapping[str, timedelta] = MappingProxyType({"minute": MINUTE, "hour": HOUR})
 WIDE_TYPE = "steps_by_minute"
 CONTEXT_KEYS = (
@@ -145,6 +146,47 @@ class _Runs:
             self.runs.append(_Run(end, end, 1, [event]))
             self.open = True
 
+    def add_rows(
+        self, start: datetime, rows: Sequence[tuple[int, bool]], event: EngineEvent
+    ) -> None:
+        """One event's rows at once, as :meth:`add` row by row: ``rows`` are (offset, kept) in
+        list order, row ``offset`` ending ``offset + 1`` periods after ``start``, and a row
+        follows the one before it when their offsets are consecutive.
+
+        A wearable's hour holds sixty minutes, each read by every replayed memory: a run
+        extended within the list keeps its reach as an offset, and its end time is made once,
+        when it stops growing (no row reads it in between: a row that does not follow the one
+        before starts a run).
+        """
+        period = self.period
+        run = self.runs[-1] if self.open else None
+        reached = -1  # the offset ``run`` reached in this list; -1: it came from before
+        before = -2  # the offset of the row before, in this list
+        for offset, kept in rows:
+            follows = before == offset - 1
+            before = offset
+            if not kept:
+                if run is not None and reached >= 0:
+                    run.last = start + period * (reached + 1)
+                run, reached = None, -1
+                continue
+            if run is not None and (
+                follows or (reached < 0 and start + period * (offset + 1) - run.last == period)
+            ):
+                reached = offset
+                run.rows += 1
+                if run.events[-1] is not event:
+                    run.events.append(event)
+            else:
+                if run is not None and reached >= 0:
+                    run.last = start + period * (reached + 1)
+                end = start + period * (offset + 1)
+                run, reached = _Run(end, end, 1, [event]), offset
+                self.runs.append(run)
+        if run is not None and reached >= 0:
+            run.last = start + period * (reached + 1)
+        self.open = run is not None
+
     def stretches(
         self, kind: str, at_least: timedelta, source: str | None, resolution: str
     ) -> list[Segment]:
@@ -197,24 +239,26 @@ class SportsDay:
         key = (source if isinstance(source, str) else None, "minute")
         start = event.at - MINUTE * len(minutes)
         assert self.midnight is not None
-        first = self.midnight - start  # minutes ending before midnight + 1 belong to the day before
-        # Up to 1,440 rows a day: the stream and its runs are looked up once per event.
+        # Minutes ending before midnight + 1 belong to the day before: the first `skip` of them.
+        before_midnight = self.midnight - start
+        skip = -(-before_midnight // MINUTE) if before_midnight > ZERO else 0
+        # Up to 1,440 rows a day: a bool, a missing or a NaN count is no row of steps.
+        rows = [
+            (offset, value)
+            for offset, value in enumerate(minutes)
+            if offset >= skip and (type(value) is int or type(value) is float) and value == value
+        ]
         self.streams.setdefault(key, None)
         brisk = self.brisk.setdefault(key, _Runs(MINUTE))
         still = self.still.setdefault(key, _Runs(MINUTE))
-        follows = False  # whether the row before, in this list, was one
-        end = start
-        for offset, value in enumerate(minutes):
-            end += MINUTE
-            kind = type(value)  # a bool, a missing or a NaN count is no row of steps
-            if (kind is not int and kind is not float) or value != value or MINUTE * offset < first:
-                follows = False
-                continue
-            brisk.add(end, event, value >= BOUT_MIN_STEPS_PER_MIN, follows)
-            still.add(end, event, value < SEDENTARY_STEPS_PER_MIN, follows)
-            follows = True
-            if self.started is None:
-                self._maybe_start(end, value, MINUTE, event, "minute")
+        brisk.add_rows(start, [(o, v >= BOUT_MIN_STEPS_PER_MIN) for o, v in rows], event)
+        still.add_rows(start, [(o, v < SEDENTARY_STEPS_PER_MIN) for o, v in rows], event)
+        if self.started is None:
+            for offset, value in rows:
+                if value >= UP_STEPS_PER_MIN:
+                    self._maybe_start(start + MINUTE * (offset + 1), value, MINUTE, event, "minute")
+                    if self.started is not None:
+                        break
 
     def _row(self, event: EngineEvent, attributes: Mapping[str, Any]) -> None:
         resolution = attributes.get("resolution")
