@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import UTC, date, datetime, timedelta, tzinfo
+from types import MappingProxyType
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -483,3 +484,41 @@ def test_the_index_holds_every_leaf_of_leaves_in_payload_order_each_path_once_pe
     assert index[canonical(0)] == [("attributes", "minutes"), ("nested", "minutes")]
     assert index[canonical(12)] == [("attributes", "minutes")]  # 12 and 12.0, once
     assert index[canonical(True)] == [("attributes", "minutes")]  # a bool stays a bool
+
+
+# Payloads as JSON gives them and as callers may hand them: read-only mappings, tuples, keys
+# that are not strings and values that are not JSON scalars among the leaves.
+_PAYLOAD_LEAVES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 3),
+    st.sampled_from([0.0, 1.0, 2.5, float("nan")]),
+    st.sampled_from(["x", "X ", "open", "2024-05-01T10:00"]),
+    st.just(b"raw"),
+)
+_PAYLOADS = st.recursive(
+    _PAYLOAD_LEAVES,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.lists(inner, max_size=3).map(tuple),
+        st.dictionaries(st.sampled_from(["a", "b", "type", 1]), inner, max_size=3),
+        st.dictionaries(st.sampled_from(["a", "c"]), inner, max_size=2).map(MappingProxyType),
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(payload=st.dictionaries(st.sampled_from(["type", "value", "attributes"]), _PAYLOADS))
+def test_the_index_of_any_payload_is_what_leaves_walks(payload: dict[str, Any]) -> None:
+    from memory.engine.canonical import canonical
+    from memory.engine.validate import _index
+
+    # Each value's paths in the order leaves() walks them, a path not repeated straight after
+    # itself (grounding takes the first path that fits, so a later repeat changes nothing).
+    expected: dict[object, list[Path]] = {}
+    for path, value in leaves(payload):
+        key = canonical(value)
+        if key is not None and expected.get(key, [()])[-1] != path:
+            expected.setdefault(key, []).append(path)
+    assert _index(event(1, local(10), payload)) == expected

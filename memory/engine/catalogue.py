@@ -120,7 +120,13 @@ class Service:
 
 def attributes(event: EngineEvent) -> Mapping[str, Any]:
     found = event.payload.get("attributes")
-    return found if isinstance(found, Mapping) else MappingProxyType({})
+    # A plain dict or none at all, the common cases, before the abstract type's check.
+    if type(found) is dict:
+        return found
+    return found if found is not None and isinstance(found, Mapping) else _NO_ATTRIBUTES
+
+
+_NO_ATTRIBUTES: Mapping[str, Any] = MappingProxyType({})
 
 
 def payload_type(event: EngineEvent) -> str:

@@ -114,7 +114,10 @@ def as_number(value: Any) -> float | None:
 
 def _attributes(payload: Mapping[str, Any]) -> Mapping[str, Any]:
     found = payload.get("attributes")
-    return found if isinstance(found, Mapping) else {}
+    # A plain dict or none at all, the common cases, before the abstract type's check.
+    if type(found) is dict:
+        return found
+    return found if found is not None and isinstance(found, Mapping) else {}
 
 
 def device_of(payload: Mapping[str, Any]) -> str | None:

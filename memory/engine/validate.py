@@ -237,33 +237,44 @@ def _index(event: EngineEvent) -> dict[Canonical, list[Path]]:
 
 
 def _index_into(value: object, path: Path, index: dict[Canonical, list[Path]]) -> None:
-    if type(value) is dict or isinstance(value, Mapping):
+    # The exact types of a JSON payload are told by one type test each; other types take the
+    # abstract checks. Leaves inside a mapping or a list are noted without a call each (an hour
+    # of a wearable holds sixty minute counts; a desktop snapshot a score of fields).
+    kind = type(value)
+    if kind in _SCALARS:
+        if path:
+            _note(value, path, index)
+    elif type(value) is dict or isinstance(value, Mapping):
         for key, item in value.items():
             if isinstance(key, str):
-                _index_into(item, (*path, key), index)
+                child = (*path, key)
+                if type(item) in _SCALARS:
+                    _note(item, child, index)
+                else:
+                    _index_into(item, child, index)
     elif type(value) is list or isinstance(value, list | tuple):
         for item in value:
-            kind = type(item)
-            # A list's scalar items are leaves: noted here as in the branch below, without a
-            # call each (an hour of a wearable holds sixty of them).
-            if path and (kind is int or kind is float or kind is str):
-                key = canonical(item)
-                if key is not None:
-                    paths = index.get(key)
-                    if paths is None:
-                        index[key] = [path]
-                    elif paths[-1] != path:
-                        paths.append(path)
+            if type(item) in _SCALARS:
+                if path:
+                    _note(item, path, index)
             else:
                 _index_into(item, path, index)
     elif path and (value is None or isinstance(value, str | int | float)):  # bool is an int
-        key = canonical(value)
-        if key is not None:
-            paths = index.get(key)
-            if paths is None:
-                index[key] = [path]
-            elif paths[-1] != path:  # a list's equal items: the path once is what grounds
-                paths.append(path)
+        _note(value, path, index)
+
+
+# The leaf types of a JSON payload (bool is an int, but its own type here).
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _note(value: Any, path: Path, index: dict[Canonical, list[Path]]) -> None:
+    key = canonical(value)
+    if key is not None:
+        paths = index.get(key)
+        if paths is None:
+            index[key] = [path]
+        elif paths[-1] != path:  # a list's equal items: the path once is what grounds
+            paths.append(path)
 
 
 def _suffix_of(fact_path: Path, payload_path: Path) -> bool:
