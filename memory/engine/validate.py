@@ -254,11 +254,18 @@ def _index_into(value: object, path: Path, index: dict[Canonical, list[Path]]) -
                     _index_into(item, child, index)
     elif type(value) is list or isinstance(value, list | tuple):
         for item in value:
-            if type(item) in _SCALARS:
-                if path:
-                    _note(item, path, index)
-            else:
+            if type(item) not in _SCALARS:
                 _index_into(item, path, index)
+            elif path:
+                # _note inlined: a list's items are its leaves, sixty to a wearable's hour
+                key = canonical(item)
+                if key is None:
+                    continue
+                found = index.get(key)
+                if found is None:
+                    index[key] = [path]
+                elif found[-1] != path:
+                    found.append(path)
     elif path and (value is None or isinstance(value, str | int | float)):  # bool is an int
         _note(value, path, index)
 
