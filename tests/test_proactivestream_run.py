@@ -354,3 +354,25 @@ def test_a_run_can_score_against_the_first_labels_and_says_which(
     results = json.loads((out / "results.json").read_text())
     assert [row["labels"] for row in results["streams"]] == ["labeler:home/1"]
     assert "labeler:home/1" in (out / "results.md").read_text()
+
+
+def test_the_progress_line_gives_a_rate_only_over_time_it_measured(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The first report comes after a stream's first point: a rate from it alone would read
+    # "1,000,000/s". The rate counts points since that report over the time since.
+    from aframes_web.proactivestream.management.commands import proactivestream as command
+
+    clock = iter([100.0, 100.0, 100.001, 102.001, 103.0, 103.0])
+    monkeypatch.setattr(command.time, "monotonic", lambda: next(clock))
+    out = StringIO()
+    progress = command.StreamProgress(out)  # not a terminal: a line every five seconds
+    progress("home-a", 1, 401)
+    progress("home-a", 2, 401)  # 1 ms later: no line
+    progress("home-a", 401, 401)  # the last, two seconds after the first
+    progress("home-b", 1, 10)
+    assert out.getvalue().splitlines() == [
+        f"home-a: [{' ' * 30}] 1/401 points",
+        f"home-a: [{'#' * 30}] 401/401 points  200/s",
+        f"home-b: [{'###':<30}] 1/10 points",
+    ]

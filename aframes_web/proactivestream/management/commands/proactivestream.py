@@ -29,7 +29,14 @@ from memory.engine.decide import DEFAULT_FALSE_ALARM_COST, DEFAULT_THRESHOLD
 
 
 class StreamProgress:
-    """One progress bar per stream on stderr (a line every few seconds when not a terminal)."""
+    """One progress bar per stream on stderr (a line every few seconds when not a terminal).
+
+    The rate counts the points decided since the stream's first report over the time since
+    then, and is shown once that time is long enough to mean something (:data:`RATE_AFTER_S`):
+    the first report comes after its first point, so a rate from it alone would be absurd.
+    """
+
+    RATE_AFTER_S = 0.2
 
     def __init__(self, stream: Any) -> None:
         self.stream = stream
@@ -37,19 +44,22 @@ class StreamProgress:
         self.current: str | None = None
         self.last = 0.0
         self.started = time.monotonic()
+        self.first = 0  # points done at the stream's first report
 
     def __call__(self, entity: str, done: int, total: int) -> None:
         now = time.monotonic()
         if entity != self.current:
             if self.current is not None and self.tty:
                 self.stream.write("\n")
-            self.current, self.started, self.last = entity, now, 0.0
+            self.current, self.started, self.last, self.first = entity, now, 0.0, done
         if not self.tty and now - self.last < 5 and done != total:
             return
         self.last = now
         share = done / total if total else 1.0
-        rate = done / max(now - self.started, 1e-6)
-        line = f"{entity}: [{'#' * int(share * 30):<30}] {done:,}/{total:,} points  {rate:,.0f}/s"
+        line = f"{entity}: [{'#' * int(share * 30):<30}] {done:,}/{total:,} points"
+        elapsed = now - self.started
+        if elapsed >= self.RATE_AFTER_S and done > self.first:
+            line += f"  {(done - self.first) / elapsed:,.0f}/s"
         self.stream.write(("\r" + line) if self.tty else (line + "\n"))
         self.stream.flush()
 
