@@ -20,6 +20,7 @@ from memory.engine.catalogue import (
     activity_family,
     attributes,
     ci_moment,
+    code_kind,
     code_object,
     control_context,
     desktop_app,
@@ -324,6 +325,7 @@ def test_a_contact_sensor_without_a_family_word_is_an_outing_in_any_case() -> No
         ("workflow_run", {"run_id": "99"}, ("ci_run", None)),
         ("ReleaseEvent", {"number": 2}, ("ReleaseEvent", 2)),
         ("PushEvent", {}, ("PushEvent", None)),
+        ("ci_run", {"run_id": 99, "number": 3}, ("ci_run", 3)),  # a type no source writes
         (None, {"number": 1}, ("event", 1)),
     ],
 )
@@ -331,6 +333,7 @@ def test_code_object_names_the_repository_object(
     type_: Any, attrs: dict[str, Any], found: tuple[str, int | None]
 ) -> None:
     assert code_object(obs(type_, **attrs)) == found
+    assert code_kind(obs(type_, **attrs)) == found[0]
 
 
 @pytest.mark.parametrize(

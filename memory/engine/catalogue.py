@@ -193,19 +193,26 @@ def code_object(event: EngineEvent) -> tuple[str, int | None]:
     """The repository object an event concerns: (kind, number). Kinds: ``pull_request``,
     ``issue`` (a comment on a pull request is the pull request's), ``ci_run``, else the
     payload type itself; the number is None where the event names none."""
-    kind = payload_type(event)
+    kind = code_kind(event)
     a = attributes(event)
-    number = a.get("number")
-    number = number if isinstance(number, int) and not isinstance(number, bool) else None
-    found = OBJECT_OF_KIND.get(CODE_KINDS.get(kind, ""))
-    if found == "issue" and a.get("pull_request") is True:
-        return "pull_request", number
-    if found == "ci_run":
+    if kind == "ci_run" and _object_of(payload_type(event)) == "ci_run":
         run = a.get("run_id")
-        return found, run if isinstance(run, int) and not isinstance(run, bool) else None
-    if found is not None:
-        return found, number
-    return kind or "event", number
+        return kind, run if isinstance(run, int) and not isinstance(run, bool) else None
+    number = a.get("number")
+    return kind, number if isinstance(number, int) and not isinstance(number, bool) else None
+
+
+def code_kind(event: EngineEvent) -> str:
+    """The kind of :func:`code_object` alone (every event is asked whether it is a check run)."""
+    kind = payload_type(event)
+    found = _object_of(kind)
+    if found == "issue" and attributes(event).get("pull_request") is True:
+        return "pull_request"
+    return found if found is not None else kind or "event"
+
+
+def _object_of(payload_kind: str) -> str | None:
+    return OBJECT_OF_KIND.get(CODE_KINDS.get(payload_kind, ""))
 
 
 def is_open(event: EngineEvent) -> bool:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from memory.engine.catalogue import CI_FAILED, code_object
+from memory.engine.catalogue import CI_FAILED, code_kind
 from memory.engine.records import POINT_KIND, EngineEvent
 
 MIN_DAYS = 5  # earlier days with data before anything is "usual" (module docstring)
@@ -294,7 +294,7 @@ class Expectations:
         """A check run or a push: a failure waits for its follow-up (the next run of the same
         workflow on the same branch, or a push to that branch), which is timed."""
         a = _attributes(event.payload)
-        if code_object(event)[0] == "ci_run":
+        if code_kind(event) == "ci_run":
             name, branch = a.get("name"), a.get("branch")
             key = (
                 name if isinstance(name, str) else "check",
