@@ -43,6 +43,7 @@ from memory.engine.decide import (
 )
 from memory.engine.records import DayRecord, EngineEvent, Observation, Predicate, Proposal
 from memory.engine.refs import regularity_id
+from memory.engine.regularities import wilson_lower
 from memory.engine.retrieve import Occurrence, Retrieved
 
 TZ = ZoneInfo("Europe/Berlin")
@@ -86,11 +87,13 @@ def retrieved(
         key="k",
         proposal=proposal,
         state="active",
-        confidence=0.8,
+        confidence=0.8,  # (7 + 1) / (8 + 2), smoothed
         occurrence=occurrence,
         distance=timedelta(0),
         deadline=at(deadline),
         fact_ids=facts,
+        n_f=7,
+        n_v=1,
     )
 
 
@@ -127,11 +130,31 @@ def test_rules_intervenes_on_a_deviated_regularity_and_cites_event_fact_and_regu
     assert got.evidence_ids == ("event:10", TRIGGER_FACT, RID)
     # The message says the routine and today's deviation in words, with no internal encoding.
     assert got.message.endswith(
-        "Usually a walk by 10:00 after a decision point while available; none yet today at 10:15."
+        "Usually a walk by 10:00 after a decision point while available (7 of the last 8 times);"
+        " none yet today at 10:15."
     )
     counted = replace(retrieved("deviated"), n_f=9, n_v=2)
     worded = RulesPolicy().decide(ctx(decision_point(hhmm="10:15"), counted)).message
     assert "(9 of the last 11 times); none yet today at 10:15." in worded
+
+
+def test_rules_scores_a_regularity_by_how_often_at_least_it_holds() -> None:
+    # At the default threshold (a false alarm costs a miss: 0.50) a routine must show that it
+    # holds at least half the time: 3 fulfilled days in 6 (smoothed, 0.50) do not, 8 in 8 do.
+    half = replace(retrieved("deviated"), confidence=0.5, n_f=3, n_v=3)
+    got = RulesPolicy().decide(ctx(decision_point(hhmm="10:15"), half))
+    assert got.action == "abstain"
+    assert f"{RID}: fulfilled on 3 of 6 days, score 0.19 is below the threshold 0.50" in (
+        got.message
+    )
+    every = replace(retrieved("deviated"), confidence=0.9, n_f=8, n_v=0)
+    acted = RulesPolicy().decide(ctx(decision_point(hhmm="10:15"), every))
+    assert (acted.action, acted.score) == ("intervene", wilson_lower(8, 8))
+    assert round(acted.score, 2) == 0.68
+    # A team that counts a false alarm a ninth of a miss (threshold 0.10) hears the weaker one.
+    assert RulesPolicy(threshold=0.1).decide(ctx(decision_point(hhmm="10:15"), half)).action == (
+        "intervene"
+    )
 
 
 def test_rules_intervenes_on_pending_near_the_deadline() -> None:
@@ -550,9 +573,9 @@ def test_rules_pending_message_says_not_yet_after_the_service_intro() -> None:
         "2026-03-02",
         regularity_ids=(RID,),
         message=f"{walk.message} Usually a walk by 10:00 after a decision point while "
-        "available; not yet at 09:30.",
+        "available (7 of the last 8 times); not yet at 09:30.",
         evidence_ids=("event:10", TRIGGER_FACT, RID),
-        score=0.8,  # the regularity's smoothed confidence
+        score=wilson_lower(7, 8),  # how often, at least, 7 fulfilled days in 8 show it holds
     )
 
 

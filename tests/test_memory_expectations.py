@@ -222,11 +222,12 @@ def test_a_regularity_s_routine_under_way_in_its_room_today_is_vetoed_not_nudged
         key="k",
         proposal=proposal,
         state="active",
-        confidence=0.9,
+        confidence=0.9,  # (8 + 1) / (8 + 2)
         occurrence="deviated",
         distance=timedelta(0),
         deadline=START + timedelta(hours=10),
         fact_ids=("fact:2024-03-04/0/f1",),
+        n_f=8,
     )
     exp = Expectations()
     morning = _point(1, START + timedelta(hours=8, minutes=20), segment=9, events=4,

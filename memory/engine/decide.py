@@ -153,9 +153,10 @@ class RulesPolicy:
     on. The proposal cites the current event, the regularity's facts of today and its id.
     Otherwise it abstains, saying why.
 
-    Every candidate carries one score (a judged moment: :mod:`usual`; a regularity: its
-    smoothed confidence), and only a candidate scored at or above ``threshold``
-    (:func:`threshold_for` the team's false-alarm cost) is proposed.
+    Every candidate carries one score (a judged moment: :mod:`usual`; a regularity: how often,
+    at least, its behavior follows its trigger on the days replayed, ``Retrieved.assured``),
+    and only a candidate scored at or above ``threshold`` (:func:`threshold_for` the team's
+    false-alarm cost) is proposed.
     """
 
     name: str = "rules"
@@ -203,8 +204,11 @@ class RulesPolicy:
             if under_way is not None:
                 reasons.append(f"{rid}: {under_way}")
                 continue
-            if r.confidence < self.threshold:
-                reasons.append(f"{rid}: {_below(r.confidence, self.threshold)}")
+            if r.assured < self.threshold:
+                reasons.append(
+                    f"{rid}: fulfilled on {r.n_f} of {r.n_f + r.n_v} days, "
+                    f"{_below(r.assured, self.threshold)}"
+                )
                 continue
             return Proposed(
                 "intervene",
@@ -221,7 +225,7 @@ class RulesPolicy:
                     names=ctx.names,
                 ),
                 evidence_ids=(current_ref(ctx.current), *r.fact_ids, rid),
-                score=r.confidence,
+                score=r.assured,
             )
         return ctx.abstain("; ".join(reasons))
 

@@ -20,6 +20,7 @@ from memory.engine.regularities import (
     RegularityState,
     proposal_key,
     proposal_problem,
+    wilson_lower,
 )
 
 RETRIEVAL_LEAD = timedelta(minutes=30)  # ProactMem retrieval: a window is shown 30 min early
@@ -50,6 +51,18 @@ class Retrieved:
     fact_ids: tuple[str, ...]  # today's first in-window trigger, if seen
     n_f: int = 0  # the regularity's fulfilled and violated days, for its evidence in words
     n_v: int = 0
+
+    @property
+    def assured(self) -> float:
+        """How often, at least, the behavior follows the trigger on the evidence of the tally:
+        the lower bound of the Wilson score interval (95 %) of n_f fulfilled days in n_f + n_v.
+
+        What a deviation is scored by (``decide.RulesPolicy``): the threshold a team sets is
+        the chance an act must have of being right, and three fulfilled days in six show a
+        routine that holds about half the time, not one that holds at least half the time.
+        Activation and ranking read the same bound of the same tally (``Tally.margin``).
+        """
+        return wilson_lower(self.n_f, self.n_f + self.n_v)
 
 
 def occurrence(
