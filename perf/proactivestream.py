@@ -1,14 +1,15 @@
 """make bench-proactivestream: ProactiveStream on the bundled real data, every scope, every method.
 
-    python -m perf.proactivestream [--desktop-days 14] [--methods all] [--skip-import]
+    python -m perf.proactivestream [--desktop-days 14] [--methods all] [--fitbit-files all|hourly]
 
 On its own scratch PostgreSQL database (``aframes_bench_ps``) and Redis database 12, through
 the product's own commands: ``import_events`` of the real files in ``../shared/data`` (home:
 Ordóñez A and B; sports: the Fitabase folder, hourly and wide minute files, one entity per
-person; code: the kubernetes GH Archive events, one entity per repository, and the ants REST
-objects), plus SYNTHETIC desktop days (``benchmark/synthetic/desktop.py``: no openly licensed
-real capture exists; their results are marked as such), then ``proactivestream run --scope
-all`` with every method. It prints the results table per scope and, as its last line, one JSON
+person, or with ``--fitbit-files hourly`` the period's hourly and daily files alone; code:
+the kubernetes GH Archive events, one entity per repository, and the ants REST objects),
+plus SYNTHETIC desktop days (``benchmark/synthetic/desktop.py``: no openly licensed real
+capture exists; their results are marked as such), then ``proactivestream run --scope all``
+with every method. It prints the results table per scope and, as its last line, one JSON
 object: every metric of every method per scope with its 95% interval (with ProactiveBench's
 outcome names and timeliness), ProactMem's threshold curve per scope, and the replay speed
 (``replay_points_per_s`` per scope: decision points per second with all methods deciding at
@@ -44,6 +45,9 @@ IMPORTS = (
     ("github", "github-events-k8s-2017/events.ndjson.gz", "k8s", "UTC"),
     ("github", "github-rest-ants", "ants", "UTC"),
 )
+# --fitbit-files hourly: the Fitabase period's hourly and daily files alone, without the wide
+# minute files (a Fitbit export often holds no minute data; a held-out period had none).
+FITBIT_HOURLY = "fitbit-fitabase/period-2016-04-12"
 TARGET_POINTS_PER_S = 2000.0  # replay with all methods, per scope
 # ProactMem must beat the event-only baseline by a fifth on each scope with real data, at no
 # higher intrusion, and each memory layer must earn its place in the ablations.
@@ -72,6 +76,16 @@ def _import(
         f"{len(summary.get('entities') or {key: 0}):,} entit"
         f"{'y' if len(summary.get('entities') or {key: 0}) == 1 else 'ies'} "
         f"({time.perf_counter() - began:.1f} s)"
+    )
+
+
+def imports(fitbit_files: str) -> tuple[tuple[str, str, str, str], ...]:
+    """:data:`IMPORTS`, the Fitabase folder narrowed to its period's files for ``hourly``."""
+    if fitbit_files == "all":
+        return IMPORTS
+    return tuple(
+        (fmt, FITBIT_HOURLY if fmt == "fitbit" else relative, key, tz)
+        for fmt, relative, key, tz in IMPORTS
     )
 
 
@@ -156,13 +170,19 @@ def main(argv: list[str] | None = None) -> int:
         "--desktop-days", type=int, default=14, help="calendar days (weekdays kept)"
     )
     parser.add_argument("--methods", default="all")
+    parser.add_argument(
+        "--fitbit-files",
+        choices=("all", "hourly"),
+        default="all",
+        help="sports from every Fitabase file (default) or the hourly and daily files only",
+    )
     args = parser.parse_args(argv)
     if not DATA.is_dir():
         fail(f"the shared data folder {DATA} is missing")
     out = RESULTS / "proactivestream"
     with scratch_instance(PS_DB, PS_REDIS_DB) as (env, _key), tempfile.TemporaryDirectory() as tmp:
         print("Importing the real files (and the SYNTHETIC desktop days) with import_events:")
-        for fmt, relative, key, tz in IMPORTS:
+        for fmt, relative, key, tz in imports(args.fitbit_files):
             _import(env, fmt, DATA / relative, key, tz)
         _desktop(env, args.desktop_days, Path(tmp))
         print("Running proactivestream run --scope all (progress per stream on stderr):")
@@ -228,6 +248,7 @@ def main(argv: list[str] | None = None) -> int:
         "decision_points": results["decision_points"],
         "synthetic_scopes": results["synthetic_scopes"],
         "run_s": round(wall, 1),
+        "fitbit_files": args.fitbit_files,
     }
     finish("proactivestream", figures)
     return 0

@@ -219,3 +219,19 @@ def test_the_bench_compares_proactmem_with_event_only_and_names_the_ablations_th
     assert found["home"]["ratio_x"] == 2.0
     assert found["home"]["ablations_earning"] == ["no_trajectory", "no_replay_gate"]
     assert found["code"]["ratio_x"] is None  # no baseline effectiveness to divide by
+
+
+def test_the_bench_can_read_the_fitbit_period_without_its_minute_files() -> None:
+    from perf.proactivestream import IMPORTS, imports
+    from perf.real import DATA
+
+    assert imports("all") == IMPORTS
+    hourly = {fmt: (relative, key) for fmt, relative, key, _ in imports("hourly")}
+    assert hourly["fitbit"] == ("fitbit-fitabase/period-2016-04-12", "fitbit")
+    assert [i for i in imports("hourly") if i[0] != "fitbit"] == [
+        i for i in IMPORTS if i[0] != "fitbit"
+    ]
+    if DATA.is_dir():  # the folder holds the period's files and no minute file
+        names = {p.name for p in (DATA / hourly["fitbit"][0]).iterdir()}
+        assert "hourlySteps_merged.csv" in names
+        assert not any("minute" in name for name in names)
