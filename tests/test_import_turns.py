@@ -21,6 +21,7 @@ from aframes_web.streams.models import Event, ImportJob
 from aframes_web.streams.services import entity_create
 from aframes_web.streams.uploads import import_job_run, waiting_for_bulk
 from tests.conftest import snapshot
+from tests.lost_worker import run_until_killed
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -169,10 +170,6 @@ def test_only_work_queued_for_a_while_counts_as_waiting(team, tmp_path) -> None:
     assert waiting_for_bulk(job_id=job.pk) == 1
 
 
-class WorkerKilled(BaseException):
-    """Stands for SIGKILL: nothing in the job catches it, so the job stays "running"."""
-
-
 def test_a_worker_lost_in_a_later_turn_resumes_counting_every_event_once(
     team, tmp_path, queued, every_batch, monkeypatch
 ) -> None:
@@ -182,19 +179,7 @@ def test_a_worker_lost_in_a_later_turn_resumes_counting_every_event_once(
     waiting = _job(team, tmp_path / "day.jsonl", [_line(LONG + 1)], waited_s=60)
     import_job_run(job_id=big.pk)  # turn one: a batch, then handed over
     ImportJob.objects.filter(pk=waiting.pk).delete()  # the one behind it has gone
-    real = importing.events_store
-    stored: list[int] = []
-
-    def store_then_die(*args: Any, **kwargs: Any) -> Any:
-        if stored:
-            raise WorkerKilled
-        stored.append(1)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(importing, "events_store", store_then_die)
-    with pytest.raises(WorkerKilled):
-        import_job_run(job_id=big.pk)  # turn two stores a batch, then its worker dies
-    monkeypatch.setattr(importing, "events_store", real)
+    run_until_killed(monkeypatch, big.pk)  # turn two stores a batch, then its worker dies
     big.refresh_from_db()
     batch = importing.IMPORT_BATCH
     assert (big.status, big.imported, big.attempts) == ("running", 2 * batch, 1)

@@ -31,6 +31,7 @@ from memory.services.closing import late_days, memory_rebuild
 from memory.services.deciding import decide_batch
 from tests.conftest import need_service, snapshot
 from tests.home_streams import START, motion, stream
+from tests.lost_worker import run_until_killed
 from tests.test_memory_service import memory_rows
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -186,10 +187,6 @@ def test_due_days_whose_close_was_lost_are_closed(home, lose) -> None:
 # --- import jobs ------------------------------------------------------------------------------
 
 
-class WorkerKilled(BaseException):
-    """Stands for SIGKILL: nothing in the job catches it, so the job stays "running"."""
-
-
 def _job(team: Any, tmp_path: Path, count: int) -> ImportJob:
     path = tmp_path / "upload.jsonl"
     start = datetime(2026, 3, 2, 8, tzinfo=UTC)
@@ -213,20 +210,8 @@ def _job(team: Any, tmp_path: Path, count: int) -> ImportJob:
 def _killed_after_first_batch(monkeypatch: pytest.MonkeyPatch, job: ImportJob) -> None:
     from aframes_web.streams import importing
 
-    real = importing.events_store
-    calls = []
-
-    def store_then_die(*args: Any, **kwargs: Any) -> Any:
-        if calls:
-            raise WorkerKilled
-        calls.append(1)
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(importing, "events_store", store_then_die)
     monkeypatch.setattr(importing, "IMPORT_BATCH", 4000)
-    with pytest.raises(WorkerKilled):
-        import_job_run(job_id=job.pk)
-    monkeypatch.setattr(importing, "events_store", real)
+    run_until_killed(monkeypatch, job.pk)
     # Its last sign of life was long ago (what decides without PostgreSQL's locks).
     ImportJob.objects.filter(pk=job.pk).update(heartbeat_at=timezone.now() - timedelta(hours=1))
 
