@@ -179,7 +179,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not DATA.is_dir():
         fail(f"the shared data folder {DATA} is missing")
-    out = RESULTS / "proactivestream"
+    # A run on the hourly files alone keeps its files apart from the default run's.
+    report = "proactivestream" if args.fitbit_files == "all" else "proactivestream-hourly"
+    out = RESULTS / report
     with scratch_instance(PS_DB, PS_REDIS_DB) as (env, _key), tempfile.TemporaryDirectory() as tmp:
         print("Importing the real files (and the SYNTHETIC desktop days) with import_events:")
         for fmt, relative, key, tz in imports(args.fitbit_files):
@@ -250,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
         "run_s": round(wall, 1),
         "fitbit_files": args.fitbit_files,
     }
-    finish("proactivestream", figures)
+    finish(report, figures)
     return 0
 
 
