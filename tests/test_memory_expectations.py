@@ -3,6 +3,7 @@ learned one event and one point at a time, and the rules policy's judgement on h
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, time, timedelta
 from typing import Any
@@ -347,28 +348,80 @@ def _repository(answers_after: list[float]) -> Expectations:
     return exp
 
 
-def test_a_pull_request_waiting_past_twice_the_usual_answer_is_nudged_once() -> None:
+def _reminders(exp: Expectations, opened: datetime, hours: Sequence[float], **on: Any) -> list:
+    """The decisions of a code stream reading ``exp`` at events ``hours`` after ``opened``,
+    each on an open item given by ``on`` (another pull request by default)."""
+    stream = MemoryStream("code", ZONE, RulesPolicy())
+    stream.expectations = exp
+    where = on or {"kind": "pr_review_comment", "number": 5}
+    decisions = []
+    for n, h in enumerate(hours, 1):
+        at = opened + timedelta(hours=h)
+        attributes = {k: v for k, v in where.items() if k != "kind"}
+        event = _gh(400 + n, at, where["kind"], author="m", state="open", **attributes)
+        decisions.append(stream.process(event))
+    return decisions
+
+
+def test_a_pull_request_late_is_reminded_of_once_then_once_more_at_three_times_as_long() -> None:
     exp = _repository([2, 3, 4])  # median 3 hours; the bots' pull requests are nobody's wait
     assert exp.response_usual_minutes("pull_request") == 180
     assert all(number < 50 for _, number in exp.waiting)
     opened = datetime(2024, 2, 1, 9, tzinfo=UTC)
     exp.observe_event(_gh(300, opened, "pr_opened", number=77, author="newcomer"))
     exp.observe_event(_gh(301, opened, "pr_opened", number=78, author="x", title="[WIP] draft"))
-    assert ("pull_request", 78) not in exp.waiting
-    stream = MemoryStream("code", ZONE, RulesPolicy())
-    stream.expectations = exp
-    decisions = []
-    for n, hours in enumerate((2, 7, 8, 9), 1):  # events on another pull request meanwhile
-        at = opened + timedelta(hours=hours)
-        event = _gh(400 + n, at, "pr_review_comment", number=5, author="m", state="open")
-        decisions.append(stream.process(event))
-    acted = [d for d in decisions if d.action == "intervene"]
-    assert [d.controlled.proposed.target for d in acted] == ["pull_request:77"]
-    assert acted[0].controlled.proposed.message == (
-        "Pull request #77 by newcomer has waited 7 hours for a review or comment from anyone "
-        "else; this repository usually answers within 3 hours (median of 3)."
+    exp.observe_event(
+        _gh(302, opened, "pr_opened", number=79, author="y", title="Cherry-pick #70 into 1.2")
     )
-    assert decisions[0].action == "abstain"  # two hours: within the usual
+    assert ("pull_request", 78) not in exp.waiting and ("pull_request", 79) not in exp.waiting
+    # Events on another pull request meanwhile: twice the usual is 6 hours, but nothing is
+    # late before a day; then one reminder when it is, one more at three days, none between.
+    hours = (2, 7, 23, 25, 30, 48, 73, 80, 200)
+    decisions = _reminders(exp, opened, hours)
+    acted = {h: d for h, d in zip(hours, decisions, strict=True) if d.action == "intervene"}
+    assert sorted(acted) == [25, 73]
+    assert {d.controlled.proposed.target for d in acted.values()} == {"pull_request:77"}
+    assert acted[25].controlled.proposed.message == (
+        "Pull request #77 by newcomer has waited 1 day 1 hour for a review or comment from "
+        "anyone else; this repository usually answers within 3 hours (median of 3)."
+    )
+    assert acted[73].controlled.proposed.message.startswith(
+        "Pull request #77 by newcomer has waited 3 days 1 hour for a review or comment from "
+        "anyone else (a second reminder);"
+    )
+
+
+def test_a_reminder_waits_for_a_moment_it_can_be_posted_at() -> None:
+    exp = _repository([2, 3, 4])
+    opened = datetime(2024, 2, 1, 9, tzinfo=UTC)
+    exp.observe_event(_gh(300, opened, "pr_opened", number=77, author="newcomer"))
+    # A push at 30 hours is no moment for a review nudge (it names no open pull request): the
+    # reminder comes at the next event on an open pull request, however late.
+    push = _gh(500, opened + timedelta(hours=30), "PushEvent", ref="refs/heads/main")
+    exp.observe_event(push)
+    assert exp.moment_before("pull_request", opened + timedelta(hours=40)) == opened
+    decisions = _reminders(exp, opened, (40, 41))
+    assert [d.action for d in decisions] == ["intervene", "abstain"]
+
+
+def test_an_issue_is_reminded_of_once_and_a_maintainer_s_own_issue_never() -> None:
+    exp = _repository([2, 3, 4])
+    t = datetime(2024, 1, 10, tzinfo=UTC)
+    for n in range(3):  # issues answered within hours
+        exp.observe_event(_gh(600 + n, t, "issue_opened", number=20 + n, author="user"))
+        exp.observe_event(
+            _gh(610 + n, t + timedelta(hours=2), "issue_comment", number=20 + n, author="m")
+        )
+        t += timedelta(days=1)
+    exp.observe_event(_gh(620, t, "pr_merged", number=3, merged_by="lead"))
+    assert exp.maintainers == {"m", "lead"}
+    opened = datetime(2024, 2, 1, 9, tzinfo=UTC)
+    exp.observe_event(_gh(700, opened, "issue_opened", number=90, author="lead"))
+    exp.observe_event(_gh(701, opened, "issue_opened", number=91, author="reporter"))
+    hours = (25, 30, 80, 200)
+    decisions = _reminders(exp, opened, hours, kind="issue_comment", number=40)
+    acted = [(h, d) for h, d in zip(hours, decisions, strict=True) if d.action == "intervene"]
+    assert [(h, d.controlled.proposed.target) for h, d in acted] == [(25, "issue:91")]
 
 
 @pytest.mark.parametrize(
@@ -400,7 +453,7 @@ def test_a_usual_under_a_minute_is_said_in_under_a_minute() -> None:
     exp.observe_event(_gh(300, opened, "pr_opened", number=77, author="newcomer"))
     stream = MemoryStream("code", ZONE, RulesPolicy())
     stream.expectations = exp
-    at = opened + timedelta(hours=7)
+    at = opened + timedelta(hours=25)
     decision = stream.process(_gh(401, at, "pr_review_comment", number=5, author="m", state="open"))
     assert decision.controlled.proposed.message.endswith(
         "this repository usually answers in under a minute (median of 3)."

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from memory.engine.catalogue import CI_FAILED, code_kind
+from memory.engine.catalogue import CI_FAILED, code_kind, is_open
 from memory.engine.records import POINT_KIND, EngineEvent
 
 MIN_DAYS = 5  # earlier days with data before anything is "usual" (module docstring)
@@ -61,17 +61,28 @@ MAIN_APP_SHARE = 0.6
 # for its kind (pull request or issue), once it has seen a few answers (fewer say nothing).
 CODE_MIN_SAMPLES = 3
 RESPONSE_FACTOR = 2.0
+# ... and a day at the least: a repository's contributors span time zones, so an item opened in
+# one person's evening is answered in another's morning; before a day it is not late to anyone.
+WAIT_FLOOR_MIN = 24 * 60.0
+# A waiting item is nudged once when it becomes late, never again at every later event: a
+# reminder a day about the same item is noise its people learn to ignore. A pull request is
+# nudged once more when it has waited this many times as long (the first reminder went
+# unheard): it is finished work blocked on a reviewer. An issue is not: once triage was asked
+# for, leaving it open is a decision (a feature request, the backlog), not an oversight.
+ESCALATE = 3.0
 # What a repository's events say of its pull requests and issues, in both vocabularies the
 # GitHub importer writes (GH Archive event types, REST objects).
 _OPENED = {"pr_opened": "pull_request", "issue_opened": "issue"}
 _CLOSED = {"pr_merged": "pull_request", "pr_closed": "pull_request", "issue_closed": "issue"}
+_WAITING_KINDS = frozenset(_OPENED.values())
 _ACTION_KIND = {"PullRequestEvent": "pull_request", "IssuesEvent": "issue"}
 _REVIEWS = frozenset(
     {"PullRequestReviewEvent", "PullRequestReviewCommentEvent", "pr_review", "pr_review_comment"}
 )
 _COMMENTS = frozenset({"IssueCommentEvent", "issue_comment"})
 _BOT = re.compile(r"(\[bot\]|-bot|-robot)$", re.IGNORECASE)
-_WIP = re.compile(r"^\s*[\[(]?\s*(wip|draft|do not merge|dnm)\b", re.IGNORECASE)
+# Work in progress waits for its author, a cherry-pick for a release: neither for a reviewer.
+_WIP = re.compile(r"^\s*[\[(]?\s*(wip|draft|do not merge|dnm)\b|cherry[- ]?pick", re.IGNORECASE)
 # The states of a door or appliance (public payload values) and the kinds that are neither.
 ON_VALUES = frozenset({"ON", "OPEN"})
 OFF_VALUES = frozenset({"OFF", "CLOSE", "CLOSED"})
@@ -158,6 +169,20 @@ def code_change(
     return (*found, title if isinstance(title, str) else None)
 
 
+def _merger(payload: Mapping[str, Any]) -> str | None:
+    """Who merged a pull request with this event, a person (REST ``pr_merged`` names them in
+    ``merged_by``; in GH Archive the actor of a closing, merged PullRequestEvent); else None."""
+    a = _attributes(payload)
+    kind_of = payload.get("type")
+    if kind_of == "pr_merged":
+        who = a.get("merged_by")
+    elif kind_of == "PullRequestEvent" and a.get("action") == "closed" and a.get("merged") is True:
+        who = a.get("actor")
+    else:
+        return None
+    return who if isinstance(who, str) and who and not _BOT.search(who) else None
+
+
 def _code_kind(
     kind_of: str, a: Mapping[str, Any], action: Any, who: str | None
 ) -> tuple[str, str, int, str | None] | None:
@@ -218,6 +243,15 @@ class Expectations:
     # when and by whom; first-response delays (minutes) of those answered, per kind.
     waiting: dict[tuple[str, int], tuple[datetime, str | None]] = field(default_factory=dict)
     response_minutes: dict[str, list[float]] = field(default_factory=dict)
+    # Code: who opened each item opened in the stream, and the repository's maintainers: anyone
+    # seen answering or reviewing another person's item, or merging a pull request. An issue a
+    # maintainer opens is their own tracking of work, not a question waiting for an answer.
+    authors: dict[tuple[str, int], str] = field(default_factory=dict)
+    maintainers: set[str] = field(default_factory=set)
+    # Per kind (pull_request, issue), the times of the last two distinct events on an open one
+    # (oldest first): the moments a nudge on a waiting one could be posted, so a decision knows
+    # when the one before it was (``moment_before``) and what became late since then.
+    moments: dict[str, tuple[datetime, ...]] = field(default_factory=dict)
     # code: failed checks not yet run again ((workflow, branch) -> when, and its name), and
     # the minutes from a failure to the next run of it or a push to its branch
     failed: dict[tuple[str, str], datetime] = field(default_factory=dict)
@@ -247,11 +281,19 @@ class Expectations:
                 self.out_since = event.at
             elif self.out_since is not None and event.at > self.out_since:
                 self.out_since = None
+        kind = code_kind(event)
+        if kind in _WAITING_KINDS and is_open(event):
+            times = self.moments.get(kind, ())
+            if not times or event.at > times[-1]:
+                self.moments[kind] = (*times[-1:], event.at)
         change = code_change(event.payload)
         if change is not None:
             self._code(event.at, *change)
+            merger = _merger(event.payload)
+            if merger is not None:
+                self.maintainers.add(merger)
             return
-        if self._checks(event):
+        if self._checks(event, kind):
             return
         device = device_of(event.payload)
         value = event.payload.get("value")
@@ -276,6 +318,8 @@ class Expectations:
     ) -> None:
         key = (kind, number)
         if change == "opened":
+            if who is not None:
+                self.authors[key] = who
             # A bot's item asks nobody, and work in progress asks for no review yet (what
             # careful annotators skip); neither is waiting on anyone.
             if who is not None and _BOT.search(who) or _WIP.search(title or ""):
@@ -283,18 +327,23 @@ class Expectations:
             self.waiting[key] = (at, who)
         elif change == "closed":
             self.waiting.pop(key, None)
-        elif key in self.waiting and who is not None and not _BOT.search(who):
-            opened, author = self.waiting[key]
-            if who != author:
-                del self.waiting[key]
-                minutes = max(0.0, (at - opened).total_seconds() / 60)
-                self.response_minutes.setdefault(kind, []).append(minutes)
+        elif who is not None and not _BOT.search(who):
+            author = self.authors.get(key)
+            if author is not None and who != author:
+                self.maintainers.add(who)
+            if key in self.waiting:
+                opened, author = self.waiting[key]
+                if who != author:
+                    del self.waiting[key]
+                    minutes = max(0.0, (at - opened).total_seconds() / 60)
+                    self.response_minutes.setdefault(kind, []).append(minutes)
 
-    def _checks(self, event: EngineEvent) -> bool:
-        """A check run or a push: a failure waits for its follow-up (the next run of the same
-        workflow on the same branch, or a push to that branch), which is timed."""
+    def _checks(self, event: EngineEvent, kind: str) -> bool:
+        """A check run or a push (``kind``: the event's :func:`code_kind`): a failure waits for
+        its follow-up (the next run of the same workflow on the same branch, or a push to that
+        branch), which is timed."""
         a = _attributes(event.payload)
-        if code_kind(event) == "ci_run":
+        if kind == "ci_run":
             name, branch = a.get("name"), a.get("branch")
             key = (
                 name if isinstance(name, str) else "check",
@@ -315,6 +364,11 @@ class Expectations:
                 self.follow_up_minutes.append(max(0.0, minutes))
             return True
         return False
+
+    def moment_before(self, kind: str, now: datetime) -> datetime | None:
+        """When the latest event on an open ``kind`` (pull_request, issue) before ``now``
+        happened (None: none seen), whether or not the event at ``now`` was observed yet."""
+        return next((t for t in reversed(self.moments.get(kind, ())) if t < now), None)
 
     def follow_up_usual_minutes(self) -> float | None:
         """This repository's median time from a failed check to its follow-up, once it has

@@ -30,6 +30,7 @@ from memory.engine.expect import (
     ACTIVE_STEPS,
     ACTIVE_USUAL_SHARE,
     DEVICE_FACTOR,
+    ESCALATE,
     MIN_DAYS,
     OCCUPANCY,
     PACE_MIN_MEDIAN,
@@ -40,6 +41,7 @@ from memory.engine.expect import (
     SITTING_MIN,
     SITTING_UNUSUAL_SHARE,
     STILL_USUAL_SHARE,
+    WAIT_FLOOR_MIN,
     Expectations,
     as_number,
     minutes_words,
@@ -358,8 +360,11 @@ def _code(
     p: Mapping[str, Any], now: datetime, exp: Expectations, rules: Mapping[str, str]
 ) -> dict[str, Judged]:
     """A pull request or issue that has waited clearly longer than this repository usually
-    takes to answer one (twice its median first response), the longest-waiting first; a failed
-    check not run again nor pushed over for twice the usual time to a follow-up."""
+    takes to answer one (twice its median first response, and a day at the least), the
+    longest-waiting first, at the first event after it became late (a pull request also at the
+    first after it had waited :data:`ESCALATE` times as long: a reminder that went unheard),
+    never a maintainer's own issue; a failed check
+    not run again nor pushed over for twice the usual time to a follow-up."""
     out: dict[str, Judged] = {}
     usual_follow = exp.follow_up_usual_minutes()
     for (name, branch), failed in sorted(exp.failed.items(), key=lambda i: i[1]):
@@ -383,18 +388,29 @@ def _code(
         usual = exp.response_usual_minutes(kind)
         if usual is None:
             continue
+        if kind == "issue" and author in exp.maintainers:
+            continue  # a maintainer's own tracking issue waits for nobody
         waited = (now - opened).total_seconds() / 60
-        threshold = RESPONSE_FACTOR * usual
-        if waited < threshold:
+        late = max(RESPONSE_FACTOR * usual, WAIT_FLOOR_MIN)
+        if waited < late:
+            continue
+        # Only a reminder mark passed since the last moment before this one a reminder could
+        # be posted (None: there was none) makes this a moment to remind; at that moment the
+        # item was reminded of already.
+        marks = (late, ESCALATE * late) if kind == "pull_request" else (late,)
+        before = exp.moment_before(kind, now)
+        then = -1.0 if before is None else (before - opened).total_seconds() / 60
+        if not any(then < mark <= waited for mark in marks):
             continue
         what = "Pull request" if kind == "pull_request" else "Issue"
         by = f" by {author}" if author else ""
         answer = "a review or comment" if kind == "pull_request" else "a reply"
+        again = " (a second reminder)" if then >= late else ""
         out[intent] = Judged(
             True,
             target=f"{kind}:{number}",
             sentence=f"{what} #{number}{by} has waited {minutes_words(waited)} for {answer} from "
-            f"anyone else; this repository usually answers {within_words(usual)} "
+            f"anyone else{again}; this repository usually answers {within_words(usual)} "
             f"(median of {len(exp.response_minutes[kind])}).",
             score=share_below(exp.response_minutes[kind], waited),
         )
