@@ -363,8 +363,9 @@ def _code(
     takes to answer one (twice its median first response, and a day at the least), the
     longest-waiting first, at the first event after it became late (a pull request also at the
     first after it had waited :data:`ESCALATE` times as long: a reminder that went unheard),
-    never a maintainer's own issue; a failed check
-    not run again nor pushed over for twice the usual time to a follow-up."""
+    never a maintainer's own issue; a failed check not run again nor pushed over for twice the
+    usual time to a follow-up. Two items that become late at the same event get one reminder,
+    the longer-waiting one's: the other's mark has passed by the next event."""
     out: dict[str, Judged] = {}
     usual_follow = exp.follow_up_usual_minutes()
     for (name, branch), failed in sorted(exp.failed.items(), key=lambda i: i[1]):
@@ -394,9 +395,9 @@ def _code(
         late = max(RESPONSE_FACTOR * usual, WAIT_FLOOR_MIN)
         if waited < late:
             continue
-        # Only a reminder mark passed since the last moment before this one a reminder could
-        # be posted (None: there was none) makes this a moment to remind; at that moment the
-        # item was reminded of already.
+        # A moment to remind only when a reminder mark was passed since the last moment before
+        # this one a reminder could be posted at (None: there was none); a mark passed before
+        # that was reminded of then.
         marks = (late, ESCALATE * late) if kind == "pull_request" else (late,)
         before = exp.moment_before(kind, now)
         then = -1.0 if before is None else (before - opened).total_seconds() / 60
