@@ -660,7 +660,7 @@ def test_a_candidate_below_the_team_s_threshold_is_not_proposed_and_says_why() -
     assert RulesPolicy(threshold=1.0).decide(_ctx(late, exp)).action == "intervene"
 
 
-def test_a_failed_check_not_run_again_past_twice_its_usual_follow_up_is_nudged() -> None:
+def test_a_failed_check_not_run_again_past_twice_its_usual_follow_up_is_nudged_once() -> None:
     exp = Expectations()
     t = datetime(2024, 3, 4, 9, tzinfo=UTC)
     run = 0
@@ -700,3 +700,23 @@ def test_a_failed_check_not_run_again_past_twice_its_usual_follow_up_is_nudged()
         "push since; a failure here is usually followed up within 45 minutes (median of 4)."
     )
     assert late.controlled.proposed.score == 1.0
+    # Reminded of once: not again at a later event, on the next day or the one after.
+    for n, days in enumerate((1, 2)):
+        again = stream.process(_gh(702 + n, failed + timedelta(days=days), "IssueCommentEvent",
+                                   number=9, pull_request=True, author="m", actor="m"))  # fmt: skip
+        assert again.action == "abstain", again.controlled.proposed.message
+
+
+def test_items_late_at_the_same_moment_are_named_in_one_reminder() -> None:
+    exp = _repository([2, 3, 4])
+    opened = datetime(2024, 2, 1, 9, tzinfo=UTC)
+    exp.observe_event(_gh(300, opened, "pr_opened", number=77, author="ann"))
+    exp.observe_event(_gh(301, opened + timedelta(minutes=5), "pr_opened", number=78, author="bo"))
+    decisions = _reminders(exp, opened, (30, 31))
+    assert [d.action for d in decisions] == ["intervene", "abstain"]
+    assert decisions[0].controlled.proposed.target == "pull_request:77"
+    assert decisions[0].controlled.proposed.message == (
+        "Pull request #77 by ann has waited 1 day 6 hours for a review or comment from anyone "
+        "else; this repository usually answers within 3 hours (median of 3); also late: #78 by "
+        "bo (1 day 5 hours)."
+    )

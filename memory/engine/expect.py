@@ -169,6 +169,12 @@ def code_change(
     return (*found, title if isinstance(title, str) else None)
 
 
+def _failed(payload: Mapping[str, Any]) -> bool:
+    """Whether a check run's event reports it failed."""
+    conclusion = _attributes(payload).get("conclusion")
+    return isinstance(conclusion, str) and conclusion.lower() in CI_FAILED
+
+
 def _merger(payload: Mapping[str, Any]) -> str | None:
     """Who merged a pull request with this event, a person (REST ``pr_merged`` names them in
     ``merged_by``; in GH Archive the actor of a closing, merged PullRequestEvent); else None."""
@@ -248,9 +254,9 @@ class Expectations:
     # maintainer opens is their own tracking of work, not a question waiting for an answer.
     authors: dict[tuple[str, int], str] = field(default_factory=dict)
     maintainers: set[str] = field(default_factory=set)
-    # Per kind (pull_request, issue), the times of the last two distinct events on an open one
-    # (oldest first): the moments a nudge on a waiting one could be posted, so a decision knows
-    # when the one before it was (``moment_before``) and what became late since then.
+    # Per kind (pull_request, issue, ci_run), the last two distinct moments (oldest first) a
+    # reminder of one could be posted at (``moment_before``), so a decision knows when the one
+    # before it was and what became late since then.
     moments: dict[str, tuple[datetime, ...]] = field(default_factory=dict)
     # code: failed checks not yet run again ((workflow, branch) -> when, and its name), and
     # the minutes from a failure to the next run of it or a push to its branch
@@ -283,9 +289,11 @@ class Expectations:
                 self.out_since = None
         kind = code_kind(event)
         if kind in _WAITING_KINDS and is_open(event):
-            times = self.moments.get(kind, ())
-            if not times or event.at > times[-1]:
-                self.moments[kind] = (*times[-1:], event.at)
+            self._moment(kind, event.at)
+            if kind == "pull_request":  # its checks' follow-up can be asked for there too
+                self._moment("ci_run", event.at)
+        elif kind == "ci_run" and _failed(event.payload):
+            self._moment(kind, event.at)
         change = code_change(event.payload)
         if change is not None:
             self._code(event.at, *change)
@@ -352,8 +360,7 @@ class Expectations:
             failed = self.failed.pop(key, None)
             if failed is not None:
                 self.follow_up_minutes.append(max(0.0, (event.at - failed).total_seconds() / 60))
-            conclusion = a.get("conclusion")
-            if isinstance(conclusion, str) and conclusion.lower() in CI_FAILED:
+            if _failed(event.payload):
                 self.failed[key] = event.at
             return True
         if event.payload.get("type") == "PushEvent":
@@ -365,9 +372,16 @@ class Expectations:
             return True
         return False
 
+    def _moment(self, kind: str, at: datetime) -> None:
+        times = self.moments.get(kind, ())
+        if not times or at > times[-1]:
+            self.moments[kind] = (*times[-1:], at)
+
     def moment_before(self, kind: str, now: datetime) -> datetime | None:
-        """When the latest event on an open ``kind`` (pull_request, issue) before ``now``
-        happened (None: none seen), whether or not the event at ``now`` was observed yet."""
+        """The latest moment before ``now`` a reminder of a ``kind`` could be posted at (None:
+        none seen), whether or not the event at ``now`` was observed yet: an event on an open
+        pull request or issue; for a failed check (``ci_run``), a failed run or an event on an
+        open pull request."""
         return next((t for t in reversed(self.moments.get(kind, ())) if t < now), None)
 
     def follow_up_usual_minutes(self) -> float | None:

@@ -364,13 +364,16 @@ def _code(
     longest-waiting first, at the first event after it became late (a pull request also at the
     first after it had waited :data:`ESCALATE` times as long: a reminder that went unheard),
     never a maintainer's own issue; a failed check not run again nor pushed over for twice the
-    usual time to a follow-up. Two items that become late at the same event get one reminder,
-    the longer-waiting one's: the other's mark has passed by the next event."""
+    usual time to a follow-up, at the first moment after that. Items of one kind that become
+    late at the same moment are named in one reminder, the longest-waiting first."""
     out: dict[str, Judged] = {}
     usual_follow = exp.follow_up_usual_minutes()
+    before = exp.moment_before("ci_run", now)
     for (name, branch), failed in sorted(exp.failed.items(), key=lambda i: i[1]):
+        if usual_follow is None:
+            break
         waited = (now - failed).total_seconds() / 60
-        if usual_follow is None or waited < RESPONSE_FACTOR * usual_follow:
+        if not _passed(failed, before, waited, (RESPONSE_FACTOR * usual_follow,)):
             continue
         out["ci_follow_up"] = Judged(
             True,
@@ -382,40 +385,61 @@ def _code(
             score=share_below(exp.follow_up_minutes, waited),
         )
         break
+    # Per kind, its usual answer and the last moment before now a reminder could be posted at,
+    # worked out once: a busy repository has hundreds of items waiting.
+    usuals = {kind: exp.response_usual_minutes(kind) for kind in _CODE_INTENTS}
+    befores = {kind: exp.moment_before(kind, now) for kind in _CODE_INTENTS}
+    late_now: dict[str, list[tuple[int, str | None, float, bool]]] = {}
     for (kind, number), (opened, author) in sorted(exp.waiting.items(), key=lambda i: i[1][0]):
-        intent = _CODE_INTENTS[kind]
-        if intent in out:
-            continue
-        usual = exp.response_usual_minutes(kind)
+        usual = usuals[kind]
         if usual is None:
             continue
-        if kind == "issue" and author in exp.maintainers:
-            continue  # a maintainer's own tracking issue waits for nobody
         waited = (now - opened).total_seconds() / 60
         late = max(RESPONSE_FACTOR * usual, WAIT_FLOOR_MIN)
         if waited < late:
             continue
-        # A moment to remind only when a reminder mark was passed since the last moment before
-        # this one a reminder could be posted at (None: there was none); a mark passed before
-        # that was reminded of then.
+        if kind == "issue" and author in exp.maintainers:
+            continue  # a maintainer's own tracking issue waits for nobody
         marks = (late, ESCALATE * late) if kind == "pull_request" else (late,)
-        before = exp.moment_before(kind, now)
-        then = -1.0 if before is None else (before - opened).total_seconds() / 60
-        if not any(then < mark <= waited for mark in marks):
-            continue
+        before = befores[kind]
+        if _passed(opened, before, waited, marks):
+            again = before is not None and (before - opened).total_seconds() / 60 >= late
+            late_now.setdefault(kind, []).append((number, author, waited, again))
+    for kind, items in late_now.items():
+        usual = usuals[kind]
+        assert usual is not None  # every item of the kind was judged against it
+        number, author, waited, again = items[0]
         what = "Pull request" if kind == "pull_request" else "Issue"
-        by = f" by {author}" if author else ""
         answer = "a review or comment" if kind == "pull_request" else "a reply"
-        again = " (a second reminder)" if then >= late else ""
-        out[intent] = Judged(
+        also = "".join(
+            f"{'; also late: ' if i == 0 else ', '}#{n}{_by(who)} ({minutes_words(w)})"
+            for i, (n, who, w, _again) in enumerate(items[1:])
+        )
+        out[_CODE_INTENTS[kind]] = Judged(
             True,
             target=f"{kind}:{number}",
-            sentence=f"{what} #{number}{by} has waited {minutes_words(waited)} for {answer} from "
-            f"anyone else{again}; this repository usually answers {within_words(usual)} "
-            f"(median of {len(exp.response_minutes[kind])}).",
+            sentence=f"{what} #{number}{_by(author)} has waited {minutes_words(waited)} for "
+            f"{answer} from anyone else{' (a second reminder)' if again else ''}; this "
+            f"repository usually answers {within_words(usual)} "
+            f"(median of {len(exp.response_minutes[kind])}){also}.",
             score=share_below(exp.response_minutes[kind], waited),
         )
     return out
+
+
+def _by(author: str | None) -> str:
+    return f" by {author}" if author else ""
+
+
+def _passed(
+    since: datetime, before: datetime | None, waited: float, marks: tuple[float, ...]
+) -> bool:
+    """Whether a wait begun at ``since``, ``waited`` minutes long now, passed one of ``marks``
+    (minutes) after ``before``, the last moment before now a reminder could be posted at (None:
+    there was none): only then is now a moment to remind. A mark passed before that moment was
+    reminded of at it."""
+    then = -1.0 if before is None else (before - since).total_seconds() / 60
+    return any(then < mark <= waited for mark in marks)
 
 
 def _clock(text: str) -> int:
