@@ -720,3 +720,10 @@ def test_items_late_at_the_same_moment_are_named_in_one_reminder() -> None:
         "else; this repository usually answers within 3 hours (median of 3); also late: #78 by "
         "bo (1 day 5 hours)."
     )
+    # After a quiet spell many items are late at once: three are named, the rest counted.
+    for n in range(79, 84):
+        exp.observe_event(_gh(n + 300, opened + timedelta(days=2), "pr_opened", number=n))
+    quiet = _reminders(exp, opened, (80,))[0]
+    assert quiet.controlled.proposed.message.endswith(
+        "also late: #78 by bo (3 days 7 hours), #79 (1 day 8 hours) and 4 more."
+    )

@@ -68,6 +68,9 @@ DAYTIME = (time(8), time(22))  # stillness at night is sleep
 # (later, the day has moved on); only while the home shows life in the current segment.
 ROUTINE_GRACE_SEGMENTS = 1
 ROUTINE_RELEVANT_SEGMENTS = 3
+# Code: a reminder names at most this many items late at the same moment (the first and two
+# more), and counts the rest: a long list is read by nobody.
+ALSO_NAMED = 3
 PACE_SLOTS = frozenset({1, 2, 3})  # noon, mid-afternoon and evening: a pace to fall behind
 # Desktop: the baseline's break rule (90 minutes of frames, no gap of 5; decide.py reads these)
 # nudged once per stretch; switching at least the baseline's floor; the main app late past its
@@ -411,10 +414,10 @@ def _code(
         number, author, waited, again = items[0]
         what = "Pull request" if kind == "pull_request" else "Issue"
         answer = "a review or comment" if kind == "pull_request" else "a reply"
-        also = "".join(
-            f"{'; also late: ' if i == 0 else ', '}#{n}{_by(who)} ({minutes_words(w)})"
-            for i, (n, who, w, _again) in enumerate(items[1:])
-        )
+        named = [f"#{n}{_by(who)} ({minutes_words(w)})" for n, who, w, _ in items[1:ALSO_NAMED]]
+        more = len(items) - ALSO_NAMED
+        also = f"; also late: {', '.join(named)}" if named else ""
+        also += f" and {more} more" if more > 0 else ""
         out[_CODE_INTENTS[kind]] = Judged(
             True,
             target=f"{kind}:{number}",
