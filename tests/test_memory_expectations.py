@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from memory.engine import usual
+from memory.engine import catalogue, usual
 from memory.engine.decide import (
     DEFAULT_FALSE_ALARM_COST,
     DEFAULT_THRESHOLD,
@@ -211,6 +211,43 @@ def test_a_room_used_every_morning_not_used_by_its_usual_time_fires_once_per_epi
     assert "The kitchen is usually in use by 11:40 (on 6 of the last 6 days)" in (
         fired[0].controlled.proposed.message
     )
+
+
+def test_only_a_routine_a_caregiver_checks_on_is_overdue() -> None:
+    """The bathroom used every morning and not yet today is the resident's own business; a
+    meal's kitchen or a medicine cabinet is what a caregiver asks after."""
+    assert catalogue.is_care_place("Kitchen") and catalogue.is_care_place("MedicineCabinet")
+    assert not catalogue.is_care_place("Bathroom") and not catalogue.is_care_place("Living")
+    stream = MemoryStream("home", ZONE, RulesPolicy())
+    for d in range(6):
+        for segment in (10, 11, 12):
+            at = START + timedelta(days=d, minutes=50 * (segment + 1))
+            rooms = {"Bathroom": 3} if segment == 12 else {"Bedroom": 2}
+            stream.decide_point(
+                _point(100 * d + segment, at, segment=segment, rooms=rooms, events=2)
+            )
+    for segment in (12, 13, 14, 15, 16, 17):  # day 7: up and about, never in the bathroom
+        at = START + timedelta(days=6, minutes=50 * (segment + 1))
+        outcome = stream.decide_point(
+            _point(1000 + segment, at, segment=segment, rooms={"Bedroom": 1}, events=1)
+        )
+        assert outcome.action == "abstain", outcome.controlled.proposed.message
+    # A regularity of the bathroom, due, is not nudged either; one of the kitchen is.
+    now = START + timedelta(hours=10, minutes=50)
+    point = _point(2, now, segment=12, events=2, rooms={"Living": 2})
+    for place, action in (("Bathroom", "abstain"), ("Kitchen", "intervene")):
+        proposal = Proposal(
+            Predicate(("day_start", "place"), "Bedroom"),
+            Predicate(("device_use", "place"), place),
+            (time(8), time(10)),
+        )
+        due = Retrieved(key="k", proposal=proposal, state="active", confidence=0.9,
+                        occurrence="deviated", distance=timedelta(0),
+                        deadline=START + timedelta(hours=10), fact_ids=(), n_f=8)  # fmt: skip
+        decided = RulesPolicy().decide(replace(_ctx(point, Expectations()), regularities=(due,)))
+        assert decided.action == action, decided.message
+        if action == "abstain":
+            assert "not a routine a caregiver checks on" in decided.message
 
 
 def test_a_regularity_s_routine_under_way_in_its_room_today_is_vetoed_not_nudged() -> None:

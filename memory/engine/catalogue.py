@@ -62,6 +62,8 @@ CI_FAILED = frozenset({"failure", "timed_out", "startup_failure", "action_requir
 # lower-cased. A contact sensor matching none is ``outing`` (front doors are the common
 # contact sensor in CASAS homes); any other unmatched event is ``presence``.
 HOME_FAMILIES: tuple[tuple[str, str], ...] = (
+    ("medic", "medication"),  # a medicine cabinet, a medication box
+    ("pill", "medication"),
     ("kitchen", "meal"),
     ("dining", "meal"),
     ("fridge", "meal"),
@@ -83,6 +85,11 @@ HOME_FAMILIES: tuple[tuple[str, str], ...] = (
     ("hall", "outing"),
 )
 HOME_DEFAULT_FAMILY = "presence"
+# The routines a caregiver checks on when they have not happened by their usual time: meals, and
+# medication where a sensor names it. When and where someone washes, dresses or sits is their
+# own business (blind annotators declined such checks in the validity study of the home
+# labels), and being up shows in the home's stillness, which is judged on its own.
+CARE_FAMILIES = frozenset({"meal", "medication"})
 HOME_CONTACT_FAMILY = "outing"
 # Our choice: a home segment shows someone about when it had events, or its last event is at
 # most this many minutes old at its close.
@@ -518,6 +525,12 @@ def home_family(event: EngineEvent) -> str:
         return HOME_DEFAULT_FAMILY
     room = min(rooms, key=lambda r: (-rooms[r], r))
     return _family_of(room) or HOME_DEFAULT_FAMILY
+
+
+def is_care_place(text: str) -> bool:
+    """Whether a room or device (its name) is where a routine a caregiver checks on happens
+    (:data:`CARE_FAMILIES`)."""
+    return _family_of(text) in CARE_FAMILIES
 
 
 def _family_of(text: str) -> str | None:

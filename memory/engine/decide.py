@@ -190,6 +190,13 @@ class RulesPolicy:
             if chosen is None:
                 reasons.append(f"{rid}: the current event is no moment to act")
                 continue
+            if (
+                ctx.scope == "home"
+                and chosen.intent == "check_in_routine"
+                and not usual.care_routine(r.proposal.behavior)
+            ):
+                reasons.append(f"{rid}: not a routine a caregiver checks on")
+                continue
             veto = verdicts.get(chosen.intent)
             if veto is not None and not veto.act:  # memory explains the moment (usual.py)
                 reasons.append(f"{rid}: {veto.sentence}")

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, time
 from typing import Any
 
+from memory.engine.catalogue import is_care_place
 from memory.engine.expect import (
     ACTIVE_STEPS,
     ACTIVE_USUAL_SHARE,
@@ -253,6 +254,12 @@ def rooms_used_today(exp: Expectations, today: date, p: Mapping[str, Any]) -> se
     return used
 
 
+def care_routine(behavior: Predicate) -> bool:
+    """Whether a home regularity's behaviour is a routine a caregiver checks on: it happens
+    in a place or at a device of a meal or medication (``catalogue.is_care_place``)."""
+    return isinstance(behavior.value, str) and is_care_place(behavior.value)
+
+
 def routine_under_way(
     exp: Expectations, behavior: Predicate, now: datetime, p: Mapping[str, Any]
 ) -> str | None:
@@ -271,13 +278,14 @@ def routine_under_way(
 
 
 def _routine(exp: Expectations, segment: int, today: date, p: Mapping[str, Any]) -> Judged | None:
-    """The first room whose usual first use today is overdue (module constants)."""
+    """The first room of a routine a caregiver checks on (``catalogue.is_care_place``: the
+    kitchen, medication) whose usual first use today is overdue (module constants)."""
     first_by_room, earlier_days = exp.room_first_uses(today)
     if earlier_days < MIN_DAYS:
         return None
     used_today = rooms_used_today(exp, today, p)
     for room in sorted(first_by_room):
-        if room in used_today:
+        if room in used_today or not is_care_place(room):
             continue
         starts = first_by_room[room]
         share = len(starts) / earlier_days
