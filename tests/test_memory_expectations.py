@@ -328,6 +328,31 @@ def test_an_hour_that_is_usually_active_and_is_not_earns_a_walk_and_a_never_acti
     assert vetoed.action == "abstain" and "sitting at 12:00 is usual" in vetoed.message
 
 
+def test_an_hour_the_tracker_recorded_nothing_in_is_a_still_hour_of_history() -> None:
+    """Evenings the tracker lay still (off the wrist, charging) are evenings this person did
+    not move in: sitting at that hour now is usual, and the hour is not a usually active one."""
+    exp = Expectations()
+    for d in range(6):
+        worn = d < 2  # worn on two evenings only, active on those
+        figures = (
+            {"steps_last_60": 2400, "sedentary_min_last_60": 10}
+            if worn
+            else {"steps_last_60": 0, "sedentary_min_last_60": 60}
+        )
+        point = _slot(d, d, 3, steps_today=6000, worn_last_60=worn, **figures)
+        exp.observe_point(point, point.at.date())
+    assert exp.slot_share(exp.sitting, 3, START.date() + timedelta(days=7), 50) == (4 / 6, 6)
+    evening = _slot(50, 7, 3, steps_last_60=30, steps_today=6100, sedentary_min_last_60=57)
+    judged = RulesPolicy().decide(_ctx(evening, exp, "sports"))
+    assert judged.action == "abstain"
+    assert "sitting at 18:00 is usual (67 % of 6 days)" in judged.message
+    assert "this hour is active on only 33 % of 6 days" in judged.message
+    # The current hour unworn: nobody can be reached through the tracker, whatever is usual.
+    off = _slot(51, 8, 3, steps_last_60=0, steps_today=6100, sedentary_min_last_60=60,
+                worn_last_60=False)  # fmt: skip
+    assert usual.judge("sports", off.payload, off.at, exp, {}) == {}
+
+
 def test_behind_the_usual_pace_is_judged_against_the_person_s_own_median() -> None:
     exp = Expectations()
     for d, steps in enumerate((6000, 7000, 8000, 9000, 10000, 11000)):

@@ -418,7 +418,12 @@ class Expectations:
         if p.get("type") == "frame_end":
             self._frame(p, day)
         slot = p.get("slot")
-        if isinstance(slot, int) and p.get("worn_last_60") is not False:
+        if isinstance(slot, int):
+            # Every earlier day the tracker reported the slot counts, worn in the hour or not:
+            # an hour it recorded no movement in is one this person did not move in, whether
+            # they sat, slept or left it on the nightstand, so sitting then now is nothing
+            # unusual and an hour rarely active is not "usually active". (Whether the current
+            # hour was worn decides whether anyone can be reached: usual.py.)
             for name, into in (
                 ("steps_last_60", self.steps_hour),
                 ("steps_today", self.steps_today),
