@@ -202,7 +202,7 @@ def test_a_room_used_every_morning_not_used_by_its_usual_time_fires_once_per_epi
     for segment in (12, 13, 14, 15, 16, 17):  # day 7: up and about, never in the kitchen
         at = START + timedelta(days=6, minutes=50 * (segment + 1))
         outcome = stream.decide_point(
-            _point(1000 + segment, at, segment=segment, rooms={"bedroom": 1}, events=1)
+            _point(1000 + segment, at, segment=segment, rooms={"living": 1}, events=1)
         )
         outcomes.append(outcome)
     fired = [o for o in outcomes if o.action == "intervene"]
@@ -211,6 +211,59 @@ def test_a_room_used_every_morning_not_used_by_its_usual_time_fires_once_per_epi
     assert "The kitchen is usually in use by 11:40 (on 6 of the last 6 days)" in (
         fired[0].controlled.proposed.message
     )
+
+
+def test_nobody_up_by_the_usual_time_is_checked_on_and_the_silence_is_not_a_fall() -> None:
+    """Up and in the kitchen by 08:20 every day; today nothing outside the bedroom: one check
+    past the usual time (the bedroom's own stirring, or none, alike), and no stillness alarm
+    for the sleeping home. Someone about in the hall is up; a resident who went out is out."""
+
+    def stream_with_mornings() -> MemoryStream:
+        stream = MemoryStream("home", ZONE, RulesPolicy())
+        for d in range(6):
+            for segment in (8, 9, 10):
+                at = START + timedelta(days=d, minutes=50 * (segment + 1))
+                rooms = {"Kitchen": 3} if segment == 9 else {"Bedroom": 2}
+                stream.decide_point(_point(100 * d + segment, at, segment=segment, rooms=rooms,
+                                           events=2, quiet_min=5))  # fmt: skip
+        return stream
+
+    stream = stream_with_mornings()
+    outcomes = {}
+    for segment in range(9, 16):  # day 7: the bedroom stirs at 09:10, otherwise silence
+        at = START + timedelta(days=6, minutes=50 * (segment + 1))
+        rooms = {"Bedroom": 1} if segment == 11 else {}
+        quiet = 5 if segment == 11 else 50 * (segment - 8)
+        outcomes[segment] = stream.decide_point(
+            _point(
+                1000 + segment, at, segment=segment, rooms=rooms, events=len(rooms), quiet_min=quiet
+            )  # fmt: skip
+        )
+    fired = {s: o for s, o in outcomes.items() if o.action == "intervene"}
+    assert list(fired) == [11], [o.controlled.proposed.message for o in outcomes.values()]
+    assert fired[11].controlled.proposed.intent == "check_in_routine"
+    assert fired[11].controlled.proposed.message == (
+        "Nobody seems up yet: nothing has moved today outside where the resident sleeps, though "
+        "the home is usually about by 09:10 (on 6 of the last 6 days). Is everything all right?"
+    )
+    assert all(o.controlled.proposed.intent != "wellbeing_check" for o in outcomes.values())
+    # Up and about in the hall: not a getting-up check but breakfast's (the kitchen unused).
+    # Gone out by the front door last night: neither.
+    for first, kind in (({"Hall": 2}, "motion"), ({}, "door")):
+        stream = stream_with_mornings()
+        if kind == "door":
+            evening = START + timedelta(days=5, hours=21)
+            stream.ingest(_event(9000, evening, "door", "OPEN", "FrontDoor", "Entrance"))
+        at = START + timedelta(days=6, minutes=50 * 12)
+        outcome = stream.decide_point(
+            _point(2000, at, segment=11, rooms=first, events=len(first), quiet_min=60)
+        )
+        said = outcome.controlled.proposed.message
+        assert "Nobody seems up" not in said, kind
+        if kind == "motion":
+            assert said.startswith("The kitchen is usually in use by 09:10")
+        else:
+            assert outcome.action == "abstain" and "likely out" in said
 
 
 def test_only_a_routine_a_caregiver_checks_on_is_overdue() -> None:
@@ -229,7 +282,7 @@ def test_only_a_routine_a_caregiver_checks_on_is_overdue() -> None:
     for segment in (12, 13, 14, 15, 16, 17):  # day 7: up and about, never in the bathroom
         at = START + timedelta(days=6, minutes=50 * (segment + 1))
         outcome = stream.decide_point(
-            _point(1000 + segment, at, segment=segment, rooms={"Bedroom": 1}, events=1)
+            _point(1000 + segment, at, segment=segment, rooms={"Living": 1}, events=1)
         )
         assert outcome.action == "abstain", outcome.controlled.proposed.message
     # A regularity of the bathroom, due, is not nudged either; one of the kitchen is.

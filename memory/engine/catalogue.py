@@ -527,6 +527,11 @@ def home_family(event: EngineEvent) -> str:
     return _family_of(room) or HOME_DEFAULT_FAMILY
 
 
+def is_sleep_place(text: str) -> bool:
+    """Whether a room or device (its name) is where someone sleeps (the ``sleep`` family)."""
+    return _family_of(text) == "sleep"
+
+
 def is_care_place(text: str) -> bool:
     """Whether a room or device (its name) is where a routine a caregiver checks on happens
     (:data:`CARE_FAMILIES`)."""

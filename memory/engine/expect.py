@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from memory.engine.catalogue import CI_FAILED, code_kind, is_open
+from memory.engine.catalogue import CI_FAILED, code_kind, is_open, is_sleep_place
 from memory.engine.records import POINT_KIND, EngineEvent
 
 MIN_DAYS = 5  # earlier days with data before anything is "usual" (module docstring)
@@ -524,6 +524,28 @@ class Expectations:
             return {room: sorted(d.values()) for room, d in firsts.items()}, len(earlier)
 
         found: tuple[dict[str, list[int]], int] = self._before("room_first_uses", today, work)
+        return found
+
+    def up_firsts(self, today: date) -> tuple[list[int], int]:
+        """The segment of the first activity outside the places of sleep (from
+        :data:`ROUTINE_FIRST_SEGMENT`) on each earlier day that had one, sorted: when the
+        resident is usually up and about; and the number of earlier days with a point."""
+
+        def work() -> tuple[list[int], int]:
+            firsts: dict[date, int] = {}
+            earlier: set[date] = set()
+            for segment, seen in self.rooms.items():
+                for day, active in seen:
+                    if day >= today:
+                        continue
+                    earlier.add(day)
+                    if segment < ROUTINE_FIRST_SEGMENT:
+                        continue
+                    if any(not is_sleep_place(room) for room in active):
+                        firsts[day] = min(firsts.get(day, segment), segment)
+            return sorted(firsts.values()), len(earlier)
+
+        found: tuple[list[int], int] = self._before("up_firsts", today, work)
         return found
 
     # -- what is usual ----------------------------------------------------------------------------

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, time
 from typing import Any
 
-from memory.engine.catalogue import is_care_place
+from memory.engine.catalogue import is_care_place, is_sleep_place
 from memory.engine.expect import (
     ACTIVE_STEPS,
     ACTIVE_USUAL_SHARE,
@@ -37,6 +37,7 @@ from memory.engine.expect import (
     PACE_MIN_MEDIAN,
     PACE_SHARE,
     RESPONSE_FACTOR,
+    ROUTINE_FIRST_SEGMENT,
     ROUTINE_USUAL_SHARE,
     SEDENTARY_STEPS,
     SITTING_MIN,
@@ -189,7 +190,15 @@ def _home(
     # wellbeing_check: stillness, judged against the same segment on earlier days.
     quiet = as_number(p.get("quiet_min"))
     daytime = DAYTIME[0] <= now.time().replace(tzinfo=None) < DAYTIME[1]
-    if quiet is not None and exp.out_since is not None and exp.out_since <= now:
+    # Nobody up yet today (nothing outside the places of sleep since the morning began, on a
+    # home whose usual getting up is known): whether the resident is up is the question, asked
+    # by its usual time (check_in_routine), and the stillness is sleep's.
+    up = _up_check(exp, segment, today, p)
+    if quiet is not None and up is not None:
+        out["wellbeing_check"] = Judged(
+            False, "nobody is up yet today: the stillness is sleep's, and getting up is checked"
+        )
+    elif quiet is not None and exp.out_since is not None and exp.out_since <= now:
         out["wellbeing_check"] = Judged(
             False,
             f"the outer door was used at {exp.out_since.astimezone(now.tzinfo):%H:%M} and "
@@ -231,6 +240,20 @@ def _home(
     lively = (as_number(p.get("events")) or 0) > 0
     if not daytime:
         out["check_in_routine"] = Judged(False, f"{now:%H:%M} is night: routines wait for day")
+    elif up is not None and segment is not None:
+        # Being up is missed whether or not the bedroom shows life: a silent home included.
+        late = _overdue(up[0], segment)
+        out["check_in_routine"] = (
+            Judged(
+                True,
+                f"Nobody seems up yet: nothing has moved today outside where the resident "
+                f"sleeps, though the home is usually about by {late} (on {len(up[0])} of the "
+                f"last {up[1]} days). Is everything all right?",
+                score=len(up[0]) / up[1],
+            )
+            if late is not None
+            else Judged(False, "nobody is up yet, not past the usual time to be up")
+        )
     elif not lively:
         # A routine is missed only while the resident is in and about (the home shows life in
         # this segment); a silent home is the stillness check's to judge.
@@ -291,13 +314,8 @@ def _routine(exp: Expectations, segment: int, today: date, p: Mapping[str, Any])
         share = len(starts) / earlier_days
         if share < ROUTINE_USUAL_SHARE:
             continue
-        q1 = starts[len(starts) // 4]
-        q3 = starts[(3 * len(starts)) // 4]
-        if q3 - q1 > 3:  # first uses spread over more than ~3 hours: no usual time
-            continue
-        deadline = q3 + ROUTINE_GRACE_SEGMENTS
-        if deadline < segment <= deadline + ROUTINE_RELEVANT_SEGMENTS:
-            by = _segment_end(deadline)
+        by = _overdue(starts, segment)
+        if by is not None:
             return Judged(
                 True,
                 f"The {room_words(room)} is usually in use by {by} (on {len(starts)} of the last "
@@ -305,6 +323,37 @@ def _routine(exp: Expectations, segment: int, today: date, p: Mapping[str, Any])
                 "everything all right?",
                 score=share,
             )
+    return None
+
+
+def _up_check(
+    exp: Expectations, segment: Any, today: date, p: Mapping[str, Any]
+) -> tuple[list[int], int] | None:
+    """When nobody is up yet today on a home whose getting up is known: the segments of the
+    first activity outside the places of sleep on the earlier days, and how many earlier days;
+    None when someone is up (or has gone out), or history cannot say when they usually are."""
+    if not isinstance(segment, int) or segment < ROUTINE_FIRST_SEGMENT:
+        return None
+    if exp.out_since is not None:
+        return None  # the outer door was used and nothing has moved since: likely out
+    firsts, earlier_days = exp.up_firsts(today)
+    if earlier_days < MIN_DAYS or len(firsts) < ROUTINE_USUAL_SHARE * earlier_days:
+        return None
+    if any(not is_sleep_place(room) for room in rooms_used_today(exp, today, p)):
+        return None
+    return firsts, earlier_days
+
+
+def _overdue(starts: list[int], segment: int) -> str | None:
+    """The time a routine first begun in ``starts`` (sorted segments, on most of the earlier
+    days) is usually under way by, when ``segment`` is past it and still relevant; else None."""
+    q1 = starts[len(starts) // 4]
+    q3 = starts[(3 * len(starts)) // 4]
+    if q3 - q1 > 3:  # first uses spread over more than ~3 hours: no usual time
+        return None
+    deadline = q3 + ROUTINE_GRACE_SEGMENTS
+    if deadline < segment <= deadline + ROUTINE_RELEVANT_SEGMENTS:
+        return _segment_end(deadline)
     return None
 
 
