@@ -619,17 +619,31 @@ def test_a_long_stretch_of_work_gets_one_break_nudge_not_one_per_frame() -> None
     stream = MemoryStream("desktop", ZONE, RulesPolicy())
     outcomes = []
     for n, (start, end) in enumerate(
-        [("09:00", "09:30"), ("09:31", "10:00"), ("10:01", "10:40"), ("10:41", "11:00")]
+        [
+            ("09:00", "09:30"),
+            ("09:31", "10:00"),
+            ("10:01", "10:40"),
+            ("10:41", "11:00"),
+            ("11:01", "11:20"),
+            ("11:21", "11:40"),  # two hours forty: an hour past the first nudge
+            ("11:41", "12:10"),
+        ]
     ):
         app = "Code" if n % 2 == 0 else "Firefox"
         outcomes.append(stream.decide_point(_frame(n, 0, start, end, app, switches_30=2)))
     acted = [o for o in outcomes if o.action == "intervene"]
-    assert [o.controlled.proposed.intent for o in acted] == ["take_break"]
+    assert [o.controlled.proposed.intent for o in acted] == ["take_break", "take_break"]
     assert acted[0].controlled.proposed.message == (
         "You have been working since 09:00 without a break of 5 minutes (1 hour 40 minutes); "
         "take a few minutes away from the screen."
     )
     assert outcomes[3].suppressed  # the same stretch, another app: said already
+    # Unheeded for an hour: one more reminder, then none for the rest of the stretch.
+    assert outcomes[5] is acted[1] and outcomes[5].controlled.proposed.message == (
+        "You have been working since 09:00 without a break of 5 minutes (2 hours 40 minutes); "
+        "take a few minutes away from the screen."
+    )
+    assert outcomes[6].suppressed
 
 
 def test_switching_is_judged_against_the_person_s_own_usual() -> None:

@@ -78,6 +78,9 @@ PACE_SLOTS = frozenset({1, 2, 3})  # noon, mid-afternoon and evening: a pace to 
 # nudged once per stretch; switching at least the baseline's floor; the main app late past its
 # usual first start plus half an hour, for three hours.
 WORK_SPAN_MIN = 90
+# ... and once more when the stretch has gone on this much longer: a reminder unheeded for an
+# hour is worth one more, never one per frame.
+BREAK_AGAIN_MIN = 60
 BREAK_MIN = 5
 SWITCH_FLOOR = 12
 MAIN_APP_GRACE_MIN = 30
@@ -533,18 +536,20 @@ def _desktop(
     today = now.date()
     clock = now.hour * 60 + now.minute
 
-    # take_break: one nudge per stretch of work without a break (the stretch is its target).
+    # take_break: one nudge per stretch of work without a break (the stretch is its target),
+    # and one more when it has gone on unheeded for BREAK_AGAIN_MIN after that.
     frames = [*exp.spans.get(today, []), (p.get("start"), p.get("end"))]
     reach = work_stretch(
         (_clock(a), _clock(b)) for a, b in frames if isinstance(a, str) and isinstance(b, str)
     )
     if reach is not None and reach[1] - reach[0] >= WORK_SPAN_MIN:
+        again = reach[1] - reach[0] >= WORK_SPAN_MIN + BREAK_AGAIN_MIN
         out["take_break"] = Judged(
             True,
             f"You have been working since {hhmm(reach[0])} without a break of "
             f"{BREAK_MIN} minutes ({minutes_words(reach[1] - reach[0])}); take a few minutes "
             "away from the screen.",
-            target=f"work@{hhmm(reach[0])}",
+            target=f"work@{hhmm(reach[0])}{'/again' if again else ''}",
         )
 
     # refocus: switching above what is usual for this person (and at least the baseline floor).
