@@ -330,12 +330,12 @@ def _routine(exp: Expectations, segment: int, today: date, p: Mapping[str, Any])
 
 
 def _up_check(
-    exp: Expectations, segment: Any, today: date, p: Mapping[str, Any]
+    exp: Expectations, segment: int | None, today: date, p: Mapping[str, Any]
 ) -> tuple[list[int], int] | None:
     """When nobody is up yet today on a home whose getting up is known: the segments of the
     first activity outside the places of sleep on the earlier days, and how many earlier days;
     None when someone is up (or has gone out), or history cannot say when they usually are."""
-    if not isinstance(segment, int) or segment < ROUTINE_FIRST_SEGMENT:
+    if segment is None or segment < ROUTINE_FIRST_SEGMENT:
         return None
     if exp.out_since is not None:
         return None  # the outer door was used and nothing has moved since: likely out

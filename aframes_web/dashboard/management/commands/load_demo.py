@@ -36,10 +36,11 @@ DEMO_TZ = "Europe/Berlin"
 DEMO_START = date(2026, 3, 2)
 DEMO_DAYS = 5
 DEMO_SEED = 20260302
-# A home (SYNTHETIC, benchmark.synthetic.memory_streams): three weeks imported, then its last day
+# A home (SYNTHETIC, benchmark.synthetic.memory_streams): four weeks imported, then its last day
 # decided event by event, so its memory pages show trajectories, regularities and decisions.
 DEMO_HOME = "demo-home"
-DEMO_HOME_DAYS = 21
+DEMO_HOME_DAYS = 28
+DEMO_HOME_START = date(2025, 12, 31)  # so that the last day is Tuesday 27 January 2026
 # The labelling project: the home's last two days, two labels per point, the rule's triage.
 DEMO_PROJECT = "Demo home, last two days"
 DEMO_ANNOTATORS = ("demo-ana", "demo-ben")
@@ -192,7 +193,7 @@ class Command(BaseCommand):
             name="Demo home (synthetic)",
             timezone_name=ZONES["home"],
         )
-        items = generate("home", days=DEMO_HOME_DAYS, seed=DEMO_SEED)
+        items = generate("home", days=DEMO_HOME_DAYS, seed=DEMO_SEED, start=DEMO_HOME_START)
         last = max(local_day(i, "home") for i in items)
         history = [i for i in items if local_day(i, "home") < last]
         located = (SourceItem(f"synthetic-home:{n}", item=r) for n, r in enumerate(history, 1))
@@ -203,7 +204,7 @@ class Command(BaseCommand):
         entity_days_refresh(entity_id=entity.pk, days=days)
         memory_close_due(entity_id=entity.pk)
         # The last day through decide: each event decided on the memory before it (and the
-        # three weeks before it closed first, inline).
+        # four weeks before it closed first, inline).
         decided = decide_batch(
             entity=entity, items=[i for i in items if local_day(i, "home") == last]
         )
