@@ -503,12 +503,12 @@ class Expectations:
             return None
         return app, sorted(self.app_first[d][app] for d in days), len(earlier)
 
-    def room_first_uses(self, today: date) -> tuple[dict[str, list[int]], int]:
+    def _room_firsts(self, today: date) -> tuple[dict[str, dict[date, int]], int]:
         """Per room, the segment of its first use on each earlier day it was used (from
-        :data:`ROUTINE_FIRST_SEGMENT`; earlier activity continues the night), sorted; and the
-        number of earlier days with a point."""
+        :data:`ROUTINE_FIRST_SEGMENT`; earlier activity continues the night); and the number
+        of earlier days with a point."""
 
-        def work() -> tuple[dict[str, list[int]], int]:
+        def work() -> tuple[dict[str, dict[date, int]], int]:
             firsts: dict[str, dict[date, int]] = {}
             earlier: set[date] = set()
             for segment, seen in self.rooms.items():
@@ -521,29 +521,36 @@ class Expectations:
                     for room in active:
                         by_day = firsts.setdefault(room, {})
                         by_day[day] = min(by_day.get(day, segment), segment)
-            return {room: sorted(d.values()) for room, d in firsts.items()}, len(earlier)
+            return firsts, len(earlier)
+
+        found: tuple[dict[str, dict[date, int]], int] = self._before("room_firsts", today, work)
+        return found
+
+    def room_first_uses(self, today: date) -> tuple[dict[str, list[int]], int]:
+        """Per room, the segments of its first use on the earlier days it was used, sorted
+        (:meth:`_room_firsts`); and the number of earlier days with a point."""
+
+        def work() -> tuple[dict[str, list[int]], int]:
+            firsts, days = self._room_firsts(today)
+            return {room: sorted(d.values()) for room, d in firsts.items()}, days
 
         found: tuple[dict[str, list[int]], int] = self._before("room_first_uses", today, work)
         return found
 
     def up_firsts(self, today: date) -> tuple[list[int], int]:
-        """The segment of the first activity outside the places of sleep (from
-        :data:`ROUTINE_FIRST_SEGMENT`) on each earlier day that had one, sorted: when the
-        resident is usually up and about; and the number of earlier days with a point."""
+        """The segment of the first activity outside the places of sleep on each earlier day
+        that had one (:meth:`_room_firsts`), sorted: when the resident is usually up and about;
+        and the number of earlier days with a point."""
 
         def work() -> tuple[list[int], int]:
-            firsts: dict[date, int] = {}
-            earlier: set[date] = set()
-            for segment, seen in self.rooms.items():
-                for day, active in seen:
-                    if day >= today:
-                        continue
-                    earlier.add(day)
-                    if segment < ROUTINE_FIRST_SEGMENT:
-                        continue
-                    if any(not is_sleep_place(room) for room in active):
-                        firsts[day] = min(firsts.get(day, segment), segment)
-            return sorted(firsts.values()), len(earlier)
+            firsts, days = self._room_firsts(today)
+            up: dict[date, int] = {}
+            for room, by_day in firsts.items():
+                if is_sleep_place(room):
+                    continue
+                for day, segment in by_day.items():
+                    up[day] = min(up.get(day, segment), segment)
+            return sorted(up.values()), days
 
         found: tuple[list[int], int] = self._before("up_firsts", today, work)
         return found
