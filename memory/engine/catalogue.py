@@ -62,8 +62,7 @@ CI_FAILED = frozenset({"failure", "timed_out", "startup_failure", "action_requir
 # lower-cased. A contact sensor matching none is ``outing`` (front doors are the common
 # contact sensor in CASAS homes); any other unmatched event is ``presence``.
 HOME_FAMILIES: tuple[tuple[str, str], ...] = (
-    ("medic", "medication"),  # a medicine cabinet, a medication box
-    ("pill", "medication"),
+    ("medic", "medication"),  # a medicine cabinet, a medication box (not "pill": a pillow)
     ("kitchen", "meal"),
     ("dining", "meal"),
     ("fridge", "meal"),
@@ -88,7 +87,7 @@ HOME_DEFAULT_FAMILY = "presence"
 # The routines a caregiver checks on when they have not happened by their usual time: meals, and
 # medication where a sensor names it. When and where someone washes, dresses or sits is their
 # own business (blind annotators declined such checks in the validity study of the home
-# labels), and being up shows in the home's stillness, which is judged on its own.
+# labels). Being up is checked apart: the day's first activity outside the places of sleep.
 CARE_FAMILIES = frozenset({"meal", "medication"})
 HOME_CONTACT_FAMILY = "outing"
 # Our choice: a home segment shows someone about when it had events, or its last event is at
