@@ -514,7 +514,7 @@ def test_a_reminder_waits_for_a_moment_it_can_be_posted_at() -> None:
     # reminder comes at the next event on an open pull request, however late.
     push = _gh(500, opened + timedelta(hours=30), "PushEvent", ref="refs/heads/main")
     exp.observe_event(push)
-    assert exp.moment_before("pull_request", opened + timedelta(hours=40)) == opened
+    assert exp.moment_before("review_nudge", opened + timedelta(hours=40)) == opened
     decisions = _reminders(exp, opened, (40, 41))
     assert [d.action for d in decisions] == ["intervene", "abstain"]
 

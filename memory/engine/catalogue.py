@@ -245,11 +245,15 @@ def open_issue(event: EngineEvent) -> bool:
     return is_open(event) and code_object(event)[0] == "issue"
 
 
+def failed_run(event: EngineEvent) -> bool:
+    """Whether the event reports a check run that concluded in failure (its ``conclusion``)."""
+    conclusion = attributes(event).get("conclusion")
+    return isinstance(conclusion, str) and conclusion.lower() in CI_FAILED
+
+
 def ci_moment(event: EngineEvent) -> bool:
     """A failed CI run, or any event on an open pull request (its CI is what follows up)."""
-    conclusion = attributes(event).get("conclusion")
-    failed = isinstance(conclusion, str) and conclusion.lower() in CI_FAILED
-    return (code_object(event)[0] == "ci_run" and failed) or open_pull_request(event)
+    return (code_object(event)[0] == "ci_run" and failed_run(event)) or open_pull_request(event)
 
 
 def focused_snapshot(event: EngineEvent) -> bool:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from memory.engine.catalogue import CI_FAILED, code_kind, is_open, is_sleep_place
+from memory.engine.catalogue import code_kind, failed_run, is_sleep_place, services
 from memory.engine.records import POINT_KIND, EngineEvent
 
 MIN_DAYS = 5  # earlier days with data before anything is "usual" (module docstring)
@@ -74,7 +74,9 @@ ESCALATE = 3.0
 # GitHub importer writes (GH Archive event types, REST objects).
 _OPENED = {"pr_opened": "pull_request", "issue_opened": "issue"}
 _CLOSED = {"pr_merged": "pull_request", "pr_closed": "pull_request", "issue_closed": "issue"}
-_WAITING_KINDS = frozenset(_OPENED.values())
+# The kinds of event a code service can act at (catalogue: an event on an open pull request
+# or issue, a failed check run); any other is no moment to post a reminder.
+_MOMENT_KINDS = frozenset({*_OPENED.values(), "ci_run"})
 _ACTION_KIND = {"PullRequestEvent": "pull_request", "IssuesEvent": "issue"}
 _REVIEWS = frozenset(
     {"PullRequestReviewEvent", "PullRequestReviewCommentEvent", "pr_review", "pr_review_comment"}
@@ -169,12 +171,6 @@ def code_change(
     return (*found, title if isinstance(title, str) else None)
 
 
-def _failed(payload: Mapping[str, Any]) -> bool:
-    """Whether a check run's event reports it failed."""
-    conclusion = _attributes(payload).get("conclusion")
-    return isinstance(conclusion, str) and conclusion.lower() in CI_FAILED
-
-
 def _merger(payload: Mapping[str, Any]) -> str | None:
     """Who merged a pull request with this event, a person (REST ``pr_merged`` names them in
     ``merged_by``; in GH Archive the actor of a closing, merged PullRequestEvent); else None."""
@@ -254,8 +250,8 @@ class Expectations:
     # maintainer opens is their own tracking of work, not a question waiting for an answer.
     authors: dict[tuple[str, int], str] = field(default_factory=dict)
     maintainers: set[str] = field(default_factory=set)
-    # Per kind (pull_request, issue, ci_run), the last two distinct moments (oldest first) a
-    # reminder of one could be posted at (``moment_before``), so a decision knows when the one
+    # Per code service (its intent), the last two distinct moments (oldest first) it could act
+    # at by the catalogue's own rule (``moment_before``), so a decision knows when the one
     # before it was and what became late since then.
     moments: dict[str, tuple[datetime, ...]] = field(default_factory=dict)
     # code: failed checks not yet run again ((workflow, branch) -> when, and its name), and
@@ -288,12 +284,10 @@ class Expectations:
             elif self.out_since is not None and event.at > self.out_since:
                 self.out_since = None
         kind = code_kind(event)
-        if kind in _WAITING_KINDS and is_open(event):
-            self._moment(kind, event.at)
-            if kind == "pull_request":  # its checks' follow-up can be asked for there too
-                self._moment("ci_run", event.at)
-        elif kind == "ci_run" and _failed(event.payload):
-            self._moment(kind, event.at)
+        if kind in _MOMENT_KINDS:
+            for service in services("code"):
+                if service.actionable(event):
+                    self._moment(service.intent, event.at)
         change = code_change(event.payload)
         if change is not None:
             self._code(event.at, *change)
@@ -360,7 +354,7 @@ class Expectations:
             failed = self.failed.pop(key, None)
             if failed is not None:
                 self.follow_up_minutes.append(max(0.0, (event.at - failed).total_seconds() / 60))
-            if _failed(event.payload):
+            if failed_run(event):
                 self.failed[key] = event.at
             return True
         if event.payload.get("type") == "PushEvent":
@@ -372,17 +366,16 @@ class Expectations:
             return True
         return False
 
-    def _moment(self, kind: str, at: datetime) -> None:
-        times = self.moments.get(kind, ())
+    def _moment(self, intent: str, at: datetime) -> None:
+        times = self.moments.get(intent, ())
         if not times or at > times[-1]:
-            self.moments[kind] = (*times[-1:], at)
+            self.moments[intent] = (*times[-1:], at)
 
-    def moment_before(self, kind: str, now: datetime) -> datetime | None:
-        """The latest moment before ``now`` a reminder of a ``kind`` could be posted at (None:
-        none seen), whether or not the event at ``now`` was observed yet: an event on an open
-        pull request or issue; for a failed check (``ci_run``), a failed run or an event on an
-        open pull request."""
-        return next((t for t in reversed(self.moments.get(kind, ())) if t < now), None)
+    def moment_before(self, intent: str, now: datetime) -> datetime | None:
+        """The latest moment before ``now`` the code service ``intent`` could act at by the
+        catalogue's rule (None: none seen), whether or not the event at ``now`` was observed
+        yet."""
+        return next((t for t in reversed(self.moments.get(intent, ())) if t < now), None)
 
     def follow_up_usual_minutes(self) -> float | None:
         """This repository's median time from a failed check to its follow-up, once it has

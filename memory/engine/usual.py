@@ -431,7 +431,7 @@ def _code(
     late at the same moment are named in one reminder, the longest-waiting first."""
     out: dict[str, Judged] = {}
     usual_follow = exp.follow_up_usual_minutes()
-    before = exp.moment_before("ci_run", now)
+    before = exp.moment_before("ci_follow_up", now)
     for (name, branch), failed in sorted(exp.failed.items(), key=lambda i: i[1]):
         if usual_follow is None:
             break
@@ -451,7 +451,7 @@ def _code(
     # Per kind, its usual answer and the last moment before now a reminder could be posted at,
     # worked out once: a busy repository has hundreds of items waiting.
     usuals = {kind: exp.response_usual_minutes(kind) for kind in _CODE_INTENTS}
-    befores = {kind: exp.moment_before(kind, now) for kind in _CODE_INTENTS}
+    befores = {kind: exp.moment_before(intent, now) for kind, intent in _CODE_INTENTS.items()}
     late_now: dict[str, list[tuple[int, str | None, float, bool]]] = {}
     for (kind, number), (opened, author) in sorted(exp.waiting.items(), key=lambda i: i[1][0]):
         usual = usuals[kind]
