@@ -646,6 +646,28 @@ def test_a_long_stretch_of_work_gets_one_break_nudge_not_one_per_frame() -> None
     assert outcomes[6].suppressed
 
 
+def test_a_new_person_s_stretch_of_switching_gets_one_refocus_nudge_an_hour() -> None:
+    # No history yet: the baseline's rule stands, but a stretch of switching is one moment,
+    # however many apps come to the front during it (each would be a new app to control).
+    stream = MemoryStream("desktop", ZONE, RulesPolicy())
+    outcomes = []
+    for n, (start, end) in enumerate(
+        [("09:00", "09:05"), ("09:06", "09:10"), ("09:11", "09:20"), ("09:21", "09:40"),
+         ("09:41", "09:55"), ("10:01", "10:04"), ("10:05", "10:08")]
+    ):  # fmt: skip
+        app = ("Code", "Firefox", "Slack", "Terminal")[n % 4]
+        outcomes.append(stream.decide_point(_frame(n, 0, start, end, app, switches_30=14)))
+    acted = [o for o in outcomes if o.action == "intervene"]
+    assert [o.at.astimezone(ZONE).strftime("%H:%M") for o in acted] == ["09:05", "10:04"]
+    assert {o.controlled.proposed.intent for o in acted} == {"refocus"}
+    assert acted[0].controlled.proposed.message == (
+        "You have switched between many apps in the last half hour; close what you do not need "
+        "and pick one task. (14 apps and windows started in the last 30 minutes)"
+    )
+    assert all(o.suppressed for o in outcomes[1:5])  # Firefox, Slack, ...: the same stretch
+    assert outcomes[6].suppressed
+
+
 def test_switching_is_judged_against_the_person_s_own_usual() -> None:
     exp = Expectations()
     for day in range(6):  # this person always juggles many windows

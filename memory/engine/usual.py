@@ -568,6 +568,11 @@ def _desktop(
             )
         else:
             out["refocus"] = Judged(False, f"{int(switches)} switches is usual for you")
+    elif "refocus" in rules:
+        # No history says what is usual yet: the baseline's rule stands, and like memory's own
+        # nudge it is said once per stretch of switching (its target), not at every frame of
+        # it with another app in front (control would take each app for a new situation).
+        out["refocus"] = Judged(True, rules["refocus"], baseline=True, target=f"switching@{now:%H}")
 
     # resume_focus: the usual main app not opened yet by its usual time.
     main = exp.main_app(today)
