@@ -102,6 +102,38 @@ def test_a_door_open_far_longer_than_it_ever_stays_is_said_in_words_with_what_is
     )
 
 
+@pytest.mark.parametrize("history_days", [6, 0])  # memory's own verdict, the baseline's rule
+def test_a_door_left_open_is_reminded_of_once_wherever_the_resident_goes(history_days: int) -> None:
+    stream = MemoryStream("home", ZONE, RulesPolicy())
+    n = 0
+    for d in range(history_days):
+        opened = START + timedelta(days=d, hours=9)
+        for at, value in ((opened, "OPEN"), (opened + timedelta(minutes=3), "CLOSE")):
+            n += 1
+            stream.ingest(_event(n, at, "door", value, "OutsideDoor/FrontDoor", "OutsideDoor"))
+    day = START + timedelta(days=7)
+    opened = day + timedelta(hours=15, minutes=29)
+    n += 1
+    stream.ingest(_event(n, opened, "door", "OPEN", "OutsideDoor/FrontDoor", "OutsideDoor"))
+    door = {"device": "OutsideDoor/FrontDoor", "room": "OutsideDoor", "kind": "door",
+            "since": opened.isoformat()}  # fmt: skip
+    outcomes = []
+    for k, room in enumerate(["Kitchen", "Living", "Kitchen", "Bathroom", "Living", "Kitchen"]):
+        now = day + timedelta(hours=16, minutes=30 * k)
+        n += 1
+        stream.ingest(_event(n, now - timedelta(minutes=1), "motion", "ON", f"{room}/M", room))
+        point = _point(1000 + k, now, segment=19 + k, events=3, rooms={room: 3}, quiet_min=1,
+                       on_at_close=[door])  # fmt: skip
+        outcomes.append(stream.decide_point(point))
+    acted = [o for o in outcomes if o.action == "intervene"]
+    # One reminder for the door's one stretch open: the resident moving from the kitchen to
+    # the living room and the bathroom is no new situation for the door.
+    assert [(o.at.strftime("%H:%M"), o.controlled.proposed.intent) for o in acted] == [
+        ("16:00", "check_device")
+    ]
+    assert all(o.controlled.reason == "repeat" for o in outcomes[1:])
+
+
 def test_a_device_on_for_no_longer_than_usual_is_vetoed_where_the_baseline_would_nag() -> None:
     exp = _door_history(minutes=50)  # this door stands open for most of an hour, every day
     now = START + timedelta(days=7, hours=12)

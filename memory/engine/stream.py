@@ -195,7 +195,7 @@ def decide_on(
         shared=view.shared,
     )
     proposed = policy.decide(ctx)
-    if view.scope in _CONTEXT_OF_THE_MOMENT:
+    if view.scope in _CONTEXT_OF_THE_MOMENT and not proposed.target:
         # What control compares is the moment's, whatever is proposed: worked out once for
         # every policy deciding on this view.
         sig = view.shared.get(_SIGNATURE)
@@ -211,7 +211,8 @@ def decide_on(
 
 
 # Scopes whose control context is the current moment's alone (catalogue.control_context: the
-# sports payload; a home's rooms and activity with its recent history), not the proposal's.
+# sports payload; a home's rooms and activity with its recent history), not the proposal's,
+# unless the proposal is about a target of its own (a home's device left on).
 _CONTEXT_OF_THE_MOMENT = frozenset({"sports", "home"})
 _SIGNATURE = ("signature",)
 

@@ -99,6 +99,13 @@ class Judged:
     score: float = BASELINE_SCORE  # of a moment to act on: how far it goes beyond history
 
 
+def _left_on(item: Mapping[str, Any]) -> str:
+    """What a device reminder is about: the device and when it was opened or switched on. One
+    reminder per such stretch, wherever in the home the resident is meanwhile (control reads
+    a home's moment by its rooms, which change as the resident moves)."""
+    return f"{item.get('device')}@{item.get('since')}"
+
+
 def device_words(item: Mapping[str, Any], names: Mapping[str, str] | None = None) -> str:
     """A device of a point's ``on_at_close`` in words: its name in the entity's names table
     (``names``: sensor id -> display name, room included) when it has one, else its own id in
@@ -163,7 +170,9 @@ def _home(
             if minutes is not None and minutes >= DEVICE_OPEN_MIN:
                 since = datetime.fromisoformat(item["since"]).strftime("%H:%M")
                 device = device_named(item, names)
-                out["check_device"] = Judged(True, f"{device} on since {since}", baseline=True)
+                out["check_device"] = Judged(
+                    True, f"{device} on since {since}", baseline=True, target=_left_on(item)
+                )
                 break
             continue
         on, off = _open_word(item)
@@ -181,6 +190,7 @@ def _home(
             f"{minutes_words(minutes)}; it is usually {off} {within_words(usual)} "
             f"(longest before: {minutes_words(longest)}).",
             score=exp.device_shorter_share(str(item.get("device")), minutes),
+            target=_left_on(item),
         )
         break
     if "check_device" not in out and held:
