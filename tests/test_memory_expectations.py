@@ -231,10 +231,13 @@ def test_a_room_used_every_morning_not_used_by_its_usual_time_fires_once_per_epi
                 _point(100 * d + segment, at, segment=segment, rooms=rooms, events=2)
             )
     outcomes = []
-    for segment in (12, 13, 14, 15, 16, 17):  # day 7: up and about, never in the kitchen
+    # Day 7: up and about, never in the kitchen; from room to room, which is no new situation
+    # for the kitchen.
+    about = ("living", "bathroom", "living", "hall", "bathroom", "living")
+    for segment, room in zip((12, 13, 14, 15, 16, 17), about, strict=True):
         at = START + timedelta(days=6, minutes=50 * (segment + 1))
         outcome = stream.decide_point(
-            _point(1000 + segment, at, segment=segment, rooms={"living": 1}, events=1)
+            _point(1000 + segment, at, segment=segment, rooms={room: 1}, events=1)
         )
         outcomes.append(outcome)
     fired = [o for o in outcomes if o.action == "intervene"]

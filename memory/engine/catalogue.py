@@ -558,17 +558,19 @@ def control_context(
     decision context's ``recent`` may be passed as is). sports: the payload as stored (the
     signature reads its attributes). home: ``{activity_family, rooms}`` of the current event,
     and the same of each prior home sensor observation as history (ambient readings included:
-    they are what was seen); for a proposal about a device's stretch on or open (its
-    ``target``), that stretch alone. code: the object (``repo`` from the attributes when a
-    source has it, else None: the entity is the repository), ``object_kind``, ``number``, and the
-    intervention's delivery: the service's ``mode``, ``recipient`` (the pull request's or
-    issue's author, else the actor), ``content`` (the proposed message) and
-    ``firing_condition`` (the payload type and action that fired it). desktop: app and site.
+    they are what was seen); for a proposal about a target of its own (a device's stretch on
+    or open, a routine not begun today), that target alone. code: the object (``repo`` from
+    the attributes when a source has it, else None: the entity is the repository),
+    ``object_kind``, ``number``, and the intervention's delivery: the service's ``mode``,
+    ``recipient`` (the pull request's or issue's author, else the actor), ``content`` (the
+    proposed message) and ``firing_condition`` (the payload type and action that fired it).
+    desktop: app and site.
     """
     if scope == "sports":
         return current.payload, ()
     if scope == "home":
-        if proposed.target:  # a device left on or open (usual.py): one reminder, wherever
+        if proposed.target:  # a device left on or open, a routine not begun (usual.py): said
+            # once, wherever the resident is meanwhile
             return {"activity_family": proposed.intent, "rooms": [proposed.target]}, ()
         history = tuple(
             _home_context(e) for e in recent if e.id != current.id and e.kind == "observation"

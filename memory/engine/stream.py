@@ -212,7 +212,7 @@ def decide_on(
 
 # Scopes whose control context is the current moment's alone (catalogue.control_context: the
 # sports payload; a home's rooms and activity with its recent history), not the proposal's,
-# unless the proposal is about a target of its own (a home's device left on).
+# unless the proposal is about a target of its own (a home's device left on, a routine).
 _CONTEXT_OF_THE_MOMENT = frozenset({"sports", "home"})
 _SIGNATURE = ("signature",)
 

@@ -70,6 +70,10 @@ DAYTIME = (time(8), time(22))  # stillness at night is sleep
 # (later, the day has moved on); only while the home shows life in the current segment.
 ROUTINE_GRACE_SEGMENTS = 1
 ROUTINE_RELEVANT_SEGMENTS = 3
+# A routine not begun today is asked after once that day (its target), whichever room the
+# resident is in meanwhile: control reads a home's moment by the rooms in use, which say
+# nothing about the kitchen that was not.
+ROUTINE_TARGET = "routine/"
 # Code: a reminder names at most this many items late at the same moment (the first and two
 # more), and counts the rest: a long list is read by nobody.
 ALSO_NAMED = 3
@@ -263,6 +267,7 @@ def _home(
                 f"sleeps, though the home is usually about by {late} (on {len(up[0])} of the "
                 f"last {up[1]} days). Is everything all right?",
                 score=len(up[0]) / up[1],
+                target=ROUTINE_TARGET + "up",
             )
             if late is not None
             else Judged(False, "nobody is up yet, not past the usual time to be up")
@@ -335,6 +340,7 @@ def _routine(exp: Expectations, segment: int, today: date, p: Mapping[str, Any])
                 f"{earlier_days} days); not yet today, though the home is active. Is "
                 "everything all right?",
                 score=share,
+                target=ROUTINE_TARGET + room,
             )
     return None
 
