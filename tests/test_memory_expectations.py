@@ -22,6 +22,7 @@ from memory.engine.decide import (
 )
 from memory.engine.expect import (
     Expectations,
+    active_hour,
     code_change,
     is_outer_door,
     minutes_words,
@@ -439,6 +440,47 @@ def test_an_hour_the_tracker_recorded_nothing_in_is_a_still_hour_of_history() ->
     off = _slot(51, 8, 3, steps_last_60=0, steps_today=6100, sedentary_min_last_60=60,
                 worn_last_60=False)  # fmt: skip
     assert usual.judge("sports", off.payload, off.at, exp, {}) == {}
+
+
+def test_unusual_sitting_before_two_slots_of_a_day_is_two_moments_to_stand_up() -> None:
+    """The sitting nudge is about the hour before its slot: sitting again before a later slot
+    is another hour, nudged again; the same slot's hour is never nudged twice."""
+    stream = MemoryStream("sports", ZONE, RulesPolicy())
+    for d in range(6):  # a person who moves before noon and before mid-afternoon
+        for slot in (1, 2):
+            moved = _slot(10 * d + slot, d, slot, steps_last_60=1400, steps_today=5000 * slot,
+                          sedentary_min_last_60=20)  # fmt: skip
+            stream.decide_point(moved)
+    outcomes = []
+    for slot in (1, 2):  # day 7: at the desk before both
+        sat = _slot(100 + slot, 7, slot, steps_last_60=120, steps_today=9000,
+                    sedentary_min_last_60=56)  # fmt: skip
+        outcomes.append(stream.decide_point(sat))
+    acted = [o for o in outcomes if o.action == "intervene"]
+    assert [o.controlled.proposed.intent for o in acted] == ["stand_break", "stand_break"]
+    assert acted[1].controlled.proposed.message.startswith(
+        "You have been sitting for 56 of the last 60 minutes, more than usual at 15:00"
+    )
+    again = stream.decide_point(_slot(200, 7, 2, steps_last_60=110, steps_today=9000,
+                                      sedentary_min_last_60=57))  # fmt: skip
+    assert again.suppressed
+
+
+def test_an_hour_is_active_by_a_walk_s_steps_or_the_tracker_s_active_minutes() -> None:
+    assert active_hour({"steps_last_60": 1200}) is True
+    assert active_hour({"steps_last_60": 300, "active_min_last_60": 25}) is True  # cycling
+    assert active_hour({"steps_last_60": 300, "active_min_last_60": 4}) is False
+    assert active_hour({"sedentary_min_last_60": 60}) is None  # reports neither
+    exp = Expectations()
+    for d in range(6):  # rides to work every morning: few steps, many active minutes
+        point = _slot(d, d, 0, steps_last_60=350, active_min_last_60=30, steps_today=900)
+        exp.observe_point(point, point.at.date())
+    home = _slot(50, 7, 0, steps_last_60=60, active_min_last_60=0, steps_today=200)
+    walk = usual.judge("sports", home.payload, home.at.astimezone(ZONE), exp, {})
+    assert walk["suggest_walk"].act
+    assert walk["suggest_walk"].sentence.startswith(
+        "60 steps in the hour before 09:00; this hour is usually an active one for you (100 %"
+    )
 
 
 def test_behind_the_usual_pace_is_judged_against_the_person_s_own_median() -> None:

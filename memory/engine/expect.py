@@ -50,6 +50,9 @@ SITTING_UNUSUAL_SHARE = 0.34
 PACE_SHARE = 0.5
 PACE_MIN_MEDIAN = 1000.0  # a median below a walk's worth of steps sets no pace to fall behind
 ACTIVE_STEPS = 1000.0  # steps in an hour that make it an active one (a short walk)
+# ... or this many of the tracker's own active minutes (fairly or very active), where it reports
+# them: ten minutes of activity is a walk's worth whatever the steps (a bicycle counts few).
+ACTIVE_MIN = 10.0
 SEDENTARY_STEPS = 250.0
 SITTING_MIN = 50.0
 ROUTINE_USUAL_SHARE = 0.7  # a room active at this segment on 70% of the earlier days
@@ -123,6 +126,17 @@ def as_number(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
         return None
     return float(value)
+
+
+def active_hour(p: Mapping[str, Any]) -> bool | None:
+    """Whether a wearable's point shows the hour before it active: a walk's worth of steps
+    (:data:`ACTIVE_STEPS`) or of the tracker's active minutes (:data:`ACTIVE_MIN`, where it
+    reports them); None where it reports neither."""
+    steps = as_number(p.get("steps_last_60"))
+    minutes = as_number(p.get("active_min_last_60"))
+    if steps is None and minutes is None:
+        return None
+    return (steps or 0.0) >= ACTIVE_STEPS or (minutes or 0.0) >= ACTIVE_MIN
 
 
 def _attributes(payload: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -235,7 +249,9 @@ class Expectations:
     # Home, per day: the rooms with activity from ROUTINE_FIRST_SEGMENT on (a routine's place
     # in use today is read from this, not from every day's segments).
     rooms_used: dict[date, set[str]] = field(default_factory=dict)
-    steps_hour: dict[int, list[Seen]] = field(default_factory=dict)  # sports: per slot
+    # Sports, per slot: whether the hour before it was active (1.0) or not (0.0), see
+    # active_hour.
+    active_hour: dict[int, list[Seen]] = field(default_factory=dict)
     steps_today: dict[int, list[Seen]] = field(default_factory=dict)
     sitting: dict[int, list[Seen]] = field(default_factory=dict)
     days: set[date] = field(default_factory=set)  # days with a decided point
@@ -418,13 +434,15 @@ class Expectations:
             # unusual and an hour rarely active is not "usually active". (Whether the current
             # hour was worn decides whether anyone can be reached: usual.py.)
             for name, into in (
-                ("steps_last_60", self.steps_hour),
                 ("steps_today", self.steps_today),
                 ("sedentary_min_last_60", self.sitting),
             ):
                 number = as_number(p.get(name))
                 if number is not None:
                     into.setdefault(slot, []).append(Seen(day, number))
+            moved = active_hour(p)
+            if moved is not None:
+                self.active_hour.setdefault(slot, []).append(Seen(day, 1.0 if moved else 0.0))
 
     def _frame(self, p: Mapping[str, Any], day: date) -> None:
         app, start, end = p.get("app"), p.get("start"), p.get("end")

@@ -28,7 +28,6 @@ from typing import Any
 
 from memory.engine.catalogue import is_care_place, is_sleep_place
 from memory.engine.expect import (
-    ACTIVE_STEPS,
     ACTIVE_USUAL_SHARE,
     DEVICE_FACTOR,
     ESCALATE,
@@ -392,7 +391,7 @@ def _sports(
     steps = as_number(p.get("steps_last_60"))
     at = p.get("slot_time") or f"{now:%H:%M}"
     if steps is not None and steps < SEDENTARY_STEPS:
-        share, days = exp.slot_share(exp.steps_hour, slot, today, ACTIVE_STEPS)
+        share, days = exp.slot_share(exp.active_hour, slot, today, 1.0)
         if days >= MIN_DAYS:
             usual = share >= ACTIVE_USUAL_SHARE
             out["suggest_walk"] = Judged(
@@ -403,7 +402,11 @@ def _sports(
                 if usual
                 else f"this hour is active on only {round(100 * share)} % of {days} days",
                 score=share,
+                target=f"walk@slot{slot}",
             )
+    # A walk or a stand-up nudge is about the hour before its slot (its target): another slot's
+    # hour is another moment. The baseline's rule standing in without history keeps the scope's
+    # episode, the day: a fixed threshold alone is weak evidence, said at most once a day.
     sitting = as_number(p.get("sedentary_min_last_60"))
     sat = sitting is not None and sitting >= SITTING_MIN
     if sat and steps is not None and steps < SEDENTARY_STEPS:
@@ -418,6 +421,7 @@ def _sports(
                 if unusual
                 else f"sitting at {at} is usual ({round(100 * share)} % of {days} days)",
                 score=1.0 - share,
+                target=f"sitting@slot{slot}",
             )
     so_far = as_number(p.get("steps_today"))
     if slot in PACE_SLOTS and so_far is not None:
