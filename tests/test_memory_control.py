@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date, timedelta
 from typing import Any
 
@@ -17,6 +18,7 @@ from memory.engine.control import (
     Proposed,
     Signature,
     control,
+    control_first,
     identity,
     phase_of,
     signature,
@@ -384,3 +386,47 @@ def test_a_missing_home_phase_ranks_below_onset() -> None:
     _, state = control(propose(), onset, DAY, ControlState())
     weaker, _ = control(propose(), no_phase, DAY, state)
     assert weaker.reason == "repeat"
+
+
+def test_a_repeat_gives_way_to_the_first_alternative_control_allows() -> None:
+    walk = propose(intent="nudge_walk")
+    stand = propose(intent="stand_break")
+    pace = propose(intent="step_goal")
+    _, state = control(walk, sig(), DAY, ControlState())
+    _, state = control(stand, sig(), DAY, state)
+    asked: list[str] = []
+
+    def signature_of(p: Proposed) -> Signature:
+        asked.append(p.intent)
+        return sig()
+
+    offered = replace(walk, alternatives=(stand, pace))
+    controlled, new_state, found = control_first(offered, DAY, signature_of, lambda _: state)
+    # The walk and the stand-up break were said today: the pace is, in their place.
+    assert (controlled.action, controlled.proposed.intent, controlled.reason) == (
+        "intervene",
+        "step_goal",
+        "first",
+    )
+    assert found == sig() and asked == ["nudge_walk", "stand_break", "step_goal"]
+    assert identity(pace) in new_state.allowed
+
+
+def test_when_every_alternative_is_a_repeat_the_first_is_suppressed_and_unallowed_are_untried() -> (
+    None
+):
+    walk, stand = propose(intent="nudge_walk"), propose(intent="stand_break")
+    _, state = control(walk, sig(), DAY, ControlState())
+    _, state = control(stand, sig(), DAY, state)
+    controlled, same, _ = control_first(
+        replace(walk, alternatives=(stand,)), DAY, lambda _: sig(), lambda _: state
+    )
+    assert controlled.suppressed and controlled.proposed.intent == "nudge_walk"
+    assert same is state
+    # A first proposal control allows is the decision: no alternative is looked at.
+    asked: list[str] = []
+    fresh = replace(propose(intent="new"), alternatives=(walk,))
+    allowed, _, _ = control_first(
+        fresh, DAY, lambda p: asked.append(p.intent) or sig(), lambda _: state
+    )
+    assert allowed.proposed.intent == "new" and asked == ["new"]

@@ -466,6 +466,35 @@ def test_unusual_sitting_before_two_slots_of_a_day_is_two_moments_to_stand_up() 
     assert again.suppressed
 
 
+def test_a_moment_that_repeats_one_nudge_still_says_another_memory_finds_unusual() -> None:
+    """Behind the usual pace at noon and still at mid-afternoon (said once a day), and now
+    also sitting unusually long: the sitting is said in the pace reminder's place. The
+    baseline's rule standing in (no history of the sitting) never takes such a place."""
+    stream = MemoryStream("sports", ZONE, RulesPolicy())
+    for d in range(6):  # walks before noon and before mid-afternoon, 5,000 steps a slot
+        for slot in (1, 2):
+            moved = _slot(10 * d + slot, d, slot, steps_last_60=1400, steps_today=5000 * slot,
+                          sedentary_min_last_60=20)  # fmt: skip
+            stream.decide_point(moved)
+    noon = _slot(101, 7, 1, steps_last_60=1200, steps_today=800, sedentary_min_last_60=10)
+    first = stream.decide_point(noon)
+    assert first.action == "intervene" and first.controlled.proposed.intent == "step_goal_nudge"
+    later = _slot(102, 7, 2, steps_last_60=90, steps_today=900, sedentary_min_last_60=57)
+    second = stream.decide_point(later)
+    assert second.action == "intervene" and second.controlled.proposed.intent == "stand_break"
+    assert second.controlled.proposed.message.startswith("You have been sitting for 57 of")
+    # Hourly data alone: no sitting minutes in the history, so sitting is only the baseline's
+    # rule, which never takes the pace reminder's place.
+    hourly = MemoryStream("sports", ZONE, RulesPolicy())
+    for d in range(6):
+        for slot in (1, 2):
+            hourly.decide_point(_slot(10 * d + slot, d, slot, steps_last_60=1400,
+                                      steps_today=5000 * slot))  # fmt: skip
+    assert hourly.decide_point(noon).controlled.proposed.intent == "step_goal_nudge"
+    again = hourly.decide_point(later)
+    assert again.action == "abstain" and again.controlled.proposed.intent == "step_goal_nudge"
+
+
 def test_an_hour_is_active_by_a_walk_s_steps_or_the_tracker_s_active_minutes() -> None:
     assert active_hour({"steps_last_60": 1200}) is True
     assert active_hour({"steps_last_60": 300, "active_min_last_60": 25}) is True  # cycling

@@ -7,7 +7,7 @@ is written next to the code that makes it and tested by name (tests/test_memory_
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from types import MappingProxyType
@@ -88,6 +88,10 @@ class Proposed:
     # How far the moment goes beyond the entity's history, in [0, 1] (usual.py); None where the
     # policy does not score (the baselines, the model).
     score: float | None = None
+    # The other interventions the policy would make at this moment, in its order: control takes
+    # the first of them it allows when this one is a repeat (control_first). A moment that
+    # repeats one thing may still hold another worth saying.
+    alternatives: tuple[Proposed, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +166,30 @@ def control(
     allowed[ident] = Allowed(day, signature)
     new_state = ControlState(MappingProxyType(allowed))
     return Controlled("intervene", False, ident, reason, None, proposed), new_state
+
+
+def control_first(
+    proposed: Proposed,
+    day: date,
+    signature_of: Callable[[Proposed], Signature],
+    state_of: Callable[[Proposed], ControlState],
+) -> tuple[Controlled, ControlState, Signature]:
+    """:func:`control` of ``proposed``, and when it is suppressed as a repeat, of each of its
+    ``alternatives`` in turn: the first one allowed is the decision. When every one is a
+    repeat, the decision is the suppression of ``proposed`` itself. ``signature_of`` and
+    ``state_of`` give each candidate's signature and the control state holding its identity
+    (worked out only for the candidates tried). Returns the outcome, the new state (of the
+    candidate decided on) and that candidate's signature."""
+    first_signature = signature_of(proposed)
+    first = control(proposed, first_signature, day, state_of(proposed))
+    if not first[0].suppressed:
+        return (*first, first_signature)
+    for other in proposed.alternatives:
+        other_signature = signature_of(other)
+        controlled, new_state = control(other, other_signature, day, state_of(other))
+        if not controlled.suppressed:
+            return controlled, new_state, other_signature
+    return (*first, first_signature)
 
 
 def _reentry(before: Allowed | None, signature: Signature, day: date) -> Reason | None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, time, timedelta
 from types import MappingProxyType
 from typing import Any, Protocol
@@ -266,6 +266,7 @@ def _judge_point(
         ctx.scope, ctx.current.payload, ctx.now, ctx.expectations, reasons, ctx.names
     )
     said: list[str] = []
+    acting: list[tuple[Proposed, usual.Judged]] = []
     for service in services(ctx.scope):
         verdict = judged.get(service.intent)
         if verdict is None:
@@ -296,7 +297,14 @@ def _judge_point(
             target=verdict.target,
             score=verdict.score,
         )
-        return proposed, judged
+        acting.append((proposed, verdict))
+    if acting:
+        # The first in catalogue order; the others memory itself finds unusual are said
+        # instead when control finds it a repeat (control.control_first): someone told to
+        # catch up on steps this morning and sitting unusually long now still hears about the
+        # sitting. The baseline's rule standing in without history is no such finding.
+        others = tuple(p for p, verdict in acting[1:] if not verdict.baseline)
+        return replace(acting[0][0], alternatives=others), judged
     return ctx.abstain("; ".join(said) or "nothing unusual at this point"), judged
 
 

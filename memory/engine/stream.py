@@ -39,13 +39,22 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from copy import deepcopy
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
+from functools import partial
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from compiler.document import compile_day, expand_runs
 from compiler.sources.events import capture_from_records
 from memory.engine.catalogue import control_context
-from memory.engine.control import Controlled, ControlState, Scope, Signature, control, signature
+from memory.engine.control import (
+    Controlled,
+    ControlState,
+    Proposed,
+    Scope,
+    Signature,
+    control_first,
+    signature,
+)
 from memory.engine.day import (
     ClosedDay,
     DayCache,
@@ -195,15 +204,9 @@ def decide_on(
         shared=view.shared,
     )
     proposed = policy.decide(ctx)
-    if view.scope in _CONTEXT_OF_THE_MOMENT and not proposed.target:
-        # What control compares is the moment's, whatever is proposed: worked out once for
-        # every policy deciding on this view.
-        sig = view.shared.get(_SIGNATURE)
-        if sig is None:
-            sig = view.shared[_SIGNATURE] = _signature(view, proposed)
-    else:
-        sig = _signature(view, proposed)
-    controlled, new_state = control(proposed, sig, view.day, state)
+    controlled, new_state, sig = control_first(
+        proposed, view.day, partial(_signature_of, view), lambda _: state
+    )
     outcome = Outcome(
         view.current.id, view.current.at, view.day, policy.name, controlled, sig, retrieved
     )
@@ -215,6 +218,17 @@ def decide_on(
 # unless the proposal is about a target of its own (a home's device left on, a routine).
 _CONTEXT_OF_THE_MOMENT = frozenset({"sports", "home"})
 _SIGNATURE = ("signature",)
+
+
+def _signature_of(view: MemoryView, proposed: Proposed) -> Signature:
+    if view.scope in _CONTEXT_OF_THE_MOMENT and not proposed.target:
+        # What control compares is the moment's, whatever is proposed: worked out once for
+        # every policy deciding on this view.
+        sig: Signature | None = view.shared.get(_SIGNATURE)
+        if sig is None:
+            sig = view.shared[_SIGNATURE] = _signature(view, proposed)
+        return sig
+    return _signature(view, proposed)
 
 
 def _signature(view: MemoryView, proposed: Any) -> Signature:

@@ -46,7 +46,9 @@ from memory.engine.control import (
     Controlled,
     ControlState,
     Identity,
-    control,
+    Proposed,
+    Signature,
+    control_first,
     identity,
     signature,
 )
@@ -298,14 +300,20 @@ def _decide_and_store(
     proposed = chosen.decide(ctx)
 
     step("control")
-    context, history = control_context(entity.scope, current, recent[:-1], proposed)
-    sig = signature(entity.scope, context, history)
+
+    def signature_of(candidate: Proposed) -> Signature:
+        context, history = control_context(entity.scope, current, recent[:-1], candidate)
+        return signature(entity.scope, context, history)
+
+    def state_of(candidate: Proposed) -> ControlState:
+        # Control acts only on a proposed intervention: an abstention needs no state read.
+        if candidate.action != "intervene":
+            return ControlState()
+        return _allowed(entity, identity(candidate))
+
     controlled: Controlled
-    # Control acts only on a proposed intervention: an abstention needs no state read.
-    state = (
-        _allowed(entity, identity(proposed)) if proposed.action == "intervene" else ControlState()
-    )
-    controlled, _ = control(proposed, sig, day, state)
+    controlled, _, sig = control_first(proposed, day, signature_of, state_of)
+    proposed = controlled.proposed  # the candidate decided on (one of its alternatives, maybe)
 
     step("store")
     return Decision.objects.create(
