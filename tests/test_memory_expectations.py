@@ -302,6 +302,35 @@ def test_nobody_up_by_the_usual_time_is_checked_on_and_the_silence_is_not_a_fall
             assert outcome.action == "abstain" and "likely out" in said
 
 
+def test_a_new_home_s_routine_rule_asks_after_the_kitchen_not_the_bathroom() -> None:
+    """Two days of history: the event-only routine rule stands in for memory, but only for a
+    routine a caregiver checks on, which is known without history; and once a day."""
+    stream = MemoryStream("home", ZONE, RulesPolicy())
+    for d in range(2):
+        for segment, rooms in ((10, {"Bathroom": 2, "Kitchen": 3}), (12, {"Bathroom": 4})):
+            at = START + timedelta(days=d, minutes=50 * (segment + 1))
+            stream.decide_point(_point(100 * d + segment, at, segment=segment, rooms=rooms,
+                                       events=3, day=at.date().isoformat()))  # fmt: skip
+    asked = []
+    for k, room in enumerate(("Living", "Bathroom")):  # the kitchen not used at 10:00 today
+        at = START + timedelta(days=2, minutes=50 * 11 + k)
+        point = _point(
+            200 + k, at, segment=10, rooms={room: 2}, events=2, day=at.date().isoformat()
+        )
+        asked.append(stream.decide_point(point))
+    assert [o.action for o in asked] == ["intervene", "abstain"]
+    assert asked[0].controlled.proposed.message == (
+        "Your usual routine has not happened yet today; is everything all right? (the kitchen "
+        "was active at this time on the last two days)"
+    )
+    at = START + timedelta(days=2, minutes=50 * 13)
+    bathroom = _point(300, at, segment=12, rooms={"Living": 2}, events=2,
+                      day=at.date().isoformat())  # fmt: skip
+    skipped = stream.decide_point(bathroom)
+    assert skipped.action == "abstain"
+    assert "no routine a caregiver checks on" in skipped.controlled.proposed.message
+
+
 def test_only_a_routine_a_caregiver_checks_on_is_overdue() -> None:
     """The bathroom used every morning and not yet today is the resident's own business; a
     meal's kitchen or a medicine cabinet is what a caregiver asks after."""

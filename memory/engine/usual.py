@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import date, datetime, time
+from datetime import date, datetime, time, timedelta
 from typing import Any
 
 from memory.engine.catalogue import is_care_place, is_sleep_place
@@ -281,7 +281,39 @@ def _home(
             out["check_in_routine"] = routine
         elif "check_in_routine" in rules and len(exp.days - {today}) >= MIN_DAYS:
             out["check_in_routine"] = Judged(False, "no room is overdue against its usual time")
+        elif "check_in_routine" in rules:
+            out["check_in_routine"] = _routine_standing_in(exp, segment, today, p)
     return out
+
+
+def _routine_standing_in(
+    exp: Expectations, segment: int, today: date, p: Mapping[str, Any]
+) -> Judged:
+    """The baseline's routine rule while history is short (rooms active at this segment on
+    each of the last two days, not now), kept to the rooms of a routine a caregiver checks on
+    (``catalogue.is_care_place``): which rooms those are is known without any history."""
+    earlier = {today - timedelta(days=1), today - timedelta(days=2)}
+    by_day = {day: rooms for day, rooms in exp.rooms.get(segment, []) if day in earlier}
+    rooms_now = p.get("rooms")
+    now = {str(r) for r in rooms_now} if isinstance(rooms_now, Mapping) else set()
+    missing = (
+        set.intersection(*(set(rooms) for rooms in by_day.values())) - now
+        if len(by_day) == len(earlier)
+        else set()
+    )
+    cared = sorted(room for room in missing if is_care_place(room))
+    if not cared:
+        return Judged(
+            False,
+            "what was in use at this time on the last two days and is not now is no routine a "
+            "caregiver checks on",
+        )
+    return Judged(
+        True,
+        f"the {room_words(cared[0])} was active at this time on the last two days",
+        baseline=True,
+        target=ROUTINE_TARGET + cared[0],
+    )
 
 
 def rooms_used_today(exp: Expectations, today: date, p: Mapping[str, Any]) -> set[str]:
