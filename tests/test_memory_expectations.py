@@ -829,13 +829,38 @@ def test_the_usual_main_app_not_opened_by_its_usual_time_is_a_moment_to_resume()
     said = usual.judge("desktop", mail.payload, mail.at, exp, {})["resume_focus"]
     assert said == usual.Judged(
         True,
-        "You usually open Code by 09:20 (it was your main app on 6 of the last 6 days); not yet "
-        "today. Pick it up?",
+        "You usually open Code by 09:20 (it was your main app on 5 of the last 5 weekdays); not "
+        "yet today. Pick it up?",
         target="start/Code",
-        score=1.0,  # opened by then on every earlier day
+        score=1.0,  # opened by then on every earlier weekday
     )
     early = _frame(91, 7, "08:50", "09:30", "Mail", minutes=40)
     assert usual.judge("desktop", early.payload, early.at, exp, {})["resume_focus"].act is False
+
+
+def test_a_weekend_at_the_computer_is_judged_against_weekends_only() -> None:
+    """Code every weekday: a Saturday morning in Mail is no late start for Code. Once five
+    weekends days are known, a weekend's own habit is expected on weekends."""
+    exp = Expectations()
+    for day in range(17):  # two weeks and a half from a Monday: four weekend days
+        weekend = (START + timedelta(days=day)).weekday() >= 5
+        app, start, end = ("Photos", "10:00", "12:00") if weekend else ("Code", "09:20", "11:50")
+        point = _frame(day, day, start, end, app, minutes=120)
+        exp.observe_point(point, point.at.date())
+    saturday = _frame(900, 19, "09:00", "11:05", "Mail", minutes=60)
+    assert saturday.at.weekday() == 5
+    assert "resume_focus" not in usual.judge("desktop", saturday.payload, saturday.at, exp, {})
+    monday = _frame(901, 21, "09:00", "10:05", "Mail", minutes=60)
+    said = usual.judge("desktop", monday.payload, monday.at, exp, {})["resume_focus"]
+    assert said.act and "(it was your main app on 13 of the last 13 weekdays)" in said.sentence
+    for day in (19, 20):  # that weekend with Photos too: six weekend days in all
+        point = _frame(800 + day, day, "10:00", "12:00", "Photos", minutes=120)
+        exp.observe_point(point, point.at.date())
+    sunday = _frame(902, 27, "09:00", "11:15", "Mail", minutes=60)
+    said = usual.judge("desktop", sunday.payload, sunday.at, exp, {})["resume_focus"]
+    assert said.act and said.sentence.startswith(
+        "You usually open Photos by 10:00 (it was your main app on 6 of the last 6 weekend days)"
+    )
 
 
 class _Unread(list):  # type: ignore[type-arg]

@@ -60,6 +60,11 @@ ROUTINE_USUAL_SHARE = 0.7  # a room active at this segment on 70% of the earlier
 # at least the baseline's floor); the usual main app is the day's most used on 60 % of the days.
 SWITCH_QUANTILE = 0.95
 MAIN_APP_SHARE = 0.6
+# The main app's usual first start is read from the earlier days of today's kind: a work app's
+# habit is a weekday's, and a weekend at the computer (for something else) is no late start.
+# A weekend is judged against earlier weekends only, once MIN_DAYS of them are known; a weekday
+# against earlier weekdays once MIN_DAYS are, and against every earlier day before that.
+WEEKEND = frozenset({5, 6})  # Saturday, Sunday
 # Code: "clearly longer than usual" is beyond twice this repository's median first-response time
 # for its kind (pull request or issue), once it has seen a few answers (fewer say nothing).
 CODE_MIN_SAMPLES = 3
@@ -493,16 +498,23 @@ class Expectations:
         earlier, _ = self._earlier_switches(today)
         return bisect_left(earlier, switches) / len(earlier) if earlier else 0.0
 
-    def main_app(self, today: date) -> tuple[str, list[str], int] | None:
-        """The app most used on at least :data:`MAIN_APP_SHARE` of the earlier days, its first
-        starts on those days ("HH:MM"), and the number of earlier days; None if there is none."""
-        found: tuple[str, list[str], int] | None = self._before(
+    def main_app(self, today: date) -> tuple[str, list[str], int, str] | None:
+        """The app most used on at least :data:`MAIN_APP_SHARE` of the earlier days of today's
+        kind (:data:`WEEKEND`), its first starts on those days ("HH:MM"), the number of those
+        days and what they are in words (``weekdays``, ``weekend days`` or ``days``); None if
+        there is none."""
+        found: tuple[str, list[str], int, str] | None = self._before(
             "main_app", today, lambda: self._main_app(today)
         )
         return found
 
-    def _main_app(self, today: date) -> tuple[str, list[str], int] | None:
+    def _main_app(self, today: date) -> tuple[str, list[str], int, str] | None:
         earlier = [d for d in self.app_minutes if d < today]
+        weekend = today.weekday() in WEEKEND
+        alike = [d for d in earlier if (d.weekday() in WEEKEND) == weekend]
+        said = "days"
+        if len(alike) >= MIN_DAYS or weekend:
+            earlier, said = alike, "weekend days" if weekend else "weekdays"
         if len(earlier) < MIN_DAYS:
             return None
         mains: dict[str, list[date]] = {}
@@ -512,7 +524,7 @@ class Expectations:
         app, days = max(sorted(mains.items()), key=lambda item: len(item[1]))
         if len(days) < MAIN_APP_SHARE * len(earlier):
             return None
-        return app, sorted(self.app_first[d][app] for d in days), len(earlier)
+        return app, sorted(self.app_first[d][app] for d in days), len(earlier), said
 
     def _room_firsts(self, today: date) -> tuple[dict[str, dict[date, int]], int]:
         """Per room, the segment of its first use on each earlier day it was used (from

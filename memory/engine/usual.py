@@ -629,14 +629,14 @@ def _desktop(
     # resume_focus: the usual main app not opened yet by its usual time.
     main = exp.main_app(today)
     if main is not None:
-        app, starts, days = main
+        app, starts, days, kind = main
         used_today = set(exp.app_minutes.get(today, {})) | {p.get("app")}
         deadline = _clock(starts[(3 * len(starts)) // 4]) + MAIN_APP_GRACE_MIN
         late = app not in used_today and deadline < clock <= deadline + MAIN_APP_RELEVANT_MIN
         out["resume_focus"] = Judged(
             late,
             f"You usually open {app} by {hhmm(deadline - MAIN_APP_GRACE_MIN)} (it was your "
-            f"main app on {len(starts)} of the last {days} days); not yet today. Pick it up?"
+            f"main app on {len(starts)} of the last {days} {kind}); not yet today. Pick it up?"
             if late
             else f"{app} is in use or not due yet",
             target=f"start/{app}" if late else "",
