@@ -907,14 +907,37 @@ def test_a_room_s_first_uses_are_read_once_a_day_and_follow_a_late_point() -> No
         exp.observe_point(_point(day, at, segment=10, rooms={"Kitchen": 3}, events=3), at.date())
     today = (START + timedelta(days=7)).date()
     firsts, days = exp.room_first_uses(today)
-    assert (firsts, days) == ({"Kitchen": [10] * 6}, 6)
+    assert (firsts, days) == ({"Kitchen": [10] * 5}, 5)  # a Monday: the five weekdays
     held = exp.rooms
     exp.rooms = _Unread(held)  # type: ignore[assignment]
     assert exp.room_first_uses(today) == (firsts, days)
     exp.rooms = held
     at = START + timedelta(days=2, hours=7)
     exp.observe_point(_point(50, at, segment=8, rooms={"Kitchen": 1}, events=1), at.date())
-    assert exp.room_first_uses(today) == ({"Kitchen": [8, 10, 10, 10, 10, 10]}, 6)
+    assert exp.room_first_uses(today) == ({"Kitchen": [8, 10, 10, 10, 10]}, 5)
+
+
+def test_a_resident_who_sleeps_in_at_weekends_is_not_checked_on_at_the_weekday_time() -> None:
+    """Up by 07:30 on weekdays, not before 11:00 on the three weekend days seen so far: too
+    few weekends to say when one begins, and they plainly differ, so a Sunday morning is not
+    asked about; a weekday still is."""
+    exp = Expectations()
+    for day in range(13):  # Monday to the second Saturday
+        weekend = (START + timedelta(days=day)).weekday() >= 5
+        segment = 13 if weekend else 8
+        at = START + timedelta(days=day, minutes=50 * (segment + 1))
+        exp.observe_point(_point(day, at, segment=segment, rooms={"Kitchen": 3}, events=3),
+                          at.date())  # fmt: skip
+    sunday = START + timedelta(days=13)
+    assert exp.up_firsts(sunday.date()) == ([], 13)
+    still = _point(100, sunday + timedelta(minutes=50 * 11), segment=10, events=0, quiet_min=300)
+    sunday_said = usual.judge("home", still.payload, still.at, exp, {})["check_in_routine"]
+    assert not sunday_said.act and "Nobody seems up" not in sunday_said.sentence
+    monday = START + timedelta(days=14)
+    assert exp.up_firsts(monday.date()) == ([8] * 10, 10)
+    quiet = _point(101, monday + timedelta(minutes=50 * 11), segment=10, events=0, quiet_min=300)
+    said = usual.judge("home", quiet.payload, quiet.at, exp, {})["check_in_routine"]
+    assert said.act and said.sentence.startswith("Nobody seems up yet")
 
 
 # -- one score per candidate, and the team's threshold -------------------------------------------

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
@@ -65,6 +65,11 @@ MAIN_APP_SHARE = 0.6
 # A weekend is judged against earlier weekends only, once MIN_DAYS of them are known; a weekday
 # against earlier weekdays once MIN_DAYS are, and against every earlier day before that.
 WEEKEND = frozenset({5, 6})  # Saturday, Sunday
+# A home's first uses (a routine's room, being up) likewise, where the two kinds differ: before
+# MIN_DAYS days of today's kind are known, every earlier day says when, unless this many days of
+# today's kind all began later than three days in four (a resident who sleeps in at weekends):
+# then nothing says when yet, and nothing is asked.
+KIND_DIFFERS_AT = 2
 # Code: "clearly longer than usual" is beyond twice this repository's median first-response time
 # for its kind (pull request or issue), once it has seen a few answers (fewer say nothing).
 CODE_MIN_SAMPLES = 3
@@ -142,6 +147,37 @@ def active_hour(p: Mapping[str, Any]) -> bool | None:
     if steps is None and minutes is None:
         return None
     return (steps or 0.0) >= ACTIVE_STEPS or (minutes or 0.0) >= ACTIVE_MIN
+
+
+def of_kind(days: Iterable[date], today: date) -> list[date]:
+    """The days among ``days`` of ``today``'s kind: weekdays for a weekday, :data:`WEEKEND`
+    days for a weekend day."""
+    weekend = today.weekday() in WEEKEND
+    return [d for d in days if (d.weekday() in WEEKEND) == weekend]
+
+
+def days_like(days: Collection[date], today: date) -> list[date]:
+    """The days among ``days`` to read what is usual on ``today`` from: those of its kind
+    (:func:`of_kind`) once :data:`MIN_DAYS` of them are known, else every one."""
+    alike = of_kind(days, today)
+    return alike if len(alike) >= MIN_DAYS else list(days)
+
+
+def firsts_like(
+    by_day: Mapping[date, int], days: Collection[date], today: date
+) -> list[int] | None:
+    """The first occurrences (``by_day``: day -> segment) on the days usual for ``today``
+    (:func:`days_like`), sorted; None where today's kind of day differs and too few of its days
+    are known to say when: :data:`KIND_DIFFERS_AT` or more of them, each later than three days
+    in four of all (their third quartile) or without one."""
+    chosen = days_like(days, today)
+    starts = sorted(by_day[d] for d in chosen if d in by_day)
+    alike = of_kind(days, today)
+    if len(chosen) != len(alike) and len(alike) >= KIND_DIFFERS_AT and starts:
+        q3 = starts[(3 * len(starts)) // 4]
+        if all(by_day.get(d, q3 + 1) > q3 for d in alike):
+            return None
+    return starts
 
 
 def _attributes(payload: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -511,7 +547,7 @@ class Expectations:
     def _main_app(self, today: date) -> tuple[str, list[str], int, str] | None:
         earlier = [d for d in self.app_minutes if d < today]
         weekend = today.weekday() in WEEKEND
-        alike = [d for d in earlier if (d.weekday() in WEEKEND) == weekend]
+        alike = of_kind(earlier, today)
         said = "days"
         if len(alike) >= MIN_DAYS or weekend:
             earlier, said = alike, "weekend days" if weekend else "weekdays"
@@ -526,12 +562,12 @@ class Expectations:
             return None
         return app, sorted(self.app_first[d][app] for d in days), len(earlier), said
 
-    def _room_firsts(self, today: date) -> tuple[dict[str, dict[date, int]], int]:
+    def _room_firsts(self, today: date) -> tuple[dict[str, dict[date, int]], frozenset[date]]:
         """Per room, the segment of its first use on each earlier day it was used (from
-        :data:`ROUTINE_FIRST_SEGMENT`; earlier activity continues the night); and the number
-        of earlier days with a point."""
+        :data:`ROUTINE_FIRST_SEGMENT`; earlier activity continues the night); and the earlier
+        days with a point."""
 
-        def work() -> tuple[dict[str, dict[date, int]], int]:
+        def work() -> tuple[dict[str, dict[date, int]], frozenset[date]]:
             firsts: dict[str, dict[date, int]] = {}
             earlier: set[date] = set()
             for segment, seen in self.rooms.items():
@@ -544,36 +580,42 @@ class Expectations:
                     for room in active:
                         by_day = firsts.setdefault(room, {})
                         by_day[day] = min(by_day.get(day, segment), segment)
-            return firsts, len(earlier)
+            return firsts, frozenset(earlier)
 
-        found: tuple[dict[str, dict[date, int]], int] = self._before("room_firsts", today, work)
+        found: tuple[dict[str, dict[date, int]], frozenset[date]] = self._before(
+            "room_firsts", today, work
+        )
         return found
 
     def room_first_uses(self, today: date) -> tuple[dict[str, list[int]], int]:
-        """Per room, the segments of its first use on the earlier days it was used, sorted
-        (:meth:`_room_firsts`); and the number of earlier days with a point."""
+        """Per room, the segments of its first use on the earlier days usual for today
+        (:func:`days_like`), sorted (:meth:`_room_firsts`), leaving out a room whose first use
+        on today's kind of day differs (:func:`firsts_like`); and the number of those days."""
 
         def work() -> tuple[dict[str, list[int]], int]:
-            firsts, days = self._room_firsts(today)
-            return {room: sorted(d.values()) for room, d in firsts.items()}, days
+            firsts, earlier = self._room_firsts(today)
+            days = days_like(earlier, today)
+            found = {room: firsts_like(by_day, earlier, today) for room, by_day in firsts.items()}
+            return {room: starts for room, starts in found.items() if starts is not None}, len(days)
 
         found: tuple[dict[str, list[int]], int] = self._before("room_first_uses", today, work)
         return found
 
     def up_firsts(self, today: date) -> tuple[list[int], int]:
         """The segment of the first activity outside the places of sleep on each earlier day
-        that had one (:meth:`_room_firsts`), sorted: when the resident is usually up and about;
-        and the number of earlier days with a point."""
+        usual for today that had one (:meth:`_room_firsts`, :func:`days_like`), sorted: when the
+        resident is usually up and about (none where today's kind of day differs); and the
+        number of those days."""
 
         def work() -> tuple[list[int], int]:
-            firsts, days = self._room_firsts(today)
+            firsts, earlier = self._room_firsts(today)
             up: dict[date, int] = {}
             for room, by_day in firsts.items():
                 if is_sleep_place(room):
                     continue
                 for day, segment in by_day.items():
                     up[day] = min(up.get(day, segment), segment)
-            return sorted(up.values()), days
+            return firsts_like(up, earlier, today) or [], len(days_like(earlier, today))
 
         found: tuple[list[int], int] = self._before("up_firsts", today, work)
         return found
