@@ -254,7 +254,8 @@ class Decision(models.Model):
 
     Stored before its event commits (the causal order), in the same transaction. ``identity``
     and ``signature`` are what control compared; a suppressed decision names the identity of
-    the allowed intervention it repeated.
+    the allowed intervention it repeated, and one said in place of a repeat names that repeat
+    (``instead_of``).
     """
 
     class Action(models.TextChoices):
@@ -294,6 +295,10 @@ class Decision(models.Model):
     control_reason = models.CharField(max_length=32)
     suppressed = models.BooleanField(default=False)
     suppressed_by = models.JSONField(null=True, blank=True)
+    # Said in place of a first proposal control suppressed as a repeat (control.control_first):
+    # that proposal's intent, message, identity and the allowed identity it repeated; null
+    # when the first proposal is the decision.
+    instead_of = models.JSONField(null=True, blank=True)
     latency_ms = models.FloatField()
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -29,6 +29,7 @@ def decision_record(d: Decision) -> dict[str, Any]:
             "suppressed": d.suppressed,
             "identity": d.identity,
             "suppressed_by": d.suppressed_by,
+            "instead_of": d.instead_of,
             "signature": d.signature,
         },
         "latency_ms": d.latency_ms,

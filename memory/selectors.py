@@ -290,15 +290,19 @@ def regularities_by_rid(entity: Entity, rids: Iterable[str]) -> dict[str, Regula
     return {r.rid: r for r in Regularity.objects.filter(entity=entity, rid__in=wanted)}
 
 
-def allowed_decision_for(entity: Entity, decision: Decision) -> Decision | None:
-    """The newest allowed intervention with ``decision``'s identity, at or before it.
+def allowed_decision_for(
+    entity: Entity, decision: Decision, identity_key: str | None = None
+) -> Decision | None:
+    """The newest allowed intervention with ``decision``'s identity (or the one ``identity_key``
+    names), at or before it.
 
-    For a suppressed decision this is the intervention control found it repeating.
+    For a suppressed decision this is the intervention control found it repeating; with the
+    key of its ``instead_of``, the one the first proposal repeated.
     """
     return (
         Decision.objects.filter(
             entity=entity,
-            identity_key=decision.identity_key,
+            identity_key=identity_key or decision.identity_key,
             action=Decision.Action.INTERVENE,
             occurred_at__lte=decision.occurred_at,
         )

@@ -53,8 +53,10 @@ def test_decide_returns_the_decision_with_its_evidence_then_commits_the_event(
         "suppressed",
         "identity",
         "suppressed_by",
+        "instead_of",
         "signature",
     }
+    assert body["control"]["instead_of"] is None  # the first decision is its first proposal
     again = owner_api.post(f"{BASE}/decide", item)
     assert again.status_code == 200 and again.json()["duplicate"] is True
     assert again.json()["id"] == body["id"]

@@ -771,6 +771,47 @@ def test_suppressed_decision_links_to_the_allowed_one_with_its_identity(memory, 
     assert f'<a href="{BASE}/decision/{memory.allowed.pk}/">#{memory.allowed.pk}</a>' in block
 
 
+def test_a_decision_said_in_place_of_a_repeat_names_the_repeat_and_links_what_it_repeated(
+    memory, owner
+):
+    entity = memory.entity
+    at = event(entity, local(TUESDAY, 9), "sitting", 57.0)
+    instead = Decision.objects.create(
+        entity=entity,
+        event=at,
+        occurred_at=at.occurred_at,
+        day=TUESDAY,
+        policy="rules",
+        action="intervene",
+        proposed_action="intervene",
+        intent="stand_break",
+        message="You have been sitting for 57 of the last 60 minutes.",
+        identity_key="stand-identity",
+        identity=["sitting@slot1", "stand_break", []],
+        signature={"scope": "sports", "fields": [], "phase": None},
+        control_reason="first",
+        instead_of={
+            "intent": "remind_run",
+            "message": "Your run usually ends by 08:00.",
+            "identity": identity("morning-run"),
+            "identity_key": "same-identity",
+            "suppressed_by": identity("morning-run"),
+        },
+        latency_ms=0.1,
+    )
+    page = text(signed_in(owner).get(f"{BASE}/decision/{instead.pk}/"))
+    block = re.search(r'<div class="verdict instead-of">.*?</div>', page, re.S).group(0)
+    assert "<code>remind_run</code>" in block and "Your run usually ends by 08:00." in block
+    assert "episode <code>morning-run</code>" in block
+    assert f'<a href="{BASE}/r/{RID}/"><code>{RID}</code></a>' in block
+    # The repeat's allowed decision is found by the key the decision keeps.
+    assert f'<a href="{BASE}/decision/{memory.allowed.pk}/">#{memory.allowed.pk}</a>' in block
+    assert "Suppressed</strong>" not in page
+    # A decision that is its first proposal says nothing of the kind.
+    plain = text(signed_in(owner).get(f"{BASE}/decision/{memory.allowed.pk}/"))
+    assert "instead-of" not in plain
+
+
 def test_allowed_decision_is_the_newest_earlier_intervention_with_the_identity(memory):
     from memory.selectors import allowed_decision_for
 

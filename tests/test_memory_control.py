@@ -410,6 +410,10 @@ def test_a_repeat_gives_way_to_the_first_alternative_control_allows() -> None:
     )
     assert found == sig() and asked == ["nudge_walk", "stand_break", "step_goal"]
     assert identity(pace) in new_state.allowed
+    # It names what it was said in place of: the walk, suppressed as a repeat of the walk.
+    first = controlled.instead_of
+    assert first is not None and first.suppressed and first.proposed.intent == "nudge_walk"
+    assert first.suppressed_by == identity(walk) and first.instead_of is None
 
 
 def test_when_every_alternative_is_a_repeat_the_first_is_suppressed_and_unallowed_are_untried() -> (
@@ -422,7 +426,7 @@ def test_when_every_alternative_is_a_repeat_the_first_is_suppressed_and_unallowe
         replace(walk, alternatives=(stand,)), DAY, lambda _: sig(), lambda _: state
     )
     assert controlled.suppressed and controlled.proposed.intent == "nudge_walk"
-    assert same is state
+    assert same is state and controlled.instead_of is None
     # A first proposal control allows is the decision: no alternative is looked at.
     asked: list[str] = []
     fresh = replace(propose(intent="new"), alternatives=(walk,))
@@ -430,3 +434,4 @@ def test_when_every_alternative_is_a_repeat_the_first_is_suppressed_and_unallowe
         fresh, DAY, lambda p: asked.append(p.intent) or sig(), lambda _: state
     )
     assert allowed.proposed.intent == "new" and asked == ["new"]
+    assert allowed.instead_of is None

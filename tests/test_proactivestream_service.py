@@ -20,6 +20,7 @@ from benchmark.streams.records import StreamEvent
 from memory.engine.decide import RulesPolicy
 from memory.engine.stream import MemoryStream
 from memory.models import Decision
+from memory.selectors import allowed_decision_for
 from memory.services.deciding import DecideRejected, memory_decide
 from tests import proactive_streams as data
 from tests.conftest import need_service
@@ -99,6 +100,7 @@ def _replayed(entity: Any) -> dict[int, tuple[Any, ...]]:
                 tuple(c.proposed.evidence_ids),
                 tuple(sorted(set(c.proposed.regularity_ids))),
                 c.reason,
+                c.instead_of.proposed.intent if c.instead_of is not None else None,
             )
     return out
 
@@ -111,6 +113,7 @@ def _stored(entity: Any) -> dict[int, tuple[Any, ...]]:
             tuple(d.evidence),
             tuple(d.regularity_ids),
             d.control_reason,
+            d.instead_of["intent"] if d.instead_of is not None else None,
         )
         for d in Decision.objects.filter(entity=entity, point__isnull=False)
     }
@@ -140,6 +143,15 @@ def test_the_service_decides_at_points_exactly_as_the_replay_does(
     assert stored == _replayed(entity)
     if person == "3372868164":
         assert ("intervene", "stand_break") in {(a, i) for a, i, *_ in stored.values()}
+        # The decision says what it was said in place of, and that repeat's allowed decision
+        # is found by the key it keeps (the audit of memory_decision).
+        instead = Decision.objects.filter(entity=entity, instead_of__isnull=False).first()
+        assert instead is not None and instead.action == "intervene"
+        first = instead.instead_of
+        assert first["intent"] != instead.intent and first["message"] and first["suppressed_by"]
+        allowed = allowed_decision_for(entity, instead, first["identity_key"])
+        assert allowed is not None and allowed.intent == first["intent"]
+        assert allowed.occurred_at < instead.occurred_at and allowed.day == instead.day
     if scope == "home":
         # The memory the points were decided on is a real one: days closed, routines tracked.
         assert entity.trajectories.count() == days - 1

@@ -72,6 +72,7 @@ DECISION_EXAMPLE = {
         "suppressed": False,
         "identity": {"intent": "remind"},
         "suppressed_by": None,
+        "instead_of": None,
         "signature": {"intent": "remind"},
     },
     "latency_ms": 3.2,

@@ -261,6 +261,11 @@ class ControlShape(serializers.Serializer):
     suppressed = serializers.BooleanField()
     identity = serializers.JSONField()
     suppressed_by = serializers.JSONField(allow_null=True)
+    instead_of = serializers.JSONField(
+        allow_null=True,
+        help_text="The first proposal, suppressed as a repeat, that this decision was said in "
+        "place of (intent, message, identity, suppressed_by); null when it is the decision.",
+    )
     signature = serializers.JSONField()
 
 

@@ -561,7 +561,12 @@ def memory_decision(request: HttpRequest, slug: str, key: str, pk: int) -> HttpR
     if decision is None:
         raise Http404("No such decision for this entity.")
     retrieved = [r for r in decision.retrieved if isinstance(r, dict)]
-    identities = [decision.identity, *([decision.suppressed_by] if decision.suppressed_by else [])]
+    instead_of = decision.instead_of if isinstance(decision.instead_of, dict) else None
+    identities = [
+        decision.identity,
+        *([decision.suppressed_by] if decision.suppressed_by else []),
+        *([instead_of["identity"]] if instead_of and instead_of.get("identity") else []),
+    ]
     rids = [
         *decision.evidence,
         *decision.regularity_ids,
@@ -628,6 +633,24 @@ def memory_decision(request: HttpRequest, slug: str, key: str, pk: int) -> HttpR
             _identity(slug, key, decision.suppressed_by, regs) if decision.suppressed_by else None
         ),
         "allowed": allowed_decision_for(entity, decision) if decision.suppressed else None,
+        "instead_of": (
+            {
+                "intent": instead_of.get("intent", ""),
+                "message": instead_of.get("message", ""),
+                "identity": (
+                    _identity(slug, key, instead_of["identity"], regs)
+                    if instead_of.get("identity")
+                    else None
+                ),
+                "allowed": allowed_decision_for(
+                    entity, decision, str(instead_of.get("identity_key") or "")
+                )
+                if instead_of.get("identity_key")
+                else None,
+            }
+            if instead_of
+            else None
+        ),
         "signature": signature,
         "signature_fields": [
             (name.replace("_", " "), said(value)) for name, value in signature.get("fields", [])

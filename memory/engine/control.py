@@ -8,7 +8,7 @@ is written next to the code that makes it and tested by name (tests/test_memory_
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from types import MappingProxyType
 from typing import Any, Literal
@@ -132,6 +132,10 @@ class Controlled:
     reason: Reason
     suppressed_by: Identity | None  # the allowed identity this repeated; None unless suppressed
     proposed: Proposed
+    # The first proposal, suppressed as a repeat, that this one (an alternative) is said in
+    # place of (control_first); None when the first proposal is the decision. An audit of the
+    # decision shows what was not said again, and why, beside what was said.
+    instead_of: Controlled | None = None
 
 
 def identity(proposed: Proposed) -> Identity:
@@ -178,8 +182,9 @@ def control_first(
     ``alternatives`` in turn: the first one allowed is the decision. When every one is a
     repeat, the decision is the suppression of ``proposed`` itself. ``signature_of`` and
     ``state_of`` give each candidate's signature and the control state holding its identity
-    (worked out only for the candidates tried). Returns the outcome, the new state (of the
-    candidate decided on) and that candidate's signature."""
+    (worked out only for the candidates tried). Returns the outcome (an alternative's names the
+    suppressed first as ``instead_of``), the new state (of the candidate decided on) and that
+    candidate's signature."""
     first_signature = signature_of(proposed)
     first = control(proposed, first_signature, day, state_of(proposed))
     if not first[0].suppressed:
@@ -188,7 +193,7 @@ def control_first(
         other_signature = signature_of(other)
         controlled, new_state = control(other, other_signature, day, state_of(other))
         if not controlled.suppressed:
-            return controlled, new_state, other_signature
+            return replace(controlled, instead_of=first[0]), new_state, other_signature
     return (*first, first_signature)
 
 

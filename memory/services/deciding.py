@@ -338,9 +338,27 @@ def _decide_and_store(
         suppressed_by=(
             identity_to_json(controlled.suppressed_by) if controlled.suppressed_by else None
         ),
+        instead_of=_instead_of(controlled.instead_of),
         latency_ms=round((time.perf_counter() - began) * 1000, 3),
         **target,
     )
+
+
+def _instead_of(first: Controlled | None) -> dict[str, Any] | None:
+    """What a decision was said in place of (``Decision.instead_of``): the first proposal
+    control suppressed as a repeat, its identity (and the key its allowed decisions are found
+    by), and the allowed identity it repeated."""
+    if first is None:
+        return None
+    return {
+        "intent": first.proposed.intent,
+        "message": first.proposed.message,
+        "identity": identity_to_json(first.identity),
+        "identity_key": _identity_key(first.identity),
+        "suppressed_by": (
+            identity_to_json(first.suppressed_by) if first.suppressed_by is not None else None
+        ),
+    }
 
 
 def _decide(
