@@ -160,7 +160,11 @@ def _compile_range(args: argparse.Namespace) -> list[Compiled]:
     params = _params(args)
     generated_at = _generated_at(args)
     try:
-        reader = open_reader(args.source, input_context=False)
+        span = (
+            day_window(first, ZoneInfo(tz))[0],
+            day_window(last, ZoneInfo(tz))[1],
+        )
+        reader = open_reader(args.source, input_context=False, span=span)
         compiled = []
         for offset in range(count):
             day = first + timedelta(days=offset)

@@ -791,14 +791,20 @@ def test_only_tokens_reads_each_input_events_own_context(
     ranged: list[object] = []
     real_reader = compiler.sources.open_reader
 
-    def reader_spy(spec: str, *, input_context: bool = True):
+    spans: list[object] = []
+
+    def reader_spy(spec: str, *, input_context: bool = True, span: object = None):
         ranged.append(input_context)
-        return real_reader(spec, input_context=input_context)
+        spans.append(span)
+        return real_reader(spec, input_context=input_context, span=span)
 
     monkeypatch.setattr(cli, "open_reader", reader_spy)
     ok("day", *day_args(day_file), "--to", DAY)
     ok("patterns", *window_args(day_file, first=DAY, last=DAY))
     assert ranged == [False, False]
+    # The reader is told the range's span, so an export is kept only where it is read.
+    one_day = day_window(date.fromisoformat(DAY), ZoneInfo(TZ))
+    assert spans == [one_day, one_day]
 
 
 def test_tokens_measures_the_document_as_pinned(

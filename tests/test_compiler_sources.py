@@ -20,8 +20,11 @@ from datetime import UTC, date, datetime
 from functools import cache
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import compiler.sources
 from benchmark.synthetic.aw_day import generate as generate_aw
@@ -2414,3 +2417,102 @@ def test_activitywatch_the_last_second_an_id_can_number() -> None:
     assert [s.id for s in capture.snapshots] == [last * EVENT_STRIDE]
     with pytest.raises(SourceError, match="too far ahead to number"):
         read_export({"id": "aw-watcher-window_h", "events": [_ev(too_far, 1.0, app="X")]})
+
+
+# --------------------------------------------------------------------------------------------
+# ActivityWatch: a read of one span of a long export equals the whole read
+# --------------------------------------------------------------------------------------------
+
+MIDNIGHT = datetime(2026, 3, 3, tzinfo=UTC).timestamp()
+
+
+def _stamp(t: float) -> str:
+    return datetime.fromtimestamp(t, UTC).isoformat()
+
+
+@st.composite
+def _crowded_exports(draw: st.DrawFn) -> dict[str, Any]:
+    """Window, AFK and web events packed around one midnight: bursts in one second (their
+    numbers chain past it), long events crossing midnight, AFK spans merging across it."""
+    offsets = st.sampled_from([0.0, 0.25, 0.5, 0.999])
+    # Bursts: many events in a few seconds, some of them just outside the span's slack.
+    seconds = st.one_of(st.integers(-200, 200), st.sampled_from([-95, -94, -93, -31, 0, 1, 62]))
+    length = st.sampled_from([0.0, 1.0, 29.0, 30.0, 95.0, 400.0, 7200.0])
+
+    def events(count: int, **data: Any) -> list[dict[str, Any]]:
+        found = []
+        for _ in range(count):
+            t = MIDNIGHT + draw(seconds) + draw(offsets)
+            found.append(_ev(_stamp(t), draw(length), **data))
+        return found
+
+    window = events(draw(st.integers(0, 25)), app="Code", title="a.py")
+    window += events(draw(st.integers(0, 10)), app="Firefox", title="Docs")
+    afk = events(draw(st.integers(0, 12)), status="afk") + events(2, status="not-afk")
+    web = events(draw(st.integers(0, 8)), url="https://example.org/", title="Docs")
+    return {
+        "buckets": {
+            "aw-watcher-window_h": _bucket("aw-watcher-window_h", "currentwindow", window),
+            "aw-watcher-afk_h": _bucket("aw-watcher-afk_h", "afkstatus", afk),
+            "aw-watcher-web-firefox_h": _bucket("aw-watcher-web-firefox_h", "web.tab.current", web),
+        }
+    }
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    export=_crowded_exports(),
+    start=st.one_of(st.integers(-150, 150), st.sampled_from([-60, -1, 0, 2])),
+    length=st.sampled_from([1, 60, 120, 3600]),
+)
+def test_a_read_of_a_span_gives_every_row_and_id_a_whole_read_gives(
+    export: dict[str, Any], start: int, length: int
+) -> None:
+    low = MIDNIGHT + start
+    high = low + length
+    whole = activitywatch.Export(export).read(low, high)
+    assert activitywatch.Export(export, span=(low, high)).read(low, high) == whole
+    assert activitywatch.read_export(export, low, high) == whole
+    # A span holds any window within it.
+    wide = activitywatch.Export(export, span=(low - 300, high + 300))
+    assert wide.read(low, high) == whole
+
+
+def test_a_span_of_a_month_long_export_reads_each_day_as_the_whole_export_does(
+    tmp_path: Path,
+) -> None:
+    days = [generate_aw(date(2026, 3, d), "Europe/Berlin", seed=7, afk=True) for d in (2, 3, 4)]
+    export = copy.deepcopy(days[0].export)
+    for later in days[1:]:
+        for key, bucket in later.export["buckets"].items():
+            export["buckets"][key]["events"].extend(bucket["events"])
+    path = write(tmp_path / "month.json", export)
+    whole = activitywatch.open_export(path)
+    for d in (2, 3, 4):
+        low = datetime(2026, 3, d, tzinfo=ZoneInfo("Europe/Berlin")).timestamp()
+        high = low + 86400
+        one = open_source(f"activitywatch:{path}", low, high)
+        assert one == whole.read(low, high) and one.snapshots
+        assert activitywatch.open_export(path, span=(low, high)).read(low, high) == one
+
+
+def test_a_span_read_still_refuses_a_broken_event_outside_it_and_a_window_beyond_it(
+    tmp_path: Path,
+) -> None:
+    export = _export([_ev("2026-03-02T12:00:00+00:00", 60.0, status="afk")])
+    export["buckets"]["aw-watcher-window_h"]["events"].append(
+        {"timestamp": "2026-02-01T08:00:00+00:00", "duration": "long", "data": {}}
+    )
+    path = write(tmp_path / "broken.json", export)
+    for read in (
+        lambda: activitywatch.read(path, at(9), at(10)),
+        lambda: activitywatch.read(path),
+    ):
+        with pytest.raises(SourceError, match="duration must be a number of seconds"):
+            read()
+    fine = activitywatch.Export(_export([]), span=(at(9), at(10)))
+    assert fine.read(at(9), at(9, 30)).snapshots
+    with pytest.raises(ValueError, match="not within the span"):
+        fine.read(at(8), at(10))
+    with pytest.raises(ValueError, match="not within the span"):
+        fine.read()

@@ -41,13 +41,18 @@ def open_source(
     and URL, which compiling never uses; the screenpipe reader then reads less (the other
     formats are read whole anyway and keep them).
     """
-    return open_reader(spec, input_context=input_context)(start, end)
+    span = (start, end) if start is not None and end is not None else None
+    return open_reader(spec, input_context=input_context, span=span)(start, end)
 
 
-def open_reader(spec: str, *, input_context: bool = True) -> Callable[[Window, Window], Capture]:
+def open_reader(
+    spec: str, *, input_context: bool = True, span: tuple[float, float] | None = None
+) -> Callable[[Window, Window], Capture]:
     """A reader of ``FORMAT:PATH`` for any number of windows: ``reader(start, end)`` gives what
-    :func:`open_source` gives. An ActivityWatch export is parsed here, once for all windows;
-    a screenpipe database and a JSONL file are read per window (by index, and as a stream)."""
+    :func:`open_source` gives. An ActivityWatch export is parsed here, once for all windows,
+    or for the windows within ``span`` only (a day or a range of days of an export that holds
+    every day since the watcher was installed: what lies outside is checked, not kept); a
+    screenpipe database and a JSONL file are read per window (by index, and as a stream)."""
     name, sep, path = spec.partition(":")
     if not sep or not path:
         raise SourceError(
@@ -69,7 +74,7 @@ def open_reader(spec: str, *, input_context: bool = True) -> Callable[[Window, W
     if name == "activitywatch":
         from compiler.sources import activitywatch
 
-        return activitywatch.open_export(path).read
+        return activitywatch.open_export(path, span=span).read
     from compiler.sources import jsonl
 
     return lambda start, end: jsonl.read(path, start, end)

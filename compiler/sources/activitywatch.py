@@ -28,7 +28,7 @@ import gzip
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import groupby
 from operator import itemgetter
@@ -159,13 +159,23 @@ def _buckets(name: str, data: Any) -> list[Mapping[str, Any]]:
     return sorted(buckets, key=lambda bucket: str(bucket.get("id")))
 
 
+_Keyed = tuple[float, float, Mapping[str, Any]]  # (start, duration, data)
+
+
 class _Reader:
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, span: tuple[float, float] | None = None) -> None:
         self.name = name
         self.naive = 0
+        # Only events that reach into [span) (with a heartbeat's slack) are kept whole; every
+        # event is still checked, so a broken event anywhere fails a read as it always did.
+        self.span = span
 
-    def intervals(self, bucket: Mapping[str, Any]) -> list[tuple[float, float, Mapping[str, Any]]]:
-        """The bucket's events as (start, end, data), sorted by time (ties by length and data).
+    def keyed(
+        self, bucket: Mapping[str, Any], *, whole: bool
+    ) -> tuple[list[_Keyed], list[tuple[int, _Keyed]]]:
+        """The bucket's events as (start, duration, data), in the bucket's order: those that
+        reach into the reader's span (all of them when ``whole`` or without a span), and the
+        others, each with its number (:func:`_number`).
 
         A real day holds thousands of events and a whole export every day since the watcher
         was installed, so the loop takes each check's common case first (a plain dict, a float)
@@ -175,8 +185,12 @@ class _Reader:
         events = bucket.get("events", [])
         if not isinstance(events, list):
             raise SourceError(f"{self.name}: bucket {bucket_id!r}: events must be an array.")
-        keyed: list[tuple[float, float, Mapping[str, Any]]] = []
-        add = keyed.append
+        keyed: list[_Keyed] = []
+        outside: list[tuple[int, _Keyed]] = []
+        add, aside = keyed.append, outside.append
+        low, high = (-math.inf, math.inf) if whole or self.span is None else self.span
+        low -= HEARTBEAT_S
+        high += HEARTBEAT_S
         earliest, latest = _FIRST_NUMBER, _LAST_NUMBER
         naive = 0
         for index, event in enumerate(events):
@@ -191,7 +205,8 @@ class _Reader:
                 raise SourceError(
                     f"{self._where(bucket_id, index)}: timestamp {stamp!r} is not ISO 8601."
                 ) from None
-            if not earliest <= _number(start) < latest:
+            number = _number(start)
+            if not earliest <= number < latest:
                 raise SourceError(
                     f"{self._where(bucket_id, index)}: timestamp {stamp!r} is before "
                     "2001-09-09, earlier than any ActivityWatch data, or too far ahead to number."
@@ -211,26 +226,38 @@ class _Reader:
             data = event.get("data", {})
             if type(data) is not dict and not isinstance(data, Mapping):
                 raise SourceError(f"{self._where(bucket_id, index)}: data must be an object.")
-            add((start, float(duration) if duration > 0 else 0.0, data))
+            length = float(duration) if duration > 0 else 0.0
+            if start < high and start + length >= low:
+                add((start, length, data))
+            else:
+                aside((number, (start, length, data)))
         self.naive += naive
-        keyed.sort(key=_WHEN)
-        # Events of the same instant and length are put in the order of their data, so the
-        # ids do not depend on the order the export stored them in.
-        if any(
-            keyed[i][0] == keyed[i - 1][0] and keyed[i][1] == keyed[i - 1][1]
-            for i in range(1, len(keyed))
-        ):
-            ordered: list[tuple[float, float, Mapping[str, Any]]] = []
-            for _key, group in groupby(keyed, key=_WHEN):
-                same = list(group)
-                if len(same) > 1:
-                    same.sort(key=lambda item: json.dumps(item[2], sort_keys=True, default=str))
-                ordered.extend(same)
-            keyed = ordered
-        return [(start, start + duration, data) for start, duration, data in keyed]
+        return keyed, outside
 
     def _where(self, bucket_id: object, index: int) -> str:
         return f"{self.name}: bucket {bucket_id!r}, event {index}"
+
+
+def _ordered(keyed: list[_Keyed]) -> list[_Keyed]:
+    """``keyed`` sorted by time and length; events of the same instant and length in the order
+    of their data, so the ids do not depend on the order the export stored them in."""
+    keyed.sort(key=_WHEN)
+    if any(
+        keyed[i][0] == keyed[i - 1][0] and keyed[i][1] == keyed[i - 1][1]
+        for i in range(1, len(keyed))
+    ):
+        ordered: list[_Keyed] = []
+        for _key, group in groupby(keyed, key=_WHEN):
+            same = list(group)
+            if len(same) > 1:
+                same.sort(key=lambda item: json.dumps(item[2], sort_keys=True, default=str))
+            ordered.extend(same)
+        keyed = ordered
+    return keyed
+
+
+def _ends(keyed: list[_Keyed]) -> list[tuple[float, float, Mapping[str, Any]]]:
+    return [(start, start + duration, data) for start, duration, data in keyed]
 
 
 # The numbers (starts in whole seconds) an event may have: its rows' ids must lie in
@@ -247,12 +274,16 @@ def _number(start: float) -> int:
 
 def _numbered(
     claims: list[tuple[str, list[tuple[float, float, Mapping[str, Any]]]]],
+    passed: Sequence[int] = (),
 ) -> list[list[_Interval]]:
     """Each bucket's intervals with their ids; every claiming event gets its own number E.
 
     ``claims`` is (bucket id, intervals in bucket order) per bucket; the numbers are handed out
     in the order of (E, start, bucket id, position in the bucket), each the larger of its own E
     and one past the previous one, so events in seconds of their own keep their own E.
+    ``passed``: the own numbers of the claiming events a windowed read leaves out, none of
+    them the number of an event in ``claims`` (:class:`Export`): they take their turn by
+    number, so the numbers given to the others are the ones a whole read gives.
     """
     wanted = sorted(
         (_number(start), start, bucket_id, b, i)
@@ -260,8 +291,13 @@ def _numbered(
         for i, (start, _end, _data) in enumerate(intervals)
     )
     given = [[0] * len(intervals) for _bucket_id, intervals in claims]
+    others = sorted(passed)
+    o, count = 0, len(others)
     last = -1
     for number, _start, _bucket_id, b, i in wanted:
+        while o < count and others[o] < number:
+            last = others[o] if others[o] > last else last + 1
+            o += 1
         last = number if number > last else last + 1  # max(number, last + 1)
         given[b][i] = last
     return [
@@ -332,15 +368,18 @@ class _Pages:
 def read(path: PathLike, start: float | None = None, end: float | None = None) -> Capture:
     """Emulated snapshot rows and AFK absences of [start, end), sorted by (t, id).
 
-    An absence that crosses the window's edge is clipped to it.
+    An absence that crosses the window's edge is clipped to it. Only the events near the
+    window are kept (:class:`Export`'s ``span``) when it has both ends.
     """
-    return open_export(path).read(start, end)
+    span = (start, end) if start is not None and end is not None else None
+    return open_export(path, span=span).read(start, end)
 
 
-def open_export(path: PathLike) -> Export:
-    """The export at ``path``, parsed once for any number of windows (:class:`Export`)."""
+def open_export(path: PathLike, *, span: tuple[float, float] | None = None) -> Export:
+    """The export at ``path``, parsed once for any number of windows (:class:`Export`), or
+    for the windows within ``span``."""
     name = require_file(path)
-    return Export(_load(name), name=name)
+    return Export(_load(name), name=name, span=span)
 
 
 def read_export(
@@ -351,7 +390,8 @@ def read_export(
     A read of part of an export (one day's events fetched from a server) gives every row the
     id a read of the whole export gives it: ids come from the events themselves.
     """
-    return Export(data, name=name).read(start, end)
+    span = (start, end) if start is not None and end is not None else None
+    return Export(data, name=name, span=span).read(start, end)
 
 
 class Export:
@@ -359,14 +399,25 @@ class Export:
 
     A run over many days (the command line's ``--to``) reads the file once instead of once a
     day, and each day's capture is the one a read of that day alone gives.
+
+    ``span`` (Unix seconds [start, end)): only windows within it are read, as the command line
+    reads one day (or one range) of an export that holds every day since the watcher was
+    installed. Each event is still checked, but only the window and web events that reach into
+    the span are sorted, numbered and kept; the numbers the others claim still take their turn,
+    so every id (and every capture of a window within the span) is the one a whole read gives.
+    The AFK bucket is kept whole: a merged absence takes the id of its first event, which may
+    begin long before the span.
     """
 
-    def __init__(self, data: Any, *, name: str = "export") -> None:
+    def __init__(
+        self, data: Any, *, name: str = "export", span: tuple[float, float] | None = None
+    ) -> None:
         buckets = _buckets(name, data)
-        reader = _Reader(name)
+        reader = _Reader(name, span)
+        self.span = span
         # Window and AFK events claim numbers (their rows and absences are emitted); web
         # events are looked up only, numbered by their start alone.
-        claims: list[tuple[str, list[tuple[float, float, Mapping[str, Any]]]]] = []
+        claiming: list[tuple[str, list[_Keyed], list[tuple[int, _Keyed]]]] = []
         kinds: list[str] = []
         pages: list[tuple[_Interval, str | None]] = []
         seen: dict[str, list[str]] = {_WINDOW: [], _WEB: [], _AFK: []}
@@ -378,20 +429,33 @@ class Export:
                 ignored.append(bucket_id)
                 continue
             seen[kind].append(bucket_id)
-            intervals = reader.intervals(bucket)
+            inside, outside = reader.keyed(bucket, whole=kind == _AFK)
             if kind == _WEB:
                 family = _family(bucket_id)
                 pages.extend(
-                    (_Interval(_number(a) * EVENT_STRIDE, a, b, d), family) for a, b, d in intervals
+                    (_Interval(_number(a) * EVENT_STRIDE, a, b, d), family)
+                    for a, b, d in _ends(_ordered(inside))
                 )
             else:
                 if kind == _AFK:
-                    intervals = [item for item in intervals if item[2].get("status") == "afk"]
-                claims.append((bucket_id, intervals))
+                    inside = [item for item in inside if item[2].get("status") == "afk"]
+                claiming.append((bucket_id, inside, outside))
                 kinds.append(kind)
+        # An event left out that starts in the same second as one kept is kept too: the two
+        # are numbered apart in the order of their data, which needs both.
+        taken = {_number(start) for _b, inside, _o in claiming for start, _d, _data in inside}
+        passed: list[int] = []
+        claims: list[tuple[str, list[tuple[float, float, Mapping[str, Any]]]]] = []
+        for bucket_id, inside, outside in claiming:
+            for number, item in outside:
+                if number in taken:
+                    inside.append(item)
+                else:
+                    passed.append(number)
+            claims.append((bucket_id, _ends(_ordered(inside))))
         self.windows: list[_Interval] = []
         self.away: list[_Interval] = []
-        for kind, numbered in zip(kinds, _numbered(claims), strict=True):
+        for kind, numbered in zip(kinds, _numbered(claims, passed), strict=True):
             (self.windows if kind == _WINDOW else self.away).extend(numbered)
         self.pages = _Pages(pages)
         self.seen = seen
@@ -400,6 +464,13 @@ class Export:
 
     def read(self, start: float | None = None, end: float | None = None) -> Capture:
         """The rows and absences of [start, end), as :func:`read` gives them."""
+        if self.span is not None and (
+            start is None or end is None or start < self.span[0] or end > self.span[1]
+        ):
+            raise ValueError(
+                f"the window [{start}, {end}) is not within the span this export was read for "
+                f"[{self.span[0]}, {self.span[1]})"
+            )
         seen = self.seen
         disclosures = [
             EMULATION,
