@@ -1004,6 +1004,17 @@ def test_recent_memory_needs_three_closed_days_and_reads_the_last_three() -> Non
 NOTHING_MISSING = "recent_memory: nothing usual by now is missing today"
 
 
+def test_recent_memory_reads_today_only_where_something_was_usual_by_now() -> None:
+    kitchen = ("07:30", KITCHEN, "Kitchen")
+    reads_today = RecentMemoryPolicy().reads_today
+    now = recent_ctx(MOTION).now  # 08:00
+    assert not reads_today((day_of(2, kitchen), day_of(1, kitchen)), now)  # too few days
+    assert not reads_today(tuple(day_of(b) for b in (3, 2, 1)), now)  # nothing usual
+    later = ("08:30", KITCHEN, "Kitchen")
+    assert not reads_today(tuple(day_of(b, later) for b in (3, 2, 1)), now)  # not by now
+    assert reads_today(tuple(day_of(b, kitchen) for b in (3, 2, 1)), now)
+
+
 @pytest.mark.parametrize(
     ("on_each", "today", "acts"),
     [

@@ -18,6 +18,7 @@ from memory.engine.decide import (
     TODAY,
     TRAJECTORIES,
     DecisionContext,
+    RecentMemoryPolicy,
 )
 from memory.engine.recent import RECENT_MAX_PRIOR
 from memory.engine.records import (
@@ -311,6 +312,24 @@ def test_a_policy_reading_today_and_trajectories_gets_them_without_regularities(
     (ctx,) = policy.seen
     assert calls == [1] and ctx.today is TODAY_SEEN and ctx.regularities == ()
     assert ctx.trajectories == view.trajectories()
+
+
+def test_a_policy_that_tells_it_will_not_read_today_here_costs_no_extraction() -> None:
+    # The view's closed days are empty records: nothing happened by now on each of them, so
+    # recent memory abstains without today's facts, and none are extracted for it.
+    view, calls = view_of({"a": tracked(ROUTINE, "active")})
+    outcome, _ = decide_on(view, RecentMemoryPolicy(), ControlState())
+    assert calls == [] and outcome.controlled.proposed.message == (
+        "recent_memory: nothing usual by now is missing today"
+    )
+    # A policy that names TODAY and says nothing more is always handed today.
+    told = Recorder(frozenset({TODAY}))
+    told.reads_today = lambda trajectories, now: False  # type: ignore[attr-defined]
+    decide_on(view, told, ControlState())
+    assert calls == [] and told.seen[0].today == DayRecord(DAY)
+    plain = Recorder(frozenset({TODAY}))
+    decide_on(view, plain, ControlState())
+    assert calls == [1] and plain.seen[0].today is TODAY_SEEN
 
 
 def test_a_policy_that_does_not_say_what_it_reads_gets_regularities() -> None:

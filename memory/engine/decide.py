@@ -137,6 +137,17 @@ def reads(policy: Any) -> frozenset[str]:
     return frozenset(str(x) for x in found) if isinstance(found, frozenset) else frozenset()
 
 
+def reads_today(policy: Any, trajectories: tuple[DayRecord, ...], now: datetime) -> bool:
+    """Whether ``policy``'s decision at ``now`` reads today's observations: it names ``TODAY``
+    (:func:`reads`), and where it can tell from the closed days alone that this decision will
+    not (its ``reads_today``), it is not handed them. The open day's extraction costs more than
+    most decisions."""
+    if TODAY not in reads(policy):
+        return False
+    ask = getattr(policy, "reads_today", None)
+    return True if ask is None else bool(ask(trajectories, now))
+
+
 # -- rules --------------------------------------------------------------------------------------
 
 
@@ -543,15 +554,19 @@ class RecentMemoryPolicy:
     name: str = "recent_memory"
     reads: frozenset[str] = frozenset({TODAY, TRAJECTORIES})
 
+    def reads_today(self, trajectories: tuple[DayRecord, ...], now: datetime) -> bool:
+        """Whether the decision at ``now`` reads today's observations: only where something
+        happened by now on each of the last days (else it abstains without them), so the
+        callers skip the open day's extraction (:func:`reads_today`)."""
+        found = _habitual(trajectories, now)
+        return found is not None and bool(found[0])
+
     def decide(self, ctx: DecisionContext) -> Proposed:
-        days = ctx.trajectories[-RECENT_MEMORY_DAYS:]
-        if len(days) < RECENT_MEMORY_DAYS:
+        found = _habitual(ctx.trajectories, ctx.now)
+        if found is None:
             return ctx.abstain(f"fewer than {RECENT_MEMORY_DAYS} closed days in memory")
+        habitual, firsts = found
         clock = ctx.now.time().replace(tzinfo=None)
-        firsts = [_firsts(record) for record in days]
-        habitual = set.intersection(
-            *({key for key, (at, _) in found.items() if at <= clock} for found in firsts)
-        )
         done = {key for key, (at, _) in _firsts(ctx.today).items() if at <= clock}
         for path, key in sorted(habitual - done, key=repr):
             service = _applying(ctx, path)
@@ -571,12 +586,29 @@ class RecentMemoryPolicy:
         return ctx.abstain("recent_memory: nothing usual by now is missing today")
 
 
+def _habitual(
+    trajectories: tuple[DayRecord, ...], now: datetime
+) -> tuple[set[tuple[Path, Canonical]], list[_Firsts]] | None:
+    """What was observed by ``now``'s clock time on each of the last ``RECENT_MEMORY_DAYS``
+    closed days, with those days' first occurrences; None with fewer closed days."""
+    days = trajectories[-RECENT_MEMORY_DAYS:]
+    if len(days) < RECENT_MEMORY_DAYS:
+        return None
+    clock = now.time().replace(tzinfo=None)
+    firsts = [_firsts(record) for record in days]
+    habitual = set.intersection(
+        *({key for key, (at, _) in found.items() if at <= clock} for found in firsts)
+    )
+    return habitual, firsts
+
+
 # Per day record: the earliest local time of day of each (path, canonical value), with its
 # fact id. Records are immutable; the cache holds the record to tell a reused id apart.
-_FIRSTS: dict[int, tuple[DayRecord, dict[tuple[Path, Canonical], tuple[time, str]]]] = {}
+_Firsts = dict[tuple[Path, Canonical], tuple[time, str]]
+_FIRSTS: dict[int, tuple[DayRecord, _Firsts]] = {}
 
 
-def _firsts(record: DayRecord) -> dict[tuple[Path, Canonical], tuple[time, str]]:
+def _firsts(record: DayRecord) -> _Firsts:
     held = _FIRSTS.get(id(record))
     if held is not None and held[0] is record:
         return held[1]

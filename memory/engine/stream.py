@@ -65,10 +65,10 @@ from memory.engine.day import (
 from memory.engine.decide import (
     EXPECTATIONS,
     REGULARITIES,
-    TODAY,
     TRAJECTORIES,
     DecisionContext,
     reads,
+    reads_today,
 )
 from memory.engine.expect import Expectations
 from memory.engine.recent import RECENT_MAX_PRIOR, recent_events
@@ -182,9 +182,10 @@ def decide_on(
 
     needs = reads(policy)
     reachable = _reachable(view, gate) if REGULARITIES in needs else []
+    trajectories = view.trajectories() if TRAJECTORIES in needs else ()
     # Today's observations cost an extraction: made when a retrievable regularity needs its
-    # occurrence, or a policy reads them (as the service does).
-    wants_today = not blind and (bool(reachable) or TODAY in needs)
+    # occurrence, or a policy reads them at this moment (as the service does).
+    wants_today = not blind and (bool(reachable) or reads_today(policy, trajectories, view.now))
     today = view.today_of() if wants_today else DayRecord(view.day)
     retrieved: tuple[Retrieved, ...] = ()
     if reachable:
@@ -197,7 +198,7 @@ def decide_on(
         current=view.current,
         recent=view.recent,
         now=view.now,
-        trajectories=view.trajectories() if TRAJECTORIES in needs else (),
+        trajectories=trajectories,
         today=today,
         regularities=retrieved,
         expectations=view.expectations if EXPECTATIONS in needs else None,
