@@ -254,3 +254,39 @@ def test_once_the_memories_part_no_validation_decides_on_its_own(
     assert shared and len(calls) == shared + 2 * (len(stream.points) - shared)
     alone = replay(stream, methods_named(["no_validation"]))
     assert _decisions(together, "no_validation") == _decisions(alone, "no_validation")
+
+
+def test_the_replay_keeps_what_was_alive_before_it_out_of_the_collectors_scans_until_it_ends(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import gc
+
+    frozen: list[int] = []
+    failing: list[bool] = []
+    ingest = _Memories.ingest
+
+    def spy(self: _Memories, *args: object) -> None:
+        frozen.append(gc.get_freeze_count())
+        if failing:
+            raise RuntimeError("memory failed")
+        ingest(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_Memories, "ingest", spy)
+    gc.unfreeze()  # whatever an earlier test in this process left frozen
+    replay(_stream(2), methods_named(["event_only"]))
+    assert frozen and min(frozen) > 0 and gc.get_freeze_count() == 0
+    # A replay that fails still gives the objects back to the collector.
+    failing.append(True)
+    with pytest.raises(RuntimeError, match="memory failed"):
+        replay(_stream(2), methods_named(["event_only"]))
+    assert gc.get_freeze_count() == 0
+    # What someone else froze stays frozen.
+    failing.clear()
+    gc.freeze()
+    try:
+        replay(_stream(2), methods_named(["event_only"]))
+        # Still frozen (unfreezing empties the permanent generation; a frozen object that dies
+        # leaves it, so the count itself may fall).
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
