@@ -522,10 +522,12 @@ def test_sitting_needs_a_reachable_slot() -> None:
     assert sitting(point("sports_slot", available=False, sedentary_min_last_60=60)) is False
 
 
-def test_walk_or_slot_unless_the_hour_was_spent_sitting() -> None:
+def test_walk_or_slot_at_any_reachable_slot_after_sitting_too() -> None:
     assert walk_or_slot(obs("decision_point", available=True)) is True
     assert walk_or_slot(point("sports_slot", available=True, steps_last_60=900)) is True
-    assert walk_or_slot(point("sports_slot", available=True, steps_last_60=10)) is False
+    # After an hour of sitting a walk is still a nudge to give (where that hour is usually an
+    # active one: the policy's judgement, not the catalogue's).
+    assert walk_or_slot(point("sports_slot", available=True, steps_last_60=10)) is True
     assert walk_or_slot(point("sports_slot", available=False, steps_last_60=900)) is False
 
 
@@ -548,7 +550,7 @@ def test_each_service_acts_at_its_own_moments() -> None:
         for scope, found in CATALOGUE.items()
     }
     assert acting == {
-        "sports": ["step_goal_nudge", "stand_break"],
+        "sports": ["suggest_walk", "step_goal_nudge", "stand_break"],
         "home": ["check_device", "wellbeing_check"],
         "code": ["triage_nudge"],
         "desktop": ["resume_focus", "take_break", "refocus"],

@@ -586,14 +586,17 @@ def test_rules_a_pending_regularity_past_its_deadline_is_due() -> None:
 
 
 def test_rules_takes_the_first_applying_service_that_is_actionable() -> None:
-    # suggest_walk and stand_break both serve step bouts; after an hour of sitting only the
-    # stand break can act at a sports slot.
+    # suggest_walk and stand_break both serve step bouts; a walk that usually happens by now
+    # and has not is the walk's to say, after an hour of sitting too (it stands them up as
+    # well); where the person cannot be reached, neither acts.
     slot = point(10, "10:15", "sports_slot", worn_last_60=True, sedentary_min_last_60=55)
     got = RulesPolicy().decide(ctx(slot, retrieved("deviated")))
-    stand = services("sports")[2]
-    assert (got.action, got.intent, got.regularity_ids) == ("intervene", "stand_break", (RID,))
-    assert got.message.startswith(stand.message + " Usually a walk by 10:00")
+    walk = services("sports")[0]
+    assert (got.action, got.intent, got.regularity_ids) == ("intervene", "suggest_walk", (RID,))
+    assert got.message.startswith(walk.message + " Usually a walk by 10:00")
     assert got.evidence_ids == ("point:10", TRIGGER_FACT, RID)
+    away = point(10, "10:15", "sports_slot", worn_last_60=False, sedentary_min_last_60=55)
+    assert RulesPolicy().decide(ctx(away, retrieved("deviated"))).action == "abstain"
 
 
 # -- event only at raw events ---------------------------------------------------------------------
@@ -866,13 +869,14 @@ def test_sports_sitting_rule(sitting: Any, steps: Any, holds: bool) -> None:
 
 
 def test_sports_a_rule_whose_service_cannot_act_gives_way_to_the_next() -> None:
-    # The walk rule holds, but after an hour of sitting the walk service is no moment to act.
+    # The walk rule holds after an hour of sitting too: a walk is a moment to act at any
+    # reachable slot. Where the person cannot be reached, no rule's service can act.
     got = rule_at(
         slot(20, sedentary_min_last_60=55, steps_last_60=100),
         "sports",
         slot(9, back=1, steps_last_60=2000),
     )
-    assert got.intent == "stand_break"
+    assert got.intent == "suggest_walk"
     unreachable = slot(20, worn_last_60=False, sedentary_min_last_60=55, steps_last_60=100)
     assert rule_at(unreachable, "sports").message == NO_RULE
 

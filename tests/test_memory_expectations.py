@@ -475,9 +475,9 @@ def test_unusual_sitting_before_two_slots_of_a_day_is_two_moments_to_stand_up() 
     """The sitting nudge is about the hour before its slot: sitting again before a later slot
     is another hour, nudged again; the same slot's hour is never nudged twice."""
     stream = MemoryStream("sports", ZONE, RulesPolicy())
-    for d in range(6):  # a person who moves before noon and before mid-afternoon
+    for d in range(6):  # a person up and about before noon and mid-afternoon, not walking
         for slot in (1, 2):
-            moved = _slot(10 * d + slot, d, slot, steps_last_60=1400, steps_today=5000 * slot,
+            moved = _slot(10 * d + slot, d, slot, steps_last_60=600, steps_today=5000 * slot,
                           sedentary_min_last_60=20)  # fmt: skip
             stream.decide_point(moved)
     outcomes = []
@@ -495,14 +495,29 @@ def test_unusual_sitting_before_two_slots_of_a_day_is_two_moments_to_stand_up() 
     assert again.suppressed
 
 
+def test_an_hour_usually_walked_spent_sitting_gets_the_walk_and_the_stand_up_in_reserve() -> None:
+    """Sitting through an hour this person usually walks in: the walk they usually take is
+    said (it stands them up as well); the stand-up break, also unusual, is its alternative."""
+    stream = MemoryStream("sports", ZONE, RulesPolicy())
+    for d in range(6):  # walks before noon every day
+        stream.decide_point(_slot(10 * d, d, 1, steps_last_60=1400, steps_today=5000,
+                                  sedentary_min_last_60=20))  # fmt: skip
+    sat = stream.decide_point(_slot(100, 7, 1, steps_last_60=120, steps_today=4800,
+                                    sedentary_min_last_60=56))  # fmt: skip
+    said = sat.controlled.proposed
+    assert sat.action == "intervene" and said.intent == "suggest_walk"
+    assert said.message.startswith("120 steps in the hour before 12:00; this hour is usually")
+    assert [p.intent for p in said.alternatives] == ["stand_break"]
+
+
 def test_a_moment_that_repeats_one_nudge_still_says_another_memory_finds_unusual() -> None:
     """Behind the usual pace at noon and still at mid-afternoon (said once a day), and now
     also sitting unusually long: the sitting is said in the pace reminder's place. The
     baseline's rule standing in (no history of the sitting) never takes such a place."""
     stream = MemoryStream("sports", ZONE, RulesPolicy())
-    for d in range(6):  # walks before noon and before mid-afternoon, 5,000 steps a slot
+    for d in range(6):  # about before noon and before mid-afternoon, 5,000 steps a slot
         for slot in (1, 2):
-            moved = _slot(10 * d + slot, d, slot, steps_last_60=1400, steps_today=5000 * slot,
+            moved = _slot(10 * d + slot, d, slot, steps_last_60=600, steps_today=5000 * slot,
                           sedentary_min_last_60=20)  # fmt: skip
             stream.decide_point(moved)
     noon = _slot(101, 7, 1, steps_last_60=1200, steps_today=800, sedentary_min_last_60=10)
@@ -517,7 +532,7 @@ def test_a_moment_that_repeats_one_nudge_still_says_another_memory_finds_unusual
     hourly = MemoryStream("sports", ZONE, RulesPolicy())
     for d in range(6):
         for slot in (1, 2):
-            hourly.decide_point(_slot(10 * d + slot, d, slot, steps_last_60=1400,
+            hourly.decide_point(_slot(10 * d + slot, d, slot, steps_last_60=600,
                                       steps_today=5000 * slot))  # fmt: skip
     assert hourly.decide_point(noon).controlled.proposed.intent == "step_goal_nudge"
     again = hourly.decide_point(later)

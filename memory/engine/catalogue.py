@@ -360,9 +360,14 @@ def sitting(event: EngineEvent) -> bool:
 
 
 def walk_or_slot(event: EngineEvent) -> bool:
-    """A HeartSteps walk moment, or a reachable slot not after an hour of sitting (then a
-    break to stand up comes first)."""
-    return walk_moment(event) or (sports_reachable(event) and not sitting(event))
+    """A HeartSteps walk moment, or a reachable slot, after an hour of sitting too.
+
+    Which nudge a slot after sitting gets is not the catalogue's to say: a walk where that hour
+    is usually an active one for this person (the walk they usually take, which stands them up
+    as well), a break to stand up where sitting then is what is unusual (the policy's judgement,
+    ``usual.py``, in catalogue order). The sports reference labeler orders the two the same
+    way."""
+    return walk_moment(event) or sports_reachable(event)
 
 
 def desktop_point(event: EngineEvent) -> bool:
