@@ -570,6 +570,32 @@ def test_behind_the_usual_pace_is_judged_against_the_person_s_own_median() -> No
     )
 
 
+def test_a_person_who_walks_little_by_then_is_not_told_they_are_behind() -> None:
+    """Under a walk's worth of steps by this time on the usual day, there is no pace to keep:
+    memory says so, and the baseline's "behind yesterday" does not stand in for it."""
+    exp = Expectations()
+    for d, steps in enumerate((300, 900, 500, 700, 400, 2600)):
+        point = _slot(d, d, 1, steps_last_60=100, steps_today=steps)
+        exp.observe_point(point, point.at.date())
+    noon = _slot(9, 7, 1, steps_last_60=100, steps_today=200)
+    judged = usual.judge("sports", noon.payload, noon.at.astimezone(ZONE), exp, {})
+    assert judged["step_goal_nudge"] == usual.Judged(
+        False, "by 12:00 you usually have only 600 steps: no pace to keep"
+    )
+    rules = {"step_goal_nudge": "200 steps so far, 2600 by now yesterday"}
+    assert (
+        usual.judge("sports", noon.payload, noon.at.astimezone(ZONE), exp, rules)["step_goal_nudge"]
+        == judged["step_goal_nudge"]
+    )
+    # Before five days are known, memory cannot say, and the baseline's rule stands in.
+    young = Expectations()
+    for d, steps in enumerate((300, 900)):
+        point = _slot(d, d, 1, steps_last_60=100, steps_today=steps)
+        young.observe_point(point, point.at.date())
+    early = usual.judge("sports", noon.payload, noon.at.astimezone(ZONE), young, rules)
+    assert early["step_goal_nudge"].act and early["step_goal_nudge"].baseline
+
+
 def _gh(n: int, at: datetime, kind: str, **attributes: Any) -> EngineEvent:
     return EngineEvent(
         n, at, "observation", {"type": kind, "value": None, "attributes": attributes}

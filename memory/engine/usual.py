@@ -458,7 +458,13 @@ def _sports(
     so_far = as_number(p.get("steps_today"))
     if slot in PACE_SLOTS and so_far is not None:
         median = exp.slot_median(exp.steps_today, slot, today)
-        if median is not None and median >= PACE_MIN_MEDIAN:
+        if median is not None and median < PACE_MIN_MEDIAN:
+            # History speaks: by this time of day this person has usually walked too little to
+            # fall behind, so the baseline's "behind yesterday" is not asked.
+            out["step_goal_nudge"] = Judged(
+                False, f"by {at} you usually have only {int(median)} steps: no pace to keep"
+            )
+        elif median is not None:
             behind = so_far < PACE_SHARE * median
             out["step_goal_nudge"] = Judged(
                 behind,
