@@ -336,9 +336,14 @@ REST_FRAMEWORK = {
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"client_gone": {"()": "aframes_web.mcp.logs.ClientGone"}},
+    "filters": {
+        "client_gone": {"()": "aframes_web.mcp.logs.ClientGone"},
+        "no_session_to_end": {"()": "aframes_web.mcp.logs.NoSessionToEnd"},
+    },
     "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "loggers": {"mcp.server.streamable_http": {"filters": ["client_gone"]}},
+    "loggers": {
+        "mcp.server.streamable_http": {"filters": ["client_gone", "no_session_to_end"]},
+    },
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }
 

@@ -658,3 +658,15 @@ def test_a_client_that_hung_up_is_one_info_line_not_an_error(caplog) -> None:
         "(not a server error)"
     )
     assert fault.levelno == logging.ERROR and fault.exc_info is not None
+
+
+def test_a_stateless_request_ending_logs_no_session_a_real_session_end_is_kept(caplog) -> None:
+    import logging
+
+    sdk = logging.getLogger("mcp.server.streamable_http")
+    with caplog.at_level(logging.INFO):
+        sdk.info(f"Terminating session: {None}")
+        sdk.info("Terminating session: 5f1c0e")
+    assert [r.getMessage() for r in caplog.records if r.name == sdk.name] == [
+        "Terminating session: 5f1c0e"
+    ]

@@ -5,6 +5,11 @@ stopping) disconnects before the SDK has read the body. The SDK logs that with
 ``logger.exception`` as an error with its traceback, which an operator would take for a fault
 of the server. :class:`ClientGone` says it in one line at INFO instead; every other record
 passes as it was.
+
+The server is stateless (one transport per request, no session), and the SDK ends each
+request's transport with "Terminating session: None" at INFO: a line per agent request beside
+the access log's, about a session that never existed. :class:`NoSessionToEnd` drops exactly
+that line; a real session's end is still logged.
 """
 
 from __future__ import annotations
@@ -25,3 +30,12 @@ class ClientGone(logging.Filter):
         record.levelno, record.levelname = logging.INFO, "INFO"
         record.exc_info = record.exc_text = None
         return logging.getLogger(record.name).isEnabledFor(logging.INFO)
+
+
+# What the SDK logs when a stateless request's transport ends (it has no session id).
+NO_SESSION_END = "Terminating session: None"
+
+
+class NoSessionToEnd(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.getMessage() != NO_SESSION_END
