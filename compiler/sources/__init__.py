@@ -12,7 +12,14 @@ import os
 from collections.abc import Callable
 
 from compiler.capture import Capture
-from compiler.sources._common import DAY_S, SourceError, Window, day_windows, utc_iso
+from compiler.sources._common import (
+    DAY_S,
+    SourceError,
+    Window,
+    day_windows,
+    span_of,
+    utc_iso,
+)
 
 __all__ = [
     "DAY_S",
@@ -41,8 +48,7 @@ def open_source(
     and URL, which compiling never uses; the screenpipe reader then reads less (the other
     formats are read whole anyway and keep them).
     """
-    span = (start, end) if start is not None and end is not None else None
-    return open_reader(spec, input_context=input_context, span=span)(start, end)
+    return open_reader(spec, input_context=input_context, span=span_of(start, end))(start, end)
 
 
 def open_reader(

@@ -42,6 +42,12 @@ def plural(count: int, singular: str, plural_form: str | None = None) -> str:
 Window = float | None  # a window's edge in epoch seconds; None leaves that side open
 
 
+def span_of(start: Window, end: Window) -> tuple[float, float] | None:
+    """The window [start, end) as a span a reader may keep to (both edges), or None where a
+    side is open (the reader keeps everything)."""
+    return (start, end) if start is not None and end is not None else None
+
+
 DAY_S = 86_400.0
 
 

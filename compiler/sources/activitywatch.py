@@ -42,6 +42,7 @@ from compiler.sources._common import (
     parse_iso,
     plural,
     require_file,
+    span_of,
 )
 
 RECORDER = "ActivityWatch"
@@ -371,8 +372,7 @@ def read(path: PathLike, start: float | None = None, end: float | None = None) -
     An absence that crosses the window's edge is clipped to it. Only the events near the
     window are kept (:class:`Export`'s ``span``) when it has both ends.
     """
-    span = (start, end) if start is not None and end is not None else None
-    return open_export(path, span=span).read(start, end)
+    return open_export(path, span=span_of(start, end)).read(start, end)
 
 
 def open_export(path: PathLike, *, span: tuple[float, float] | None = None) -> Export:
@@ -390,8 +390,7 @@ def read_export(
     A read of part of an export (one day's events fetched from a server) gives every row the
     id a read of the whole export gives it: ids come from the events themselves.
     """
-    span = (start, end) if start is not None and end is not None else None
-    return Export(data, name=name, span=span).read(start, end)
+    return Export(data, name=name, span=span_of(start, end)).read(start, end)
 
 
 class Export:
