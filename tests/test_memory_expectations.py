@@ -539,10 +539,13 @@ def test_a_moment_that_repeats_one_nudge_still_says_another_memory_finds_unusual
     assert again.action == "abstain" and again.controlled.proposed.intent == "step_goal_nudge"
 
 
-def test_an_hour_is_active_by_a_walk_s_steps_or_the_tracker_s_active_minutes() -> None:
-    assert active_hour({"steps_last_60": 1200}) is True
+def test_an_hour_is_active_by_the_tracker_s_active_minutes_else_by_a_walk_s_steps() -> None:
+    assert active_hour({"steps_last_60": 1200}) is True  # hourly rows: steps alone
+    assert active_hour({"steps_last_60": 800}) is False
     assert active_hour({"steps_last_60": 300, "active_min_last_60": 25}) is True  # cycling
     assert active_hour({"steps_last_60": 300, "active_min_last_60": 4}) is False
+    # A thousand slow steps about the house, none of them brisk, are no walk.
+    assert active_hour({"steps_last_60": 1300, "active_min_last_60": 3}) is False
     assert active_hour({"sedentary_min_last_60": 60}) is None  # reports neither
     exp = Expectations()
     for d in range(6):  # rides to work every morning: few steps, many active minutes

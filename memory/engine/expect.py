@@ -49,9 +49,10 @@ ACTIVE_USUAL_SHARE = 0.5
 SITTING_UNUSUAL_SHARE = 0.34
 PACE_SHARE = 0.5
 PACE_MIN_MEDIAN = 1000.0  # a median below a walk's worth of steps sets no pace to fall behind
-ACTIVE_STEPS = 1000.0  # steps in an hour that make it an active one (a short walk)
-# ... or this many of the tracker's own active minutes (fairly or very active), where it reports
-# them: ten minutes of activity is a walk's worth whatever the steps (a bicycle counts few).
+ACTIVE_STEPS = 1000.0  # steps in an hour that make it an active one (a short walk), hourly rows
+# Where the tracker reports its own active minutes (fairly or very active), they decide instead:
+# ten minutes of activity is a walk's worth whatever the steps (a bicycle counts few), and slow
+# steps about the house, however many, are not (active_hour).
 ACTIVE_MIN = 10.0
 SEDENTARY_STEPS = 250.0
 SITTING_MIN = 50.0
@@ -139,14 +140,18 @@ def as_number(value: Any) -> float | None:
 
 
 def active_hour(p: Mapping[str, Any]) -> bool | None:
-    """Whether a wearable's point shows the hour before it active: a walk's worth of steps
-    (:data:`ACTIVE_STEPS`) or of the tracker's active minutes (:data:`ACTIVE_MIN`, where it
-    reports them); None where it reports neither."""
+    """Whether a wearable's point shows the hour before it active: a walk's worth of the
+    tracker's fairly or very active minutes (:data:`ACTIVE_MIN`) where it reports them (a ride
+    of few steps counts; a thousand slow steps about the house do not), else a walk's worth of
+    steps (:data:`ACTIVE_STEPS`, hourly rows alone); None where it reports neither. The sports
+    reference labeler reads an active hour the same way."""
     steps = as_number(p.get("steps_last_60"))
     minutes = as_number(p.get("active_min_last_60"))
-    if steps is None and minutes is None:
+    if minutes is not None:
+        return minutes >= ACTIVE_MIN
+    if steps is None:
         return None
-    return (steps or 0.0) >= ACTIVE_STEPS or (minutes or 0.0) >= ACTIVE_MIN
+    return steps >= ACTIVE_STEPS
 
 
 def of_kind(days: Iterable[date], today: date) -> list[date]:
