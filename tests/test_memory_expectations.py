@@ -559,13 +559,23 @@ def test_an_hour_is_active_by_the_tracker_s_active_minutes_else_by_a_walk_s_step
     )
 
 
-def test_behind_the_usual_pace_is_judged_against_the_person_s_own_median() -> None:
+def _paced(slot: int, totals: tuple[int, ...], steps_last_60: int) -> Expectations:
+    """What is usual after one day per total of steps by ``slot``, from the first day on."""
     exp = Expectations()
-    for d, steps in enumerate((6000, 7000, 8000, 9000, 10000, 11000)):
-        point = _slot(d, d, 2, steps_last_60=900, steps_today=steps)
+    for d, steps in enumerate(totals):
+        point = _slot(d, d, slot, steps_last_60=steps_last_60, steps_today=steps)
         exp.observe_point(point, point.at.date())
+    return exp
+
+
+def _judged(point: EngineEvent, exp: Expectations, rules: dict[str, str]) -> dict[str, Any]:
+    return dict(usual.judge("sports", point.payload, point.at.astimezone(ZONE), exp, rules))
+
+
+def test_behind_the_usual_pace_is_judged_against_the_person_s_own_median() -> None:
+    exp = _paced(2, (6000, 7000, 8000, 9000, 10000, 11000), steps_last_60=900)
     behind = _slot(9, 7, 2, steps_last_60=900, steps_today=3000)
-    judged = usual.judge("sports", behind.payload, behind.at.astimezone(ZONE), exp, {})
+    judged = _judged(behind, exp, {})
     assert judged["step_goal_nudge"] == usual.Judged(
         True,
         "3000 steps so far today; by 15:00 you usually have 8500. A walk would help you catch up.",
@@ -576,26 +586,16 @@ def test_behind_the_usual_pace_is_judged_against_the_person_s_own_median() -> No
 def test_a_person_who_walks_little_by_then_is_not_told_they_are_behind() -> None:
     """Under a walk's worth of steps by this time on the usual day, there is no pace to keep:
     memory says so, and the baseline's "behind yesterday" does not stand in for it."""
-    exp = Expectations()
-    for d, steps in enumerate((300, 900, 500, 700, 400, 2600)):
-        point = _slot(d, d, 1, steps_last_60=100, steps_today=steps)
-        exp.observe_point(point, point.at.date())
+    exp = _paced(1, (300, 900, 500, 700, 400, 2600), steps_last_60=100)
     noon = _slot(9, 7, 1, steps_last_60=100, steps_today=200)
-    judged = usual.judge("sports", noon.payload, noon.at.astimezone(ZONE), exp, {})
+    judged = _judged(noon, exp, {})
     assert judged["step_goal_nudge"] == usual.Judged(
         False, "by 12:00 you usually have only 600 steps: no pace to keep"
     )
     rules = {"step_goal_nudge": "200 steps so far, 2600 by now yesterday"}
-    assert (
-        usual.judge("sports", noon.payload, noon.at.astimezone(ZONE), exp, rules)["step_goal_nudge"]
-        == judged["step_goal_nudge"]
-    )
+    assert _judged(noon, exp, rules)["step_goal_nudge"] == judged["step_goal_nudge"]
     # Before five days are known, memory cannot say, and the baseline's rule stands in.
-    young = Expectations()
-    for d, steps in enumerate((300, 900)):
-        point = _slot(d, d, 1, steps_last_60=100, steps_today=steps)
-        young.observe_point(point, point.at.date())
-    early = usual.judge("sports", noon.payload, noon.at.astimezone(ZONE), young, rules)
+    early = _judged(noon, _paced(1, (300, 900), steps_last_60=100), rules)
     assert early["step_goal_nudge"].act and early["step_goal_nudge"].baseline
 
 
