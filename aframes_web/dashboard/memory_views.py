@@ -642,11 +642,11 @@ def memory_decision(request: HttpRequest, slug: str, key: str, pk: int) -> HttpR
                     if instead_of.get("identity")
                     else None
                 ),
-                "allowed": allowed_decision_for(
-                    entity, decision, str(instead_of.get("identity_key") or "")
-                )
-                if instead_of.get("identity_key")
-                else None,
+                "allowed": (
+                    allowed_decision_for(entity, decision, str(instead_of["identity_key"]))
+                    if instead_of.get("identity_key")
+                    else None
+                ),
             }
             if instead_of
             else None
