@@ -462,6 +462,31 @@ def test_an_event_indexed_once_is_not_indexed_again_with_a_cache() -> None:
     assert cache[1] is index
 
 
+def test_a_search_indexes_only_the_cited_events_it_reaches() -> None:
+    # A stay in a room cites every motion event of it; its facts are held by the first, so
+    # grounding indexes that one and stops. A fact held only by a later event reaches it.
+    stay = [
+        event(i, local(10, i), {"type": "motion", "attributes": {"room": "Kitchen"}, "n": i})
+        for i in range(1, 41)
+    ]
+    by_id = {e.id: e for e in stay}
+    room = fact("f1", ("room",), "Kitchen")
+    cache: IndexCache = {}
+    verdict = validate_segment(segment((room,), tuple(by_id)), by_id, DAY, ZONE, index_cache=cache)
+    assert verdict.accepted and verdict.grounding == {"f1": Grounding(1, ("attributes", "room"))}
+    assert list(cache) == [1]
+    later = fact("f2", ("n",), 3)
+    verdict = validate_segment(
+        segment((room, later), tuple(by_id)), by_id, DAY, ZONE, index_cache=cache
+    )
+    assert verdict.accepted and verdict.grounding["f2"] == Grounding(3, ("n",))
+    assert sorted(cache) == [1, 2, 3]
+    # An ungrounded fact reads every cited event, and the reason names them all.
+    missing = check(segment((fact("f3", ("n",), 99),), tuple(by_id)), *stay)
+    assert not missing.accepted and "(cited: 1, 2, 3, " in (missing.reason or "")
+    assert "40)." in (missing.reason or "")
+
+
 def test_the_index_holds_every_leaf_of_leaves_in_payload_order_each_path_once_per_value() -> None:
     # A wearable's hour: sixty minute counts at one path, most of them equal. Grounding finds
     # the first path holding a value; the index keeps each (value, path) once, in the order

@@ -46,7 +46,7 @@ The rule leaves some choices open; these are the ones made here:
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from types import MappingProxyType
@@ -145,15 +145,7 @@ def validate_segment(
         cited.append(event)
     cited.sort(key=lambda event: (event.at, event.id))
 
-    if index_cache is None:
-        indexed = [(event, _index(event)) for event in cited]
-    else:
-        indexed = []
-        for event in cited:
-            index = index_cache.get(event.id)
-            if index is None:
-                index = index_cache[event.id] = _index(event)
-            indexed.append((event, index))
+    indexed = _Indexed(cited, {} if index_cache is None else index_cache)
     grounding: dict[str, Grounding] = {}
     for fact in sorted(segment.facts, key=lambda fact: fact.id):
         found = _ground(fact, indexed)
@@ -225,6 +217,31 @@ def _citation_problem(
     return None
 
 
+class _Indexed:
+    """The cited events in (time, id) order, each with its leaf index (:func:`_index`), built
+    the first time a fact's search reaches the event.
+
+    A fact is grounded by the first cited event that holds it, so a search stops there: a
+    stay in a room cites every motion event of the stay, and its facts are usually all held by
+    the first. Indexing only what a search reaches gives the same groundings as indexing every
+    cited event first, at a fraction of the cost on a dense home.
+    """
+
+    __slots__ = ("events", "cache")
+
+    def __init__(self, events: Sequence[EngineEvent], cache: IndexCache) -> None:
+        self.events = events
+        self.cache = cache
+
+    def __iter__(self) -> Iterator[tuple[EngineEvent, dict[Canonical, list[Path]]]]:
+        cache = self.cache
+        for event in self.events:
+            index = cache.get(event.id)
+            if index is None:
+                index = cache[event.id] = _index(event)
+            yield event, index
+
+
 def _index(event: EngineEvent) -> dict[Canonical, list[Path]]:
     """Canonical value -> the payload paths holding it, in payload order, each path once.
 
@@ -290,7 +307,7 @@ def _suffix_of(fact_path: Path, payload_path: Path) -> bool:
 
 
 def _ground(
-    fact: Fact, indexed: Sequence[tuple[EngineEvent, dict[Canonical, list[Path]]]]
+    fact: Fact, indexed: Iterable[tuple[EngineEvent, dict[Canonical, list[Path]]]]
 ) -> Grounding | None:
     key = canonical(fact.value)
     if key is None:
@@ -303,7 +320,7 @@ def _ground(
 
 
 def _ungrounded_reason(
-    fact: Fact, indexed: Sequence[tuple[EngineEvent, dict[Canonical, list[Path]]]]
+    fact: Fact, indexed: Iterable[tuple[EngineEvent, dict[Canonical, list[Path]]]]
 ) -> str:
     ids = ", ".join(str(event.id) for event, _ in indexed)
     reason = (
