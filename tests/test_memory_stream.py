@@ -537,13 +537,16 @@ def test_today_record_is_reused_until_the_day_gains_events() -> None:
     for e in first_day + second_day:
         other._commit(e, e.at.astimezone(ZONE).date())
     assert other.today_record(START, first_day[-1].at) == record
-    cache = other._day_cache
+    cache = other._day_caches[START]
     nxt = START + timedelta(days=1)
     assert (
         other.today_record(nxt, second_day[-1].at)
         == close_day("home", second_day, nxt, ZONE).record
     )
-    assert other._cache_day == nxt and other._day_cache is not cache
+    # Each open day keeps its own cache until it closes.
+    assert other._day_caches[START] is cache and other._day_caches[nxt] is not cache
+    other.close_through(nxt)
+    assert list(other._day_caches) == [nxt]
 
 
 # -- desktop frames: which ones a decision and a close read -------------------------------------
@@ -695,11 +698,14 @@ def test_a_desktop_day_is_closed_and_read_on_its_frames(monkeypatch: pytest.Monk
         ZONE,
         2,
     )
-    assert opened["cache"] is s._day_cache and opened["validate"] is False
+    assert opened["cache"] is s._day_caches[START] and opened["validate"] is False
     assert opened["frames"] == []  # no frame rests wholly on the first two rows
     s.run(events[3:] + [snap(100, START + timedelta(days=1), 8, 0)])
-    closing = next(c for c in seen if c["cache"] is None)
-    assert (closing["day"], closing["n"], closing["frames"]) == (START, 40, frames)
+    # The close comes after a decision on the next day, and still extends the open day's
+    # extraction (its cache) instead of extracting the day afresh.
+    closing = next(c for c in seen if c["day"] == START and c["n"] == 40)
+    assert closing["frames"] == frames and closing["cache"] is opened["cache"]
+    assert START not in s._day_caches
     assert source.calls[-1] == (tuple(range(1, 41)), START, ZONE)
     assert s.closed[START].record.observations  # the frames' facts are in the day's record
 
@@ -784,14 +790,15 @@ def test_a_fork_has_every_part_of_memory_in_its_own_containers() -> None:
         assert mine.maxlen == theirs.maxlen == RECENT_MAX_PRIOR
     assert copy._open == s._open and copy._open[START] is not s._open[START]
     assert s._today_cache is not None and copy._today_cache == s._today_cache
-    assert copy._cache_day == s._cache_day == START
+    assert list(copy._day_caches) == list(s._day_caches) == [START]
     assert s._frames_cache is not None and copy._frames_cache == s._frames_cache
     for part in ("views", "indexes", "verdicts"):
-        mine, theirs = getattr(copy._day_cache, part), getattr(s._day_cache, part)
+        mine, theirs = getattr(copy._day_caches[START], part), getattr(s._day_caches[START], part)
         assert mine == theirs and mine is not theirs
     # The open day's views, leaf indexes and verdicts were cached.
-    assert s._day_cache.views and s._day_cache.indexes and s._day_cache.verdicts
-    assert copy._day_cache.opened is not None and copy._day_cache.opened is not s._day_cache.opened
+    cached, copied = s._day_caches[START], copy._day_caches[START]
+    assert cached.views and cached.indexes and cached.verdicts
+    assert copied.opened is not None and copied.opened is not cached.opened
     # Going on from the fork reads the same as going on from the original.
     later = desktop_day()[30:]
     copy.run(later)

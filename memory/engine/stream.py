@@ -266,13 +266,15 @@ class MemoryStream:
     )
     _open: dict[date, list[EngineEvent]] = field(default_factory=dict)  # (time, id) order
     _today_cache: tuple[date, int, int, DayRecord] | None = None
-    _cache_day: date | None = None
     # The open desktop day's last compiled frames, each with the event ids it rests on.
     _frames_cache: (
         tuple[date, datetime, tuple[tuple[Mapping[str, Any], frozenset[int]], ...]] | None
     ) = None
     _known: tuple[date, int, EngineEvent, set[int]] | None = None
-    _day_cache: DayCache = field(default_factory=DayCache)
+    # Each open day's extraction so far (DayCache), kept until the day closes: a decision point
+    # of the next day may come before that day's close, and the close then extends the open
+    # day's extraction instead of extracting the whole day again.
+    _day_caches: dict[date, DayCache] = field(default_factory=dict)
     # Records built with a segment the validator rejected (at a close or for an open day): while
     # this is 0, memory without validation would hold exactly what this memory holds.
     rejections: int = 0
@@ -369,7 +371,11 @@ class MemoryStream:
         self.expectations.observe_event(event)
         # Kept in (time, id) order, so the day's events up to a moment are a prefix of the list
         # whatever order they arrived in (an event may come late within its open day).
-        insort(self._open.setdefault(day, []), event, key=_order)
+        todays = self._open.setdefault(day, [])
+        if not todays or _order(todays[-1]) <= _order(event):
+            todays.append(event)  # the usual case: a stream in time order
+        else:
+            insort(todays, event, key=_order)
 
     # -- memory reads -------------------------------------------------------------------------
 
@@ -396,11 +402,13 @@ class MemoryStream:
             and cached[2] == len(events)
         ):
             return cached[3]
-        if self._cache_day != day:
-            self._cache_day, self._day_cache = day, DayCache()
-        record = (
-            self._close(day, events, cache=self._day_cache).record if events else DayRecord(day)
-        )
+        if events:
+            cache = self._day_caches.get(day)
+            if cache is None:
+                cache = self._day_caches[day] = DayCache()
+            record = self._close(day, events, cache=cache).record
+        else:
+            record = DayRecord(day)
         self._today_cache = (day, len(committed), len(events), record)
         return record
 
@@ -415,10 +423,7 @@ class MemoryStream:
             events = self._open.pop(day)
             # The open day's extraction so far is extended to the whole day, not redone: the
             # same segments (extract.OpenDay), each validated once.
-            cache = self._day_cache if self._cache_day == day else None
-            closed = self._close(day, events, cache=cache, final=True)
-            if cache is not None:
-                self._cache_day, self._day_cache = None, DayCache()
+            closed = self._close(day, events, cache=self._day_caches.pop(day, None), final=True)
             history = [c.record for d, c in sorted(self.closed.items()) if d < day]
             step = advance_regularities(self.tracked, history, closed.record)
             self.closed[day] = closed
@@ -475,16 +480,18 @@ class MemoryStream:
         copy._recent_points = deque(self._recent_points, maxlen=RECENT_MAX_PRIOR)
         copy._open = {day: list(events) for day, events in self._open.items()}
         copy._today_cache = self._today_cache
-        copy._cache_day = self._cache_day
-        copy._day_cache = DayCache(
-            views=dict(self._day_cache.views),
-            indexes=dict(self._day_cache.indexes),
-            opened=deepcopy(self._day_cache.opened),
-            verdicts=dict(self._day_cache.verdicts),
-            viewed=self._day_cache.viewed,
-            checked=dict(self._day_cache.checked),
-            observed=dict(self._day_cache.observed),
-        )
+        copy._day_caches = {
+            day: DayCache(
+                views=dict(cache.views),
+                indexes=dict(cache.indexes),
+                opened=deepcopy(cache.opened),
+                verdicts=dict(cache.verdicts),
+                viewed=cache.viewed,
+                checked=dict(cache.checked),
+                observed=dict(cache.observed),
+            )
+            for day, cache in self._day_caches.items()
+        }
         copy._frames_cache = self._frames_cache
         copy._known = None
         return copy
