@@ -292,7 +292,7 @@ def _judge_point(
                 f"{service.intent}: {verdict.sentence} ({_below(verdict.score, threshold)})"
             )
             continue
-        message = (
+        message = verdict.message or (
             f"{service.message} ({verdict.sentence})" if verdict.baseline else verdict.sentence
         )
         episode = ctx.episode

@@ -100,6 +100,10 @@ class Judged:
     baseline: bool = False
     target: str = ""  # what it is about, when not the current event's object (control.Proposed)
     score: float = BASELINE_SCORE  # of a moment to act on: how far it goes beyond history
+    # What a person reads where it is not ``sentence`` (nor, for the baseline, the catalogue's
+    # message with its reason): a baseline finding memory words in full, saying what it knows
+    # and that no history says what is usual yet.
+    message: str = ""
 
 
 def _left_on(item: Mapping[str, Any]) -> str:
@@ -173,8 +177,17 @@ def _home(
             if minutes is not None and minutes >= DEVICE_OPEN_MIN:
                 since = datetime.fromisoformat(item["since"]).strftime("%H:%M")
                 device = device_named(item, names)
+                on, _off = _open_word(item)
                 out["check_device"] = Judged(
-                    True, f"{device} on since {since}", baseline=True, target=_left_on(item)
+                    True,
+                    f"{device} on since {since}",
+                    baseline=True,
+                    target=_left_on(item),
+                    message=(
+                        f"{device_words(item, names).capitalize()} has been {on} since {since}, "
+                        f"{minutes_words(minutes)}; there is no history of it yet to say how "
+                        f"long it is usually {on}."
+                    ),
                 )
                 break
             continue
