@@ -157,18 +157,16 @@ def _compile_range(args: argparse.Namespace) -> list[Compiled]:
     if count > MAX_RANGE_DAYS:
         raise CliError(f"--date to --to spans {count} days; at most {MAX_RANGE_DAYS} at once")
     tz = _zone(args.tz)
+    zone = ZoneInfo(tz)
     params = _params(args)
     generated_at = _generated_at(args)
     try:
-        span = (
-            day_window(first, ZoneInfo(tz))[0],
-            day_window(last, ZoneInfo(tz))[1],
-        )
+        span = (day_window(first, zone)[0], day_window(last, zone)[1])
         reader = open_reader(args.source, input_context=False, span=span)
         compiled = []
         for offset in range(count):
             day = first + timedelta(days=offset)
-            start, end = day_window(day, ZoneInfo(tz))
+            start, end = day_window(day, zone)
             compiled.append(
                 compile_day(reader(start, end), day, tz, params, generated_at=generated_at)
             )
