@@ -278,6 +278,56 @@ def test_policies_deciding_on_one_home_moment_share_its_control_signature(monkey
     assert first.signature == second.signature == signature("home", context, prior)
 
 
+class Proposing:
+    """A policy that reads nothing and proposes ``proposed`` whatever it sees."""
+
+    reads = frozenset[str]()
+
+    def __init__(self, proposed: Proposed, name: str) -> None:
+        self.proposed = proposed
+        self.name = name
+
+    def decide(self, ctx: DecisionContext) -> Proposed:
+        return self.proposed
+
+
+def test_policies_proposing_alike_on_one_code_event_share_its_signature(monkeypatch) -> None:
+    # A repository's control context is the event's together with what is proposed (its
+    # intent, target and message): worked out once per distinct proposal on one view.
+    import memory.engine.stream as stream_module
+
+    made: list[tuple[str, str, str]] = []
+    real = stream_module.control_context
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        made.append((args[3].intent, args[3].target, args[3].message))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(stream_module, "control_context", counting)
+    current = EngineEvent(
+        7, at_local(DAY, 10, 0), "observation",
+        {"type": "pull_request", "attributes": {"action": "opened", "number": 12,
+                                                "author": "ana"}},
+    )  # fmt: skip
+    view = MemoryView("code", current, current.at, (current,), {}, {}, lambda: DayRecord(DAY))
+    review = Proposed("intervene", "request_review", "e", message="Ask for a review of #12.")
+    other = replace(review, message="Someone should look at #12.")
+    waiting = replace(review, target="pull_request:12")
+    proposals = (review, review, other, waiting, waiting)
+    outcomes = [
+        decide_on(view, Proposing(p, f"p{n}"), ControlState())[0] for n, p in enumerate(proposals)
+    ]
+    assert made == [
+        ("request_review", "", "Ask for a review of #12."),
+        ("request_review", "", "Someone should look at #12."),
+        ("request_review", "pull_request:12", "Ask for a review of #12."),
+    ]
+    for proposed, outcome in zip(proposals, outcomes, strict=True):
+        context, prior = real("code", current, (), proposed)
+        assert outcome.signature == signature("code", context, prior)
+    assert outcomes[0].signature != outcomes[2].signature != outcomes[3].signature
+
+
 def test_trajectories_are_the_last_three_closed_days_oldest_first() -> None:
     view, _ = view_of()
     assert [r.day for r in view.trajectories()] == [DAY - timedelta(days=n) for n in (3, 2, 1)]

@@ -222,14 +222,18 @@ _SIGNATURE = ("signature",)
 
 
 def _signature_of(view: MemoryView, proposed: Proposed) -> Signature:
-    if view.scope in _CONTEXT_OF_THE_MOMENT and not proposed.target:
-        # What control compares is the moment's, whatever is proposed: worked out once for
-        # every policy deciding on this view.
-        sig: Signature | None = view.shared.get(_SIGNATURE)
-        if sig is None:
-            sig = view.shared[_SIGNATURE] = _signature(view, proposed)
-        return sig
-    return _signature(view, proposed)
+    # Worked out once per view for every policy deciding on it: what control compares is the
+    # moment's alone where the scope says so, and otherwise the moment's with what is proposed
+    # (catalogue.control_context reads the proposal's intent, target and message, no more).
+    key: tuple[str, ...] = (
+        _SIGNATURE
+        if view.scope in _CONTEXT_OF_THE_MOMENT and not proposed.target
+        else (*_SIGNATURE, proposed.intent, proposed.target, proposed.message)
+    )
+    sig: Signature | None = view.shared.get(key)
+    if sig is None:
+        sig = view.shared[key] = _signature(view, proposed)
+    return sig
 
 
 def _signature(view: MemoryView, proposed: Any) -> Signature:
