@@ -160,6 +160,61 @@ def test_without_history_the_baseline_rule_stands_in_memory_s_place() -> None:
     assert "longer than usual" not in proposed.message
 
 
+def _lamp_history(minutes: Sequence[float]) -> Expectations:
+    """A living-room lamp switched on every evening at 19:30, off ``minutes`` later."""
+    exp = Expectations()
+    for d, lasted in enumerate(minutes):
+        on = START + timedelta(days=d, hours=19, minutes=30)
+        exp.observe_event(_event(2 * d, on, "lamp", "ON", "LivingLight", "Living"))
+        off = on + timedelta(minutes=lasted)
+        exp.observe_event(_event(2 * d + 1, off, "lamp", "OFF", "LivingLight", "Living"))
+    return exp
+
+
+def _lamp_on_for(exp: Expectations, days: int, minutes: int) -> Any:
+    now = START + timedelta(days=days, hours=19, minutes=30 + minutes)
+    since = (now - timedelta(minutes=minutes)).isoformat()
+    item = {"device": "LivingLight", "room": "Living", "kind": "lamp", "since": since}
+    point = _point(99, now, segment=24, events=3, on_at_close=[item])
+    return RulesPolicy().decide(_ctx(point, exp))
+
+
+def test_a_few_on_times_veto_a_device_on_for_less_than_it_typically_is() -> None:
+    exp = _lamp_history([190.0, 200.0, 210.0])  # three evenings, over three hours each
+    assert exp.device_usual_minutes("LivingLight") is None  # too few to tell a usual
+    assert exp.device_typical_minutes("LivingLight") == (200.0, 3)
+    # The baseline's rule nags after half an hour; memory knows this lamp stays on.
+    now = START + timedelta(days=3, hours=20, minutes=42)
+    item = {"device": "LivingLight", "room": "Living", "kind": "lamp",
+            "since": (now - timedelta(minutes=72)).isoformat()}  # fmt: skip
+    point = _point(99, now, segment=24, events=3, on_at_close=[item])
+    assert EventOnlyPolicy().decide(_ctx(point, exp)).intent == "check_device"
+    vetoed = _lamp_on_for(exp, 3, 72)
+    assert vetoed.action == "abstain"
+    assert (
+        "the living light (living room) on for 1 hour 12 minutes, not long for it: typically "
+        "3 hours 20 minutes over its 3 times before" in vetoed.message
+    )
+    # One earlier evening is evidence too, said as such.
+    once = _lamp_on_for(_lamp_history([190.0]), 1, 72)
+    assert once.action == "abstain"
+    assert "it was on for 3 hours 10 minutes the one time before" in once.message
+
+
+def test_past_its_typical_on_time_the_baseline_rule_speaks_and_says_what_is_known() -> None:
+    # On longer than on any of its few evenings: the baseline's rule stands in, and the
+    # message says how long the lamp was on before, without claiming a usual.
+    proposed = _lamp_on_for(_lamp_history([40.0, 50.0]), 2, 75)
+    assert proposed.action == "intervene" and proposed.intent == "check_device"
+    assert proposed.message == (
+        "The living light (living room) has been on since 19:30, 1 hour 15 minutes; longer "
+        "than it typically was before (45 minutes over 2 times), too few times yet to say how "
+        "long it is usually on."
+    )
+    # A single long evening does not veto a longer stretch: the median is not the longest.
+    assert _lamp_on_for(_lamp_history([20.0, 25.0, 240.0]), 3, 60).action == "intervene"
+
+
 def test_a_seat_or_bed_in_use_is_never_a_device_left_on_and_explains_stillness() -> None:
     now = START + timedelta(hours=15)
     since = (now - timedelta(hours=4)).isoformat()

@@ -36,6 +36,11 @@ MIN_DAYS = 5  # earlier days with data before anything is "usual" (module docstr
 DEVICE_MIN_EPISODES = 5
 DEVICE_FACTOR = 2.0
 DEVICE_QUANTILE = 0.95
+# Fewer closed on-times than that tell no 95th percentile, but they do tell a typical one (their
+# median): a device on for less than it typically is has not been left on. The full rule never
+# fires below that either (twice the 95th percentile is above the median), so memory with a
+# short history vetoes only what it would veto with a long one.
+DEVICE_TYPICAL_QUANTILE = 0.5
 # Stillness: usual at this segment when the home was at least this still at its close on at
 # least half the earlier days (its resident is usually out or resting then).
 STILL_USUAL_SHARE = 0.5
@@ -634,6 +639,15 @@ class Expectations:
         if len(found) < DEVICE_MIN_EPISODES:
             return None
         return quantile(found, DEVICE_QUANTILE)
+
+    def device_typical_minutes(self, device: str) -> tuple[float, int] | None:
+        """The device's typical on-time in minutes (the median of its closed on-times) and how
+        many there are, None before it has closed once; read where it has closed fewer than
+        :data:`DEVICE_MIN_EPISODES` times (:data:`DEVICE_TYPICAL_QUANTILE`)."""
+        found = self.device_minutes.get(device, [])
+        if not found:
+            return None
+        return quantile(found, DEVICE_TYPICAL_QUANTILE), len(found)
 
     def device_shorter_share(self, device: str, minutes: float) -> float:
         """The share of the device's closed on-times shorter than ``minutes``."""

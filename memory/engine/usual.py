@@ -173,11 +173,36 @@ def _home(
         minutes = since_minutes(now, item["since"])
         usual = exp.device_usual_minutes(str(item.get("device")))
         if minutes is None or usual is None:
-            # No history of this device: the baseline's rule speaks for it, about it alone.
+            on, _off = _open_word(item)
+            typical = exp.device_typical_minutes(str(item.get("device")))
+            if minutes is not None and typical is not None and minutes < typical[0]:
+                # Too few on-times to say how long is usual, enough to say this is not long
+                # for this device (expect.DEVICE_TYPICAL_QUANTILE).
+                middle, count = typical
+                before = (
+                    f"it was {on} for {minutes_words(middle)} the one time before"
+                    if count == 1
+                    else f"typically {minutes_words(middle)} over its {count} times before"
+                )
+                vetoes.append(
+                    f"{device_words(item, names)} {on} for {minutes_words(minutes)}, not long "
+                    f"for it: {before}"
+                )
+                continue
+            # No usual for this device yet: the baseline's rule speaks for it, about it alone.
             if minutes is not None and minutes >= DEVICE_OPEN_MIN:
                 since = datetime.fromisoformat(item["since"]).strftime("%H:%M")
                 device = device_named(item, names)
-                on, _off = _open_word(item)
+                if typical is None:
+                    known = f"there is no history of it yet to say how long it is usually {on}"
+                else:
+                    middle, count = typical
+                    known = (
+                        f"longer than the one time before ({minutes_words(middle)})"
+                        if count == 1
+                        else f"longer than it typically was before ({minutes_words(middle)} "
+                        f"over {count} times)"
+                    ) + f", too few times yet to say how long it is usually {on}"
                 out["check_device"] = Judged(
                     True,
                     f"{device} on since {since}",
@@ -185,8 +210,7 @@ def _home(
                     target=_left_on(item),
                     message=(
                         f"{device_words(item, names).capitalize()} has been {on} since {since}, "
-                        f"{minutes_words(minutes)}; there is no history of it yet to say how "
-                        f"long it is usually {on}."
+                        f"{minutes_words(minutes)}; {known}."
                     ),
                 )
                 break
