@@ -6,10 +6,20 @@ from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memory.engine.records import DayRecord, Observation, Predicate, Proposal
 from memory.engine.regularities import RegularityState, Tally, proposal_key
-from memory.engine.retrieve import RETRIEVAL_GRACE, RETRIEVAL_LEAD, TOP_K, retrieve
+from memory.engine.retrieve import (
+    RETRIEVAL_GRACE,
+    RETRIEVAL_LEAD,
+    RETRIEVED,
+    TOP_K,
+    in_reach,
+    occurrence,
+    retrieve,
+)
 
 TZ = ZoneInfo("Europe/Berlin")
 MONDAY = date(2026, 3, 2)
@@ -376,3 +386,92 @@ def test_one_record_read_at_later_moments_is_indexed_once_whatever_blind_reads_c
     assert occ(P, "09:25", record) == "pending"
     assert occ(P, "10:20", record) == "deviated"
     assert built == [at("09:20")]
+
+
+# -- the whole order, held against its definition ------------------------------------------------
+
+_SITES = ("a", "b", "c")
+_STATES = ("active", "weakening", "candidate", "dormant")
+
+
+@st.composite
+def _regularities(draw: st.DrawFn) -> list[tuple[Proposal, RegularityState]]:
+    found = []
+    for n in range(draw(st.integers(0, 12))):
+        opens = draw(st.integers(6 * 60, 20 * 60))
+        closes = opens + draw(st.integers(15, 180))
+        window = (time(opens // 60, opens % 60), time(closes // 60, closes % 60))
+        trigger = Predicate(("app",), draw(st.sampled_from(("Slack", "Mail"))))
+        behavior = Predicate(("site",), draw(st.sampled_from(_SITES)) + str(n))
+        n_f, n_v = draw(st.integers(0, 12)), draw(st.integers(0, 12))
+        contrast = draw(st.integers(0, 6))
+        tally = Tally(
+            n_f=n_f,
+            n_v=n_v,
+            observable=n_f + n_v + contrast,
+            untriggered_behavior=draw(st.integers(0, contrast)),
+        )
+        name = draw(st.sampled_from(_STATES))
+        found.append((Proposal(trigger, behavior, window), RegularityState(name, tally=tally)))  # type: ignore[arg-type]
+    return found
+
+
+@given(
+    regularities=_regularities(),
+    seen=st.lists(
+        st.tuples(st.integers(5 * 60, 23 * 60), st.sampled_from(("Slack", "Mail", "a0", "b1"))),
+        max_size=8,
+    ),
+    clock=st.integers(6 * 60, 23 * 60 + 59),
+    gate=st.booleans(),
+    blind=st.booleans(),
+)
+@settings(max_examples=300, deadline=None)
+def test_retrieval_is_the_top_three_of_the_documented_order(
+    regularities: list[tuple[Proposal, RegularityState]],
+    seen: list[tuple[int, str]],
+    clock: int,
+    gate: bool,
+    blind: bool,
+) -> None:
+    # Retrieval ranks cheaply first and works out the rest of the order only where it can
+    # still matter; the result is the definition's: every candidate ranked whole.
+    obs = [
+        Observation(
+            at(f"{m // 60:02d}:{m % 60:02d}"),
+            ("app",) if value in ("Slack", "Mail") else ("site",),
+            value,
+            f"f{i}",
+        )
+        for i, (m, value) in enumerate(sorted(seen))
+    ]
+    day = DayRecord(MONDAY, tuple(obs))
+    now = at(f"{clock // 60:02d}:{clock % 60:02d}")
+    expected = []
+    for p, s in regularities:
+        if (gate and s.state not in ("active", "weakening")) or not in_reach(p, now):
+            continue
+        if blind:
+            start = datetime.combine(MONDAY, p.window[0], tzinfo=TZ)
+            end = datetime.combine(MONDAY, p.window[1], tzinfo=TZ)
+            kind = "upcoming" if now < start else "pending" if now < end else "deviated"
+        else:
+            kind = occurrence(p, now, day)[0]
+        if kind not in RETRIEVED:
+            continue
+        start = datetime.combine(MONDAY, p.window[0], tzinfo=TZ)
+        end = datetime.combine(MONDAY, p.window[1], tzinfo=TZ)
+        distance = start - now if now < start else now - end if now >= end else timedelta(0)
+        rank = (
+            RETRIEVED.index(kind),
+            {"active": 0, "weakening": 1}.get(s.state, 0),
+            -s.tally.margin,
+            distance,
+            proposal_key(p),
+        )
+        expected.append((rank, p, kind))
+    expected.sort(key=lambda item: item[0])
+    found = retrieve(regularities, now, day, gate=gate, blind=blind)
+    assert [(r.proposal, r.occurrence) for r in found] == [
+        (p, kind) for _, p, kind in expected[:TOP_K]
+    ]

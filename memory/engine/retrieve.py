@@ -13,6 +13,7 @@ from operator import attrgetter
 from typing import Any, Literal
 
 from memory.engine.canonical import Canonical, canonical
+from memory.engine.memo import IdentityMemo
 from memory.engine.records import DayRecord, Observation, Predicate, Proposal
 from memory.engine.regularities import (
     PRIOR_FAILURES,
@@ -120,25 +121,47 @@ def _seen(today: DayRecord, now: datetime) -> Seen:
 
 
 def _matching(seen: Seen, pred: Predicate) -> list[Observation]:
-    key = canonical(pred.value)
+    key = _canonical_value(pred)
     return [] if key is None else seen.get(pred.path, {}).get(key, [])
+
+
+# A regularity's trigger and behavior are looked up at decision after decision, and a
+# predicate never changes: each value is made canonical once.
+_canonical_value: IdentityMemo[Predicate, Canonical | None] = IdentityMemo(
+    lambda pred: canonical(pred.value), limit=8192
+)
 
 
 def _occurrence(
     proposal: Proposal, now: datetime, day: date, seen: Seen
 ) -> tuple[Occurrence, tuple[str, ...]]:
+    start, end, _low, _high = _bounds(day, proposal.window)
+    return _occurrence_within(proposal, _wall(now), start, end, day, seen)
+
+
+def _occurrence_within(
+    proposal: Proposal, wall: datetime, start: datetime, end: datetime, day: date, seen: Seen
+) -> tuple[Occurrence, tuple[str, ...]]:
+    """:func:`_occurrence` at the wall clock ``wall``, the window's [start, end) today given."""
     if not seen:
         return "censored", ()
-    opens, closes = proposal.window
-    wall = _wall(now)
-    if wall < datetime.combine(day, opens):
+    if wall < start:
         return "upcoming", ()
     first, behavior = _found(proposal, day, seen)
     if first is None:
         return "not_triggered", ()
     if behavior is not None:
         return "fulfilled", (first.fact_id, behavior.fact_id)
-    return ("pending" if wall < datetime.combine(day, closes) else "deviated"), (first.fact_id,)
+    return ("pending" if wall < end else "deviated"), (first.fact_id,)
+
+
+@lru_cache(maxsize=4096)
+def _bounds(day: date, window: tuple[time, time]) -> tuple[datetime, datetime, datetime, datetime]:
+    """The window on ``day``'s wall clock, [start, end), and the reach around it, [low, high):
+    the same for every regularity with that window, at every decision of the day."""
+    start = datetime.combine(day, window[0])
+    end = datetime.combine(day, window[1])
+    return start, end, start - RETRIEVAL_LEAD, end + RETRIEVAL_GRACE
 
 
 # The first in-window trigger and the behavior after it, per proposal, on the last index they
@@ -248,10 +271,13 @@ def retrieve(
     seen: Seen = {} if blind else _by_path(today, now)  # blind reads no facts of today
     wall_now = _wall(now)
     weekday = today.weekday
+    day = today.day
     # Rank first, build the records of the top three only: hundreds of regularities can be in
-    # reach at once, and a decision waits for this.
-    ranked: list[tuple[tuple[Any, ...], Proposal, RegularityState, Occurrence, tuple[str, ...]]]
-    ranked = []
+    # reach at once, and a decision waits for this. Their order's first two keys (occurrence,
+    # lifecycle state) are cheap; the rest is worked out only for the candidates whose first
+    # two keys can still place them among the top three.
+    found: list[tuple[tuple[int, int], Proposal, RegularityState, Occurrence, tuple[str, ...]]]
+    found = []
     for proposal, st in states_with_proposals:
         if gate and st.state not in LIFECYCLE_RANK:
             continue
@@ -259,31 +285,34 @@ def retrieve(
             continue
         if proposal_problem(proposal) is not None:
             continue
-        start = datetime.combine(today.day, proposal.window[0])
-        end = datetime.combine(today.day, proposal.window[1])
-        if not (start - RETRIEVAL_LEAD <= wall_now < end + RETRIEVAL_GRACE):
+        start, end, low, high = _bounds(day, proposal.window)
+        if not (low <= wall_now < high):
             continue
         fact_ids: tuple[str, ...]
         if blind:
             occ, fact_ids = _by_clock(wall_now, start, end), ()
         else:
-            occ, fact_ids = _occurrence(proposal, now, today.day, seen)
+            occ, fact_ids = _occurrence_within(proposal, wall_now, start, end, day, seen)
         if occ not in RETRIEVED:
             continue
+        found.append(
+            ((RETRIEVED.index(occ), LIFECYCLE_RANK.get(st.state, 0)), proposal, st, occ, fact_ids)
+        )
+    found.sort(key=lambda item: item[0])
+    if len(found) > TOP_K:
+        last = found[TOP_K - 1][0]
+        found = [item for item in found if item[0] <= last]
+    ranked: list[tuple[tuple[Any, ...], Proposal, RegularityState, Occurrence, tuple[str, ...]]]
+    ranked = []
+    for first_keys, proposal, st, occ, fact_ids in found:
+        start, end, _low, _high = _bounds(day, proposal.window)
         if wall_now < start:
             distance = start - wall_now
         elif wall_now >= end:
             distance = wall_now - end
         else:
             distance = timedelta(0)
-        tally = st.tally
-        rank = (
-            RETRIEVED.index(occ),
-            LIFECYCLE_RANK.get(st.state, 0),
-            -tally.margin,
-            distance,
-            proposal_key(proposal),
-        )
+        rank = (*first_keys, -st.tally.margin, distance, proposal_key(proposal))
         ranked.append((rank, proposal, st, occ, fact_ids))
     ranked.sort(key=lambda item: item[0])
     return [
