@@ -250,9 +250,62 @@ def test_stillness_after_the_outer_door_means_out_not_a_fall() -> None:
     point = _point(2, left + timedelta(hours=4), segment=16, events=0, quiet_min=240)
     judged = RulesPolicy().decide(_ctx(point, exp))
     assert judged.action == "abstain" and "likely out" in judged.message
-    # Anything that moves after the door means someone is in again.
-    exp.observe_event(_event(3, left + timedelta(hours=1), "motion", "ON", "M1", "Hall"))
+    # A thermometer's reading and the hall's motion sensor going quiet after the resident
+    # walked past it are no one moving; anything that moves means someone is in again.
+    later = left + timedelta(minutes=1)
+    exp.observe_event(_event(3, later, "motion", "OFF", "M1", "Hall"))
+    exp.observe_event(_event(4, later, "temperature", 21.5, "T1", "Hall"))
+    assert exp.out_since == left
+    exp.observe_event(_event(5, left + timedelta(hours=1), "motion", "ON", "M1", "Hall"))
     assert exp.out_since is None
+
+
+def test_a_resident_who_has_gone_out_is_not_asked_after_a_routine() -> None:
+    # Up, washed, out of the door without breakfast: the kitchen's routine is not checked on
+    # while nothing has moved since the door, whether the point's rule or a regularity asks.
+    exp = Expectations()
+    for d in range(7):
+        day = START + timedelta(days=d)
+        exp.observe_event(
+            _event(10 * d, day + timedelta(hours=7), "motion", "ON", "Kit", "Kitchen")
+        )
+        exp.observe_point(
+            _point(10 * d + 1, day + timedelta(hours=7, minutes=40), segment=9, events=5,
+                   rooms={"Kitchen": 5}),
+            day.date(),
+        )  # fmt: skip
+    today = START + timedelta(days=7)
+    exp.observe_event(_event(100, today + timedelta(hours=6, minutes=50), "motion", "ON", "B",
+                             "Bathroom"))  # fmt: skip
+    for n, (minute, value) in enumerate(((32, "OPEN"), (33, "CLOSE"))):
+        exp.observe_event(_event(101 + n, today + timedelta(hours=8, minutes=minute), "door",
+                                 value, "OutsideDoor/FrontDoor", "OutsideDoor"))  # fmt: skip
+    exp.observe_event(_event(103, today + timedelta(hours=8, minutes=34), "motion", "OFF",
+                             "OutsideDoor/Entry", "OutsideDoor"))  # fmt: skip
+    point = _point(200, today + timedelta(hours=9, minutes=10), segment=10, events=6,
+                   rooms={"OutsideDoor": 6}, quiet_min=36)  # fmt: skip
+    judged = usual.judge("home", point.payload, point.at.astimezone(ZONE), exp, {})
+    out = (
+        "the outer door was used at 08:33 and nothing has moved since: the resident is likely "
+        "out, with no routine to check in on"
+    )
+    assert not judged["check_in_routine"].act and judged["check_in_routine"].sentence == out
+    # The kitchen's regularity, deviated, is vetoed alike: memory explains the moment.
+    proposal = Proposal(
+        Predicate(("device_use", "room"), "Bathroom"),
+        Predicate(("device_use", "room"), "Kitchen"),
+        (time(7), time(8)),
+    )
+    due = Retrieved(key="k", proposal=proposal, state="active", confidence=0.9,
+                    occurrence="deviated", distance=timedelta(minutes=70),
+                    deadline=today + timedelta(hours=8), fact_ids=(), n_f=13, n_v=1)  # fmt: skip
+    decided = RulesPolicy().decide(replace(_ctx(point, exp), regularities=(due,)))
+    assert decided.action == "abstain" and out in decided.message
+    # Back in (the hall's motion), the same regularity is a concern again.
+    exp.observe_event(_event(104, today + timedelta(hours=9, minutes=5), "motion", "ON",
+                             "Hall/M", "Hall"))  # fmt: skip
+    decided = RulesPolicy().decide(replace(_ctx(point, exp), regularities=(due,)))
+    assert decided.action == "intervene" and decided.intent == "check_in_routine"
 
 
 def _quiet_days(exp: Expectations, quiet: float, days: int = 6, segment: int = 16) -> None:
@@ -462,7 +515,7 @@ def test_a_regularity_s_routine_under_way_in_its_room_today_is_vetoed_not_nudged
     assert "the kitchen has been in use today: the routine is under way" in vetoed.message
     nudged = decided(Expectations())  # nothing in the kitchen today
     assert nudged.action == "intervene" and nudged.intent == "check_in_routine"
-    assert "a door, cupboard or appliance used in the kitchen by 10:00" in nudged.message
+    assert "something switched on or opened in the kitchen by 10:00" in nudged.message
     # Use in the small hours continues the night: it is no sign of the morning's routine.
     night = Expectations()
     night.observe_point(

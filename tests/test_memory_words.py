@@ -32,7 +32,7 @@ def pred(path: str, value: object) -> Predicate:
         ("room_presence/sensor", "Sofa", "activity at the Sofa"),
         ("room_presence/type", "motion", "movement"),
         ("device_use/sensor", "Fridge", "the Fridge in use"),
-        ("device_use/room", "hall", "a door, cupboard or appliance used in the hall"),
+        ("device_use/room", "hall", "something switched on or opened in the hall"),
         ("device_use/type", "door", "a door opened"),
         ("day_start/place", "Bedroom", "getting up (first activity in the bedroom)"),
         ("step_bout/type", "steps", "a walk"),
@@ -59,7 +59,7 @@ def pred(path: str, value: object) -> Predicate:
         # Home: a device's kind is looked up case-insensitively, anything unknown is movement.
         ("room_presence/type", "Door", "a door opened"),
         ("room_presence/type", "thermostat", "movement"),
-        ("device_use/place", "Living", "a door, cupboard or appliance used in the living room"),
+        ("device_use/place", "Living", "something switched on or opened in the living room"),
         ("device_use/type", "ELECTRIC", "an appliance switched on"),
         ("device_use/type", "Thermo", "the Thermo sensor on"),
         ("day_start/room", "LivingRoom", "getting up (first activity in the living room)"),

@@ -28,6 +28,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from memory.engine.catalogue import code_kind, failed_run, is_sleep_place, services
+from memory.engine.extract.home import AMBIENT_TYPES, MOTION_TYPES
 from memory.engine.records import POINT_KIND, EngineEvent
 
 MIN_DAYS = 5  # earlier days with data before anything is "usual" (module docstring)
@@ -216,6 +217,16 @@ def is_outer_door(payload: Mapping[str, Any]) -> bool:
     return OUTER_WORDS.search(text) is not None
 
 
+def someone_moved(payload: Mapping[str, Any]) -> bool:
+    """Whether an event shows someone at home: not an ambient reading (a thermometer reports
+    whoever is in), nor a motion sensor going quiet (its OFF is the sensor resetting after the
+    last movement, which may be the resident walking out past it)."""
+    kind = str(payload.get("type") or "").lower()
+    if kind in AMBIENT_TYPES:
+        return False
+    return not (kind in MOTION_TYPES and str(payload.get("value")).strip().upper() == "OFF")
+
+
 def code_change(
     payload: Mapping[str, Any],
 ) -> tuple[str, str, int, str | None, str | None] | None:
@@ -348,7 +359,11 @@ class Expectations:
             outer = is_outer_door(event.payload)
             if outer:
                 self.out_since = event.at
-            elif self.out_since is not None and event.at > self.out_since:
+            elif (
+                self.out_since is not None
+                and event.at > self.out_since
+                and someone_moved(event.payload)
+            ):
                 self.out_since = None
         kind = code_kind(event)
         if kind in _MOMENT_KINDS:

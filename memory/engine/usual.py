@@ -247,16 +247,21 @@ def _home(
     # home whose usual getting up is known): whether the resident is up is the question, asked
     # by its usual time (check_in_routine), and the stillness is sleep's.
     up = _up_check(exp, segment, today, p)
+    # The outer door used and nothing moved since: the resident has likely gone out, which
+    # explains a still home and leaves no routine to check in on.
+    out_since = exp.out_since if exp.out_since is not None and exp.out_since <= now else None
+    gone = (
+        f"the outer door was used at {out_since.astimezone(now.tzinfo):%H:%M} and nothing has "
+        "moved since: the resident is likely out"
+        if out_since is not None
+        else ""
+    )
     if quiet is not None and up is not None:
         out["wellbeing_check"] = Judged(
             False, "nobody is up yet today: the stillness is sleep's, and getting up is checked"
         )
-    elif quiet is not None and exp.out_since is not None and exp.out_since <= now:
-        out["wellbeing_check"] = Judged(
-            False,
-            f"the outer door was used at {exp.out_since.astimezone(now.tzinfo):%H:%M} and "
-            "nothing has moved since: the resident is likely out",
-        )
+    elif quiet is not None and gone:
+        out["wellbeing_check"] = Judged(False, gone)
     elif quiet is not None and not daytime:
         out["wellbeing_check"] = Judged(False, f"still at {now:%H:%M}: night, sleep")
     elif quiet is not None and resting:
@@ -293,6 +298,10 @@ def _home(
     lively = (as_number(p.get("events")) or 0) > 0
     if not daytime:
         out["check_in_routine"] = Judged(False, f"{now:%H:%M} is night: routines wait for day")
+    elif gone:
+        # Whether at this point's routine rule or at a regularity's deviation (decide.py reads
+        # this verdict as a veto): a resident who is out has no routine to check in on.
+        out["check_in_routine"] = Judged(False, f"{gone}, with no routine to check in on")
     elif up is not None and segment is not None:
         # Being up is missed whether or not the bedroom shows life: a silent home included.
         late = _overdue(up[0], segment)

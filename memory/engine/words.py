@@ -135,7 +135,7 @@ def phrase(pred: Predicate, names: Mapping[str, str] | None = None) -> str:
         if field == "sensor":
             return f"the {value} in use"
         if field in ROOM_FIELDS:
-            return f"a door, cupboard or appliance used in the {room_words(value)}"
+            return f"something switched on or opened in the {room_words(value)}"
         return DEVICE_KINDS.get(str(value).lower(), f"the {value} sensor on")
     if kind == "day_start" and field in ROOM_FIELDS | {"sensor"}:
         where = room_words(value) if field in ROOM_FIELDS else value
