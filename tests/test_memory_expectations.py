@@ -192,24 +192,26 @@ def test_a_few_on_times_veto_a_device_on_for_less_than_it_typically_is() -> None
     vetoed = _lamp_on_for(exp, 3, 72)
     assert vetoed.action == "abstain"
     assert (
-        "the living light (living room) on for 1 hour 12 minutes, not long for it: typically "
-        "3 hours 20 minutes over its 3 times before" in vetoed.message
+        "the living light (living room) on for 1 hour 12 minutes, within twice its typical "
+        "3 hours 20 minutes over 3 times before" in vetoed.message
     )
     # One earlier evening is evidence too, said as such.
     once = _lamp_on_for(_lamp_history([190.0]), 1, 72)
     assert once.action == "abstain"
-    assert "it was on for 3 hours 10 minutes the one time before" in once.message
+    assert "within twice the one time before (3 hours 10 minutes)" in once.message
 
 
-def test_past_its_typical_on_time_the_baseline_rule_speaks_and_says_what_is_known() -> None:
-    # On longer than on any of its few evenings: the baseline's rule stands in, and the
+def test_past_twice_its_typical_on_time_the_baseline_rule_speaks_and_says_what_is_known() -> None:
+    # On over twice as long as on its few evenings: the baseline's rule stands in, and the
     # message says how long the lamp was on before, without claiming a usual.
-    proposed = _lamp_on_for(_lamp_history([40.0, 50.0]), 2, 75)
+    history = _lamp_history([30.0, 40.0])
+    assert _lamp_on_for(history, 2, 69).action == "abstain"  # under twice 35 minutes
+    proposed = _lamp_on_for(history, 2, 75)
     assert proposed.action == "intervene" and proposed.intent == "check_device"
     assert proposed.message == (
-        "The living light (living room) has been on since 19:30, 1 hour 15 minutes; longer "
-        "than it typically was before (45 minutes over 2 times), too few times yet to say how "
-        "long it is usually on."
+        "The living light (living room) has been on since 19:30, 1 hour 15 minutes; over "
+        "twice as long as it typically was before (35 minutes over 2 times), too few times "
+        "yet to say how long it is usually on."
     )
     # A single long evening does not veto a longer stretch: the median is not the longest.
     assert _lamp_on_for(_lamp_history([20.0, 25.0, 240.0]), 3, 60).action == "intervene"

@@ -38,9 +38,9 @@ DEVICE_MIN_EPISODES = 5
 DEVICE_FACTOR = 2.0
 DEVICE_QUANTILE = 0.95
 # Fewer closed on-times than that tell no 95th percentile, but they do tell a typical one (their
-# median): a device on for less than it typically is has not been left on. The full rule never
-# fires below that either (twice the 95th percentile is above the median), so memory with a
-# short history vetoes only what it would veto with a long one.
+# median): a device on for less than twice its typical on-time has not been left on. The full
+# rule never fires there either (twice the 95th percentile is at least twice the median), so
+# memory with a short history vetoes only what it would veto with a long one.
 DEVICE_TYPICAL_QUANTILE = 0.5
 # Stillness: usual at this segment when the home was at least this still at its close on at
 # least half the earlier days (its resident is usually out or resting then).

@@ -175,18 +175,18 @@ def _home(
         if minutes is None or usual is None:
             on, _off = _open_word(item)
             typical = exp.device_typical_minutes(str(item.get("device")))
-            if minutes is not None and typical is not None and minutes < typical[0]:
+            if minutes is not None and typical is not None and minutes < DEVICE_FACTOR * typical[0]:
                 # Too few on-times to say how long is usual, enough to say this is not long
                 # for this device (expect.DEVICE_TYPICAL_QUANTILE).
                 middle, count = typical
                 before = (
-                    f"it was {on} for {minutes_words(middle)} the one time before"
+                    f"twice the one time before ({minutes_words(middle)})"
                     if count == 1
-                    else f"typically {minutes_words(middle)} over its {count} times before"
+                    else f"twice its typical {minutes_words(middle)} over {count} times before"
                 )
                 vetoes.append(
-                    f"{device_words(item, names)} {on} for {minutes_words(minutes)}, not long "
-                    f"for it: {before}"
+                    f"{device_words(item, names)} {on} for {minutes_words(minutes)}, within "
+                    f"{before}"
                 )
                 continue
             # No usual for this device yet: the baseline's rule speaks for it, about it alone.
@@ -198,10 +198,10 @@ def _home(
                 else:
                     middle, count = typical
                     known = (
-                        f"longer than the one time before ({minutes_words(middle)})"
+                        f"over twice as long as the one time before ({minutes_words(middle)})"
                         if count == 1
-                        else f"longer than it typically was before ({minutes_words(middle)} "
-                        f"over {count} times)"
+                        else f"over twice as long as it typically was before "
+                        f"({minutes_words(middle)} over {count} times)"
                     ) + f", too few times yet to say how long it is usually {on}"
                 out["check_device"] = Judged(
                     True,
