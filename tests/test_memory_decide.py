@@ -538,7 +538,7 @@ def test_reads_defaults_to_regularities_and_takes_only_a_frozenset() -> None:
     assert reads(_Reads(frozenset({TODAY, 7}))) == frozenset({"today", "7"})
     assert reads(_Reads({TODAY})) == frozenset()  # a plain set is no declaration
     assert reads(_Reads([TRAJECTORIES])) == frozenset()
-    assert reads(RulesPolicy()) == frozenset({REGULARITIES, EXPECTATIONS})
+    assert reads(RulesPolicy()) == frozenset({REGULARITIES, EXPECTATIONS, TRAJECTORIES})
     assert reads(EventOnlyPolicy()) == frozenset()
     assert reads(RecentMemoryPolicy()) == frozenset({TODAY, TRAJECTORIES})
     complete, _ = fake()

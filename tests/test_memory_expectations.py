@@ -30,7 +30,14 @@ from memory.engine.expect import (
     share_below,
     within_words,
 )
-from memory.engine.records import POINT_KIND, DayRecord, EngineEvent, Predicate, Proposal
+from memory.engine.records import (
+    POINT_KIND,
+    DayRecord,
+    EngineEvent,
+    Observation,
+    Predicate,
+    Proposal,
+)
 from memory.engine.retrieve import Retrieved
 from memory.engine.stream import MemoryStream
 
@@ -525,6 +532,55 @@ def test_a_regularity_s_routine_under_way_in_its_room_today_is_vetoed_not_nudged
         START.date(),
     )
     assert decided(night).action == "intervene"
+
+
+def test_after_a_late_trigger_a_routine_is_not_overdue_until_its_usual_lag_has_passed() -> None:
+    """ "Usually the kitchen by 10:00 after getting up": on a day the resident got up at 09:50,
+    breakfast is not missed at 10:00, only once longer has passed than it took on the last days
+    (the trajectories); before, memory says so, and blind to today it cannot."""
+    trigger = Predicate(("day_start", "room"), "Bedroom")
+    behavior = Predicate(("device_use", "room"), "Kitchen")
+    proposal = Proposal(trigger, behavior, (time(8), time(10)))
+
+    def record(day: int, up: time, kitchen: time | None) -> DayRecord:
+        date_ = (START + timedelta(days=day)).date()
+        found = [Observation(datetime.combine(date_, up, ZONE), trigger.path, "Bedroom", f"t{day}")]
+        if kitchen is not None:
+            at = datetime.combine(date_, kitchen, ZONE)
+            found.append(Observation(at, behavior.path, "Kitchen", f"k{day}"))
+        return DayRecord(date_, tuple(found))
+
+    # The last three days: breakfast 20, 35 and 25 minutes after getting up.
+    trajectories = (
+        record(0, time(8), time(8, 20)),
+        record(1, time(8, 10), time(8, 45)),
+        record(2, time(8, 5), time(8, 30)),
+    )
+    today = record(3, time(9, 50), None)
+
+    def decided(minute: int, trajectories: tuple[DayRecord, ...] = trajectories) -> Any:
+        now = datetime.combine(today.day, time(10, minute), ZONE)
+        due = Retrieved(key="k", proposal=proposal, state="active", confidence=0.9,
+                        occurrence="deviated", distance=timedelta(minutes=minute),
+                        deadline=datetime.combine(today.day, time(10), ZONE),
+                        fact_ids=("t3",), n_f=8)  # fmt: skip
+        point = _point(9, now, segment=11, events=2, rooms={"Living": 2})
+        context = replace(
+            _ctx(point, Expectations()), regularities=(due,), trajectories=trajectories,
+            today=today,
+        )  # fmt: skip
+        return RulesPolicy().decide(context)
+
+    waiting = decided(20)  # 30 minutes after getting up: breakfast took up to 35
+    assert waiting.action == "abstain"
+    assert (
+        "getting up (first activity in the bedroom) only at 09:50 today; on the last days "
+        "something switched on or opened in the kitchen came up to 35 minutes after it: not "
+        "overdue yet" in waiting.message
+    )
+    assert decided(25).intent == "check_in_routine"  # 35 minutes: as long as it ever took
+    # Without the last days' trajectories there is no lag to wait for.
+    assert decided(20, trajectories=()).intent == "check_in_routine"
 
 
 def test_a_routine_is_not_checked_at_night_nor_in_a_silent_home() -> None:

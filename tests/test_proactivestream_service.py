@@ -19,7 +19,7 @@ from benchmark.streams.build import build_stream
 from benchmark.streams.records import StreamEvent
 from memory.engine.decide import RulesPolicy
 from memory.engine.stream import MemoryStream
-from memory.models import Decision
+from memory.models import Decision, Regularity
 from memory.selectors import allowed_decision_for
 from memory.services.deciding import DecideRejected, memory_decide
 from tests import proactive_streams as data
@@ -153,9 +153,14 @@ def test_the_service_decides_at_points_exactly_as_the_replay_does(
         assert allowed is not None and allowed.intent == first["intent"]
         assert allowed.occurred_at < instead.occurred_at and allowed.day == instead.day
     if scope == "home":
-        # The memory the points were decided on is a real one: days closed, routines tracked.
+        # The memory the points were decided on is a real one: days closed, routines tracked
+        # and active, and the decisions read them (a deviation vetoed, here: the resident got up
+        # late, so breakfast was not yet overdue).
         assert entity.trajectories.count() == days - 1
-        assert any(action == "intervene" for action, *_ in stored.values())
+        assert entity.regularities.filter(state=Regularity.State.ACTIVE).exists()
+        assert Decision.objects.filter(
+            entity=entity, point__isnull=False, message__contains="not overdue yet"
+        ).exists()
     # points_build, run on the stored events, finds exactly the points the stream had.
     result = points_build(entity=entity)
     assert (result.created, result.updated) == (0, 0) and result.unchanged == len(stored)

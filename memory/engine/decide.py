@@ -40,9 +40,10 @@ from memory.engine.catalogue import (
     services,
 )
 from memory.engine.control import Proposed, Scope
-from memory.engine.expect import Expectations, as_number
+from memory.engine.expect import Expectations, as_number, minutes_words
 from memory.engine.records import DayRecord, EngineEvent, Path, Predicate
 from memory.engine.refs import current_ref, regularity_id
+from memory.engine.regularities import assess_day
 from memory.engine.retrieve import Retrieved
 from memory.engine.usual import device_named
 
@@ -172,7 +173,7 @@ class RulesPolicy:
 
     name: str = "rules"
     # Today's observations only when a regularity is in reach (the callers know that).
-    reads: frozenset[str] = frozenset({REGULARITIES, EXPECTATIONS})
+    reads: frozenset[str] = frozenset({REGULARITIES, EXPECTATIONS, TRAJECTORIES})
     threshold: float = DEFAULT_THRESHOLD
 
     def decide(self, ctx: DecisionContext) -> Proposed:
@@ -222,6 +223,10 @@ class RulesPolicy:
             if under_way is not None:
                 reasons.append(f"{rid}: {under_way}")
                 continue
+            late = _late_trigger(r, ctx)
+            if late is not None:
+                reasons.append(f"{rid}: {late}")
+                continue
             if r.assured < self.threshold:
                 reasons.append(
                     f"{rid}: fulfilled on {r.n_f} of {r.n_f + r.n_v} days, "
@@ -246,6 +251,35 @@ class RulesPolicy:
                 score=r.assured,
             )
         return ctx.abstain("; ".join(reasons))
+
+
+def _late_trigger(r: Retrieved, ctx: DecisionContext) -> str | None:
+    """Why a due regularity is not overdue yet: its trigger came late today, and on the last
+    days memory holds (the trajectories) its behavior took longer after the trigger than has
+    passed since today's. After a late getting up, breakfast comes later (ProactMem's
+    trajectories: a regularity is judged against what today's trajectory shows). None where
+    today's trigger or any recent day's lag is unknown, or the wait is already longer."""
+    if not r.fact_ids or not ctx.trajectories:
+        return None
+    triggered = next((o.at for o in ctx.today.observations if o.fact_id == r.fact_ids[0]), None)
+    if triggered is None:
+        return None
+    lags = []
+    for record in ctx.trajectories:
+        held = assess_day(r.proposal, record)
+        if held.outcome != "fulfilled" or len(held.fact_ids) < 2:
+            continue
+        at = {o.fact_id: o.at for o in record.observations if o.fact_id in held.fact_ids}
+        if len(at) == 2:
+            lags.append(at[held.fact_ids[1]] - at[held.fact_ids[0]])
+    if not lags or ctx.now - triggered >= max(lags):
+        return None
+    since = triggered.astimezone(ctx.now.tzinfo).strftime("%H:%M")
+    return (
+        f"{words.phrase(r.proposal.trigger, ctx.names)} only at {since} today; on the last days "
+        f"{words.phrase(r.proposal.behavior, ctx.names)} came up to "
+        f"{minutes_words(max(lags).total_seconds() / 60)} after it: not overdue yet"
+    )
 
 
 def _below(score: float, threshold: float) -> str:
