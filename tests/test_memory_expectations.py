@@ -454,6 +454,27 @@ def test_a_new_home_s_routine_rule_asks_after_the_kitchen_not_the_bathroom() -> 
     assert "no routine a caregiver checks on" in skipped.controlled.proposed.message
 
 
+def test_a_new_home_s_routine_rule_does_not_ask_after_a_kitchen_used_earlier_today() -> None:
+    """The kitchen used at 13:00 on the last two days and not in this segment today, but used
+    for breakfast this morning: the routine is under way, however short memory's history."""
+    stream = MemoryStream("home", ZONE, RulesPolicy())
+    for d in range(2):
+        at = START + timedelta(days=d, minutes=50 * 16)
+        stream.decide_point(_point(100 * d, at, segment=15, rooms={"Kitchen": 3}, events=3,
+                                   day=at.date().isoformat()))  # fmt: skip
+    today = START + timedelta(days=2)
+    breakfast = today + timedelta(minutes=50 * 11)
+    stream.decide_point(_point(200, breakfast, segment=10, rooms={"Kitchen": 4}, events=4,
+                               day=today.date().isoformat()))  # fmt: skip
+    at = today + timedelta(minutes=50 * 16)
+    point = _point(201, at, segment=15, rooms={"Living": 2}, events=2, day=today.date().isoformat())
+    outcome = stream.decide_point(point)
+    assert outcome.action == "abstain"
+    assert "the kitchen has been in use today: the routine is under way" in (
+        outcome.controlled.proposed.message
+    )
+
+
 def test_only_a_routine_a_caregiver_checks_on_is_overdue() -> None:
     """The bathroom used every morning and not yet today is the resident's own business; a
     meal's kitchen or a medicine cabinet is what a caregiver asks after."""

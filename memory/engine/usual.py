@@ -348,6 +348,15 @@ def _routine_standing_in(
         else set()
     )
     cared = sorted(room for room in missing if is_care_place(room))
+    # A routine whose room has been in use today is under way, whatever the hour it came at:
+    # memory knows today even before it knows what is usual (routine_under_way).
+    used = rooms_used_today(exp, today, p)
+    begun = [room for room in cared if room in used]
+    cared = [room for room in cared if room not in used]
+    if begun and not cared:
+        return Judged(
+            False, f"the {room_words(begun[0])} has been in use today: the routine is under way"
+        )
     if not cared:
         return Judged(
             False,
