@@ -1054,6 +1054,29 @@ def test_switching_is_judged_against_the_person_s_own_usual() -> None:
     assert said.act and said.sentence.startswith("40 apps and windows started in the last 30")
 
 
+def test_one_day_of_moments_says_what_switching_is_usual_for_this_person() -> None:
+    # Switching is read at every frame's end: one day at the computer gives enough moments for
+    # a 95th percentile, and memory judges from the second day on instead of the baseline's
+    # fixed floor (12), which it then neither repeats below the person's usual nor misses above.
+    exp = Expectations()
+    for n in range(19):
+        point = _frame(n, 0, "10:00", f"10:{n + 10}", switches_30=11 + n % 3)
+        exp.observe_point(point, point.at.date())
+    assert exp.switches_usual(_frame(99, 1, "10:00", "10:30").at.date()) is None  # 19 moments
+    point = _frame(19, 0, "10:00", "10:29", switches_30=13)
+    exp.observe_point(point, point.at.date())
+    today = _frame(99, 1, "10:00", "10:30").at.date()
+    assert exp.switches_usual(today) == (13.0, 1)
+    rules = {"refocus": "12 frames started"}
+    usual_13 = _frame(100, 1, "10:00", "10:30", switches_30=13)
+    judged = usual.judge("desktop", usual_13.payload, usual_13.at, exp, rules)["refocus"]
+    assert judged == usual.Judged(False, "13 switches is usual for you")
+    more = _frame(101, 1, "10:00", "10:30", switches_30=14)
+    said = usual.judge("desktop", more.payload, more.at, exp, rules)["refocus"]
+    assert said.act and not said.baseline
+    assert "more than on 95 % of your moments over the last day (13)" in said.sentence
+
+
 def test_the_usual_main_app_not_opened_by_its_usual_time_is_a_moment_to_resume() -> None:
     exp = Expectations()
     for day in range(6):

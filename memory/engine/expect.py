@@ -66,6 +66,10 @@ ROUTINE_USUAL_SHARE = 0.7  # a room active at this segment on 70% of the earlier
 # Desktop: switching is unusual above the 95th percentile of this person's earlier points (and
 # at least the baseline's floor); the usual main app is the day's most used on 60 % of the days.
 SWITCH_QUANTILE = 0.95
+# A 95th percentile needs at least twenty moments to exist (one in twenty above it): switching is
+# read at every frame's end, so a day at the computer gives that many, and memory judges
+# switching from its first full day on instead of waiting MIN_DAYS days.
+SWITCH_MIN_MOMENTS = 20
 MAIN_APP_SHARE = 0.6
 # The main app's usual first start is read from the earlier days of today's kind: a work app's
 # habit is a weekday's, and a weekend at the computer (for something else) is no late start.
@@ -548,9 +552,9 @@ class Expectations:
 
     def switches_usual(self, today: date) -> tuple[float, int] | None:
         """The 95th percentile of switching at this person's earlier points, and over how many
-        days; None before :data:`MIN_DAYS` days."""
+        days; None before :data:`SWITCH_MIN_MOMENTS` points."""
         earlier, days = self._earlier_switches(today)
-        if days < MIN_DAYS:
+        if len(earlier) < SWITCH_MIN_MOMENTS:
             return None
         return quantile(earlier, SWITCH_QUANTILE), days
 

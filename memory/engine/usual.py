@@ -674,8 +674,8 @@ def _desktop(
             out["refocus"] = Judged(
                 True,
                 f"{int(switches)} apps and windows started in the last 30 minutes, more than on "
-                f"95 % of your moments over the last {days} days ({int(high)}); close what you "
-                "do not need and pick one task.",
+                f"95 % of your moments over the last {'day' if days == 1 else f'{days} days'} "
+                f"({int(high)}); close what you do not need and pick one task.",
                 target=f"switching@{now:%H}",
                 score=exp.switches_below(today, switches),
             )
