@@ -688,6 +688,30 @@ def test_unusual_sitting_before_two_slots_of_a_day_is_two_moments_to_stand_up() 
     assert again.suppressed
 
 
+def test_a_few_days_explain_a_habitual_desk_hour_and_the_baseline_speaks_for_the_rest() -> None:
+    """Two days known, at the desk before noon on both: too few to call sitting unusual, enough
+    to explain it, so the baseline's stand-up nudge is not said; sitting at an hour that was
+    active on those days is left to the baseline's rule."""
+    exp = Expectations()
+    for d in range(2):
+        desk = _slot(10 * d, d, 1, steps_last_60=90, steps_today=2000, sedentary_min_last_60=57)
+        exp.observe_point(desk, desk.at.date())
+        about = _slot(10 * d + 1, d, 2, steps_last_60=900, steps_today=6000,
+                      sedentary_min_last_60=15)  # fmt: skip
+        exp.observe_point(about, about.at.date())
+    rules = {"stand_break": "55 sedentary minutes in the last hour"}
+    desk = _slot(100, 2, 1, steps_last_60=80, steps_today=2100, sedentary_min_last_60=55)
+    judged = usual.judge("sports", desk.payload, desk.at, exp, rules)
+    assert judged["stand_break"] == usual.Judged(
+        False, "sitting at 12:00 is usual so far (100 % of 2 days known)"
+    )
+    assert EventOnlyPolicy().decide(_ctx(desk, exp, "sports")).intent == "stand_break"
+    assert RulesPolicy().decide(_ctx(desk, exp, "sports")).action == "abstain"
+    slumped = _slot(101, 2, 2, steps_last_60=80, steps_today=2200, sedentary_min_last_60=55)
+    judged = usual.judge("sports", slumped.payload, slumped.at, exp, rules)
+    assert judged["stand_break"].act and judged["stand_break"].baseline
+
+
 def test_an_hour_usually_walked_spent_sitting_gets_the_walk_and_the_stand_up_in_reserve() -> None:
     """Sitting through an hour this person usually walks in: the walk they usually take is
     said (it stands them up as well); the stand-up break, also unusual, is its alternative."""

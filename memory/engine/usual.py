@@ -510,6 +510,16 @@ def _sports(
                 score=1.0 - share,
                 target=f"sitting@slot{slot}",
             )
+        elif days and share > SITTING_UNUSUAL_SHARE:
+            # Too few days to call an hour's sitting unusual, enough to explain it: sitting at
+            # this hour on more than a third of the days known is this person's habit, and the
+            # rule with a full history would say so too. Where it cannot explain, the
+            # baseline's rule stands.
+            out["stand_break"] = Judged(
+                False,
+                f"sitting at {at} is usual so far ({round(100 * share)} % of "
+                f"{'the one day' if days == 1 else f'{days} days'} known)",
+            )
     so_far = as_number(p.get("steps_today"))
     if slot in PACE_SLOTS and so_far is not None:
         median = exp.slot_median(exp.steps_today, slot, today)
