@@ -77,17 +77,27 @@ _RECORDS: dict[_RecordKey, DayRecord] = {}
 _RECORDS_MAX = 8192  # 64 entities' replay windows (closing.REPLAY_DAYS), home or desktop
 
 
-def day_records(entity: Entity, days: Iterable[date] | None = None) -> list[DayRecord]:
+def day_records(
+    entity: Entity,
+    days: Iterable[date] | None = None,
+    *,
+    before: date | None = None,
+    last: int | None = None,
+) -> list[DayRecord]:
     """Closed days as replay reads them (the engine's ``day_record``, rebuilt from rows), oldest
-    first; a day read before in this process is not read again (above)."""
+    first; a day read before in this process is not read again (above). ``days`` names them;
+    ``before`` and ``last`` take the last ``last`` closed before ``before`` in one indexed read
+    of at most that many rows, however long the entity's history."""
     zone = ZoneInfo(entity.timezone)
     trajectories = Trajectory.objects.filter(entity=entity)
     if days is not None:
         trajectories = trajectories.filter(day__in=list(days))
-    keys = {
-        (pk, closed_at, zone.key): day
-        for pk, closed_at, day in trajectories.values_list("pk", "closed_at", "day")
-    }
+    if before is not None:
+        trajectories = trajectories.filter(day__lt=before).order_by("-day")
+    rows = trajectories.values_list("pk", "closed_at", "day")
+    if last is not None:
+        rows = rows[:last]
+    keys = {(pk, closed_at, zone.key): day for pk, closed_at, day in rows}
     missing = {key[0]: day for key, day in keys.items() if key not in _RECORDS}
     if len(_RECORDS) + len(missing) > _RECORDS_MAX:
         _RECORDS.clear()

@@ -12,6 +12,7 @@ import pytest
 
 from aframes_web.streams.models import Entity, Event
 from aframes_web.streams.services import entity_create, events_counted, events_ingest
+from memory import selectors
 from memory.models import Decision, Fact, Regularity, Segment, Trajectory
 from memory.services.closing import late_days, memory_close_due, memory_rebuild
 from memory.services.deciding import DecideRejected, decide_batch, memory_decide
@@ -323,6 +324,21 @@ def test_decide_reads_a_bounded_number_of_queries_whatever_the_history(home) -> 
     # Read, stage, store and the day summary: a few dozen, never one per fact, day or
     # regularity; the first event of a day also closes the day before, in a fixed number more.
     assert max(counts[1:]) <= 30 and counts[0] <= 60, counts
+
+
+def test_the_last_closed_days_are_one_bounded_read_oldest_first(home) -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    decide_batch(entity=home, items=stream(8))  # seven days closed, the eighth open
+    every = selectors.day_records(home)  # each day read once in this process
+    with CaptureQueriesContext(connection) as queries:
+        found = selectors.day_records(home, before=START + timedelta(days=5), last=3)
+    assert [r.day for r in found] == [START + timedelta(days=n) for n in (2, 3, 4)]
+    assert found == every[2:5]
+    assert len(queries.captured_queries) == 1
+    assert "LIMIT 3" in queries.captured_queries[0]["sql"]
+    assert selectors.day_records(home, before=START, last=3) == []
 
 
 def test_typed_text_never_enters_memory(team, settings) -> None:

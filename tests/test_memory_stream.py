@@ -334,6 +334,27 @@ def test_trajectories_are_the_last_three_closed_days_oldest_first() -> None:
     assert view.day == DAY
 
 
+class Asking(Recorder):
+    """A recorder that reads the closed days only when retrieval found a regularity."""
+
+    def reads_trajectories(self, retrieved: Any) -> bool:
+        return bool(retrieved)
+
+
+def test_a_policy_reading_closed_days_only_for_what_is_retrieved_gets_them_only_then() -> None:
+    asked = Asking(frozenset({TRAJECTORIES, REGULARITIES}))
+    decide_on(view_of({"a": tracked(ROUTINE, "active")})[0], asked, ControlState())
+    decide_on(view_of({"l": tracked(LATER, "active")})[0], asked, ControlState())  # out of reach
+    found, none = asked.seen
+    assert [r.proposal for r in found.regularities] == [ROUTINE]
+    assert [r.day for r in found.trajectories] == [DAY - timedelta(days=n) for n in (3, 2, 1)]
+    assert (none.regularities, none.trajectories) == ((), ())
+    # A policy that does not say gets them whenever it names them.
+    plain = Recorder(frozenset({TRAJECTORIES}))
+    decide_on(view_of()[0], plain, ControlState())
+    assert len(plain.seen[0].trajectories) == 3
+
+
 def test_a_policy_reading_nothing_gets_no_memory_and_costs_no_extraction() -> None:
     view, calls = view_of({"a": tracked(ROUTINE, "active")})
     policy = Recorder(frozenset())

@@ -149,6 +149,16 @@ def reads_today(policy: Any, trajectories: tuple[DayRecord, ...], now: datetime)
     return True if ask is None else bool(ask(trajectories, now))
 
 
+def reads_trajectories(policy: Any, retrieved: Sequence[Retrieved]) -> bool:
+    """Whether ``policy``'s decision reads the last closed days: it names ``TRAJECTORIES``
+    (:func:`reads`), and where it reads them only for what retrieval found (its
+    ``reads_trajectories``), only then. Loading closed days costs the service a read."""
+    if TRAJECTORIES not in reads(policy):
+        return False
+    ask = getattr(policy, "reads_trajectories", None)
+    return True if ask is None else bool(ask(retrieved))
+
+
 # -- rules --------------------------------------------------------------------------------------
 
 
@@ -175,6 +185,11 @@ class RulesPolicy:
     # Today's observations only when a regularity is in reach (the callers know that).
     reads: frozenset[str] = frozenset({REGULARITIES, EXPECTATIONS, TRAJECTORIES})
     threshold: float = DEFAULT_THRESHOLD
+
+    def reads_trajectories(self, retrieved: Sequence[Retrieved]) -> bool:
+        """The last closed days are read only to judge a retrieved regularity after a late
+        trigger (:func:`_late_trigger`): without one, the callers need not load them."""
+        return bool(retrieved)
 
     def decide(self, ctx: DecisionContext) -> Proposed:
         reasons: list[str] = []

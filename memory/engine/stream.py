@@ -69,6 +69,7 @@ from memory.engine.decide import (
     DecisionContext,
     reads,
     reads_today,
+    reads_trajectories,
 )
 from memory.engine.expect import Expectations
 from memory.engine.recent import RECENT_MAX_PRIOR, recent_events
@@ -182,7 +183,9 @@ def decide_on(
 
     needs = reads(policy)
     reachable = _reachable(view, gate) if REGULARITIES in needs else []
-    trajectories = view.trajectories() if TRAJECTORIES in needs else ()
+    # A policy that reads the closed days only for what retrieval finds is handed them after it.
+    early = TRAJECTORIES in needs and not hasattr(policy, "reads_trajectories")
+    trajectories = view.trajectories() if early else ()
     # Today's observations cost an extraction: made when a retrievable regularity needs its
     # occurrence, or a policy reads them at this moment (as the service does).
     wants_today = not blind and (bool(reachable) or reads_today(policy, trajectories, view.now))
@@ -193,6 +196,8 @@ def decide_on(
         if key not in view.shared:
             view.shared[key] = tuple(retrieve(reachable, view.now, today, gate=gate, blind=blind))
         retrieved = view.shared[key]
+    if not early and reads_trajectories(policy, retrieved):
+        trajectories = view.trajectories()
     ctx = DecisionContext(
         scope=view.scope,
         current=view.current,

@@ -58,11 +58,11 @@ from memory.engine.decide import (
     POLICIES,
     REGULARITIES,
     TODAY,
-    TRAJECTORIES,
     DecisionContext,
     RulesPolicy,
     llm_policy,
     reads,
+    reads_trajectories,
     threshold_for,
 )
 from memory.engine.expect import Expectations
@@ -264,9 +264,8 @@ def _read_memory(
     retrieved = tuple(retrieve([(t.proposal, t.state) for t in reachable], now, today))
     # Closed days: only a policy that reads them pays for loading them.
     trajectories: tuple[DayRecord, ...] = ()
-    if TRAJECTORIES in needs:
-        closed = sorted(d for d in selectors.closed_days(entity) if d < day)
-        trajectories = tuple(selectors.day_records(entity, closed[-TRAJECTORY_DAYS:]))
+    if reads_trajectories(chosen, retrieved):
+        trajectories = tuple(selectors.day_records(entity, before=day, last=TRAJECTORY_DAYS))
     expectations = expectations_at(entity, at, points) if EXPECTATIONS in needs else None
     return _Memory(today, retrieved, trajectories, expectations)
 
