@@ -712,6 +712,30 @@ def test_a_few_days_explain_a_habitual_desk_hour_and_the_baseline_speaks_for_the
     assert judged["stand_break"].act and judged["stand_break"].baseline
 
 
+def test_a_few_days_say_an_hour_is_not_usually_active_and_the_baseline_speaks_for_the_rest() -> (
+    None
+):
+    """Three days known: the hour before noon walked in on one of them only, so memory says it
+    is not usually active and the baseline's walk rule (walked in yesterday) is not said; the
+    hour before mid-afternoon, walked in on each, is left to the baseline's rule."""
+    exp = Expectations()
+    for d in range(3):
+        noon = _slot(10 * d, d, 1, steps_last_60=1500 if d == 2 else 100, steps_today=3000)
+        exp.observe_point(noon, noon.at.date())
+        later = _slot(10 * d + 1, d, 2, steps_last_60=1500, steps_today=6000)
+        exp.observe_point(later, later.at.date())
+    rules = {"suggest_walk": "0 steps in the last hour, 1500 yesterday"}
+    quiet = _slot(100, 3, 1, steps_last_60=0, steps_today=3000)
+    judged = usual.judge("sports", quiet.payload, quiet.at, exp, rules)
+    assert judged["suggest_walk"] == usual.Judged(
+        False, "this hour is active so far on only 33 % of 3 days known"
+    )
+    assert RulesPolicy().decide(_ctx(quiet, exp, "sports")).intent != "suggest_walk"
+    usually = _slot(101, 3, 2, steps_last_60=0, steps_today=3000)
+    judged = usual.judge("sports", usually.payload, usually.at, exp, rules)
+    assert judged["suggest_walk"].act and judged["suggest_walk"].baseline
+
+
 def test_an_hour_usually_walked_spent_sitting_gets_the_walk_and_the_stand_up_in_reserve() -> None:
     """Sitting through an hour this person usually walks in: the walk they usually take is
     said (it stands them up as well); the stand-up break, also unusual, is its alternative."""

@@ -491,6 +491,15 @@ def _sports(
                 score=share,
                 target=f"walk@slot{slot}",
             )
+        elif days and share < ACTIVE_USUAL_SHARE:
+            # Too few days to call an hour usually active, enough to say it is not: active on
+            # fewer than half the days known, the full rule's own share. Where it cannot say
+            # so, the baseline's rule stands.
+            out["suggest_walk"] = Judged(
+                False,
+                f"this hour is active so far on only {round(100 * share)} % of "
+                f"{'the one day' if days == 1 else f'{days} days'} known",
+            )
     # A walk or a stand-up nudge is about the hour before its slot (its target): another slot's
     # hour is another moment. The baseline's rule standing in without history keeps the scope's
     # episode, the day: a fixed threshold alone is weak evidence, said at most once a day.
