@@ -276,7 +276,8 @@ def retrieve(
     # reach at once, and a decision waits for this. Their order's first two keys (occurrence,
     # lifecycle state) are cheap; the rest is worked out only for the candidates whose first
     # two keys can still place them among the top three.
-    found: list[tuple[tuple[int, int], Proposal, RegularityState, Occurrence, tuple[str, ...]]]
+    found: list[tuple[tuple[int, int], Proposal, RegularityState, Occurrence, tuple[str, ...],
+                      datetime, datetime]]  # fmt: skip
     found = []
     for proposal, st in states_with_proposals:
         if gate and st.state not in LIFECYCLE_RANK:
@@ -295,17 +296,15 @@ def retrieve(
             occ, fact_ids = _occurrence_within(proposal, wall_now, start, end, day, seen)
         if occ not in RETRIEVED:
             continue
-        found.append(
-            ((RETRIEVED.index(occ), LIFECYCLE_RANK.get(st.state, 0)), proposal, st, occ, fact_ids)
-        )
+        first_keys = (RETRIEVED.index(occ), LIFECYCLE_RANK.get(st.state, 0))
+        found.append((first_keys, proposal, st, occ, fact_ids, start, end))
     found.sort(key=lambda item: item[0])
     if len(found) > TOP_K:
         last = found[TOP_K - 1][0]
         found = [item for item in found if item[0] <= last]
     ranked: list[tuple[tuple[Any, ...], Proposal, RegularityState, Occurrence, tuple[str, ...]]]
     ranked = []
-    for first_keys, proposal, st, occ, fact_ids in found:
-        start, end, _low, _high = _bounds(day, proposal.window)
+    for first_keys, proposal, st, occ, fact_ids, start, end in found:
         if wall_now < start:
             distance = start - wall_now
         elif wall_now >= end:

@@ -354,9 +354,7 @@ def _routine_standing_in(
     begun = [room for room in cared if room in used]
     cared = [room for room in cared if room not in used]
     if begun and not cared:
-        return Judged(
-            False, f"the {room_words(begun[0])} has been in use today: the routine is under way"
-        )
+        return Judged(False, _under_way(begun[0]))
     if not cared:
         return Judged(
             False,
@@ -401,7 +399,16 @@ def routine_under_way(
     room = str(behavior.value)
     if room not in rooms_used_today(exp, now.date(), p):
         return None
+    return _under_way(room)
+
+
+def _under_way(room: str) -> str:
     return f"the {room_words(room)} has been in use today: the routine is under way"
+
+
+def _days_known(days: int) -> str:
+    """The few days memory knows, as a short history's veto says them."""
+    return "the one day" if days == 1 else f"{days} days"
 
 
 def _routine(exp: Expectations, segment: int, today: date, p: Mapping[str, Any]) -> Judged | None:
@@ -498,7 +505,7 @@ def _sports(
             out["suggest_walk"] = Judged(
                 False,
                 f"this hour is active so far on only {round(100 * share)} % of "
-                f"{'the one day' if days == 1 else f'{days} days'} known",
+                f"{_days_known(days)} known",
             )
     # A walk or a stand-up nudge is about the hour before its slot (its target): another slot's
     # hour is another moment. The baseline's rule standing in without history keeps the scope's
@@ -527,7 +534,7 @@ def _sports(
             out["stand_break"] = Judged(
                 False,
                 f"sitting at {at} is usual so far ({round(100 * share)} % of "
-                f"{'the one day' if days == 1 else f'{days} days'} known)",
+                f"{_days_known(days)} known)",
             )
     so_far = as_number(p.get("steps_today"))
     if slot in PACE_SLOTS and so_far is not None:
