@@ -14,7 +14,7 @@ import json
 import math
 import sqlite3
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import astuple, replace
 from datetime import UTC, date, datetime
 from functools import cache
@@ -2476,6 +2476,70 @@ def test_a_read_of_a_span_gives_every_row_and_id_a_whole_read_gives(
     # A span holds any window within it.
     wide = activitywatch.Export(export, span=(low - 300, high + 300))
     assert wide.read(low, high) == whole
+
+
+_ODD_EVENTS = st.one_of(
+    st.fixed_dictionaries(
+        {
+            "timestamp": st.sampled_from(
+                [
+                    "2026-03-02T23:59:30+00:00",
+                    "2026-03-03T00:00:00.999999+01:00",
+                    "2026-03-03T00:00:10",  # naive: read as UTC and counted
+                    "2026-03-03",
+                    "noon",
+                    "1999-01-01T00:00:00+00:00",
+                ]
+            )
+            | st.integers(0, 2),
+        },
+        optional={
+            "duration": st.sampled_from([0, 5, 30.0, -1.0, True, "5", math.inf, 10**400, None]),
+            "data": st.sampled_from([{}, {"app": "Code"}, [], "x", None]),
+        },
+    ),
+    st.sampled_from([[], "event", None]),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    plain=st.lists(
+        st.builds(
+            lambda second, length: _ev(_stamp(MIDNIGHT + second), length, app="Code"),
+            st.integers(-120, 120),
+            st.sampled_from([0, 1, 29.5, 30, 400.0, -2.5]),
+        ),
+        max_size=12,
+    ),
+    odd=st.lists(_ODD_EVENTS, max_size=2),
+    where=st.integers(0, 12),
+    whole=st.booleans(),
+)
+def test_a_bucket_checked_in_bulk_reads_as_checked_event_by_event(
+    plain: list[dict[str, Any]], odd: list[Any], where: int, whole: bool
+) -> None:
+    """The bulk check of a bucket's events is only a faster way to the same result: the same
+    events inside and outside the span, the same numbers and naive count, or the same error."""
+    events = plain[:where] + odd + plain[where:]
+    span = (MIDNIGHT - 60, MIDNIGHT + 60)
+
+    def outcome(read: Callable[[activitywatch._Reader], Any]) -> tuple[Any, int]:
+        reader = activitywatch._Reader("x.json", span)
+        try:
+            return read(reader), reader.naive
+        except SourceError as exc:
+            return str(exc), reader.naive
+
+    bucket = {"id": "aw-watcher-window_h", "events": events}
+    low, high = (-math.inf, math.inf) if whole else span
+    bulk = outcome(lambda reader: reader.keyed(bucket, whole=whole))
+    one_by_one = outcome(
+        lambda reader: reader.one_by_one(
+            bucket["id"], events, low - HEARTBEAT_S, high + HEARTBEAT_S
+        )
+    )
+    assert bulk == one_by_one
 
 
 def test_a_span_of_a_month_long_export_reads_each_day_as_the_whole_export_does(

@@ -30,8 +30,9 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import groupby
-from operator import itemgetter
+from datetime import datetime
+from itertools import compress, groupby
+from operator import itemgetter, not_
 from typing import Any
 
 from compiler.capture import Absence, Capture, Snapshot, normalise_title
@@ -179,23 +180,42 @@ class _Reader:
         others, each with its number (:func:`_number`).
 
         A real day holds thousands of events and a whole export every day since the watcher
-        was installed, so the loop takes each check's common case first (a plain dict, a float)
-        and words an error only when there is one.
+        was installed, so the events are checked in bulk (:func:`_plain`) and one by one
+        (:meth:`one_by_one`, which words the error) only where the bulk check finds one
+        that is not the common case.
         """
         bucket_id = bucket.get("id")
         events = bucket.get("events", [])
         if not isinstance(events, list):
             raise SourceError(f"{self.name}: bucket {bucket_id!r}: events must be an array.")
-        keyed: list[_Keyed] = []
-        outside: list[tuple[int, _Keyed]] = []
-        add, aside = keyed.append, outside.append
         low, high = (-math.inf, math.inf) if whole or self.span is None else self.span
+        plain = _plain(events)
+        if plain is None:
+            return self.one_by_one(bucket_id, events, low - HEARTBEAT_S, high + HEARTBEAT_S)
+        starts, lengths, datas, numbers = plain
+        items = list(zip(starts, lengths, datas, strict=True))
+        if low == -math.inf and high == math.inf:
+            return items, []
         low -= HEARTBEAT_S
         high += HEARTBEAT_S
+        near = [start < high and start + length >= low for start, length, _data in items]
+        return (
+            list(compress(items, near)),
+            list(compress(zip(numbers, items, strict=True), map(not_, near))),
+        )
+
+    def one_by_one(
+        self, bucket_id: object, events: list[Any], low: float, high: float
+    ) -> tuple[list[_Keyed], list[tuple[int, _Keyed]]]:
+        """:meth:`keyed` of ``events`` checked event by event: those starting before ``high``
+        and ending at or after ``low``, and the others with their numbers. The first broken
+        event is a :class:`SourceError` that names it and says what is wrong."""
+        keyed: list[_Keyed] = []
+        outside: list[tuple[int, _Keyed]] = []
         earliest, latest = _FIRST_NUMBER, _LAST_NUMBER
         naive = 0
         for index, event in enumerate(events):
-            if type(event) is not dict and not isinstance(event, Mapping):
+            if not isinstance(event, Mapping):
                 raise SourceError(f"{self._where(bucket_id, index)}: not an object.")
             stamp = event.get("timestamp")
             try:
@@ -214,29 +234,68 @@ class _Reader:
                 )
             naive += was_naive
             duration = event.get("duration", 0)
-            kind = type(duration)
-            number_like = (
-                kind is float
-                or kind is int
-                or (isinstance(duration, int | float) and not isinstance(duration, bool))
-            )
-            if not number_like or not math.isfinite(duration):
+            if not _seconds(duration):
                 raise SourceError(
                     f"{self._where(bucket_id, index)}: duration must be a number of seconds."
                 )
             data = event.get("data", {})
-            if type(data) is not dict and not isinstance(data, Mapping):
+            if not isinstance(data, Mapping):
                 raise SourceError(f"{self._where(bucket_id, index)}: data must be an object.")
             length = float(duration) if duration > 0 else 0.0
             if start < high and start + length >= low:
-                add((start, length, data))
+                keyed.append((start, length, data))
             else:
-                aside((number, (start, length, data)))
+                outside.append((number, (start, length, data)))
         self.naive += naive
         return keyed, outside
 
     def _where(self, bucket_id: object, index: int) -> str:
         return f"{self.name}: bucket {bucket_id!r}, event {index}"
+
+
+def _seconds(duration: object) -> bool:
+    """Whether ``duration`` is a length in seconds: a finite number, not a bool."""
+    if not isinstance(duration, int | float) or isinstance(duration, bool):
+        return False
+    try:
+        return math.isfinite(duration)
+    except OverflowError:  # an integer too large for a float: no real length
+        return False
+
+
+def _plain(
+    events: list[Any],
+) -> tuple[list[float], list[float], list[dict[str, Any]], list[int]] | None:
+    """Starts, lengths, data and numbers of a bucket's events, checked in bulk, or None where
+    any event is not the common case (an object with an aware ISO ``timestamp``, a finite
+    ``int`` or ``float`` duration, a ``data`` object, a start that can be numbered).
+
+    A month-long export holds tens of thousands of events, and the command line reads all of
+    them to compile one day. Checking each field over the whole bucket at once takes about half
+    the time of checking event by event; where this says None, :meth:`_Reader.one_by_one`
+    checks event by event and words the error, so a broken event still fails a read as it
+    always did.
+    """
+    try:
+        moments = list(map(datetime.fromisoformat, [event["timestamp"] for event in events]))
+        durations = [event.get("duration", 0) for event in events]
+        datas = [event.get("data", {}) for event in events]
+    except (TypeError, KeyError, ValueError, AttributeError):
+        return None
+    if (
+        not all(type(event) is dict for event in events)
+        or any(moment.tzinfo is None for moment in moments)
+        or not all(type(duration) is float or type(duration) is int for duration in durations)
+        or not _seconds(sum(durations))
+        or not all(type(data) is dict for data in datas)
+    ):
+        return None
+    starts = [moment.timestamp() for moment in moments]
+    numbers = [round(start * 1_000_000) // 1_000_000 for start in starts]  # _number, inlined
+    if numbers and not (min(numbers) >= _FIRST_NUMBER and max(numbers) < _LAST_NUMBER):
+        return None
+    lengths = [float(duration) if duration > 0 else 0.0 for duration in durations]
+    return starts, lengths, datas, numbers
 
 
 def _ordered(keyed: list[_Keyed]) -> list[_Keyed]:
