@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 from contextlib import redirect_stderr, redirect_stdout
@@ -63,6 +64,31 @@ def test_python_dash_m_compiler_runs_main(tmp_path: Path) -> None:
         [sys.executable, "-m", "compiler", "urls"], cwd=ROOT, capture_output=True, text=True
     )
     assert wrong.returncode == 2 and wrong.stderr.startswith("error: ")
+
+
+def test_a_whole_call_writes_everything_before_the_process_ends(day_file: Path) -> None:
+    """The command line skips the interpreter's teardown at its end: what it wrote must still
+    all reach the reader, an error still says so with 2, and a reader that stops early ends
+    the call with 1 and no traceback."""
+    buffered = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    for form in ("json", "context"):  # one larger than the output buffer, one smaller
+        args = [*day_args(day_file), "-f", form, "--generated-at", "2026-03-03T08:00:00+00:00"]
+        argv = [sys.executable, "-m", "compiler", "day", *args]
+        done = subprocess.run(
+            argv, cwd=ROOT, env=buffered, capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout == run("day", *args).stdout
+    missing = [sys.executable, "-m", "compiler", "day", *day_args(day_file.with_name("none"))]
+    failed = subprocess.run(missing, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert failed.returncode == 2 and "no such file" in failed.stderr and not failed.stdout
+    with subprocess.Popen(
+        argv, cwd=ROOT, env=buffered, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    ) as cut:
+        assert cut.stdout is not None and cut.stderr is not None
+        cut.stdout.close()  # before the call writes anything
+        stopped = cut.wait(timeout=120)
+        assert stopped == 1 and b"Traceback" not in cut.stderr.read()
 
 
 def day_args(path: Path, *extra: str) -> list[str]:
