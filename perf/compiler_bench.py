@@ -739,29 +739,32 @@ def prefix_series(bench: BenchDay, work: Path, repeat: int) -> list[tuple[int, f
 
     The cuts share one day's material, so only the number of rows changes between them; across
     the benchmark's separate days the mix of inputs and element trees per row changes too.
+    The cuts take turns, one warm timed call of each per round: a stretch of time when the
+    machine is slower (another process, a throttled core) then slows every cut alike instead
+    of bending the line at the one cut being timed then.
     """
     sizes = [*range(1_000, bench.rows, 1_000), bench.rows]
-    out: list[tuple[int, float, float]] = []
+    paths: dict[int, Path] = {}
     for rows in sizes:
-        records = _truncate(bench.records, rows)
-        path = work / f"prefix-{rows}.sqlite"
-        write_screenpipe(path, records)
-        compiles: list[float] = []
-        totals: list[float] = []
-        for run in range(repeat + 1):
+        paths[rows] = work / f"prefix-{rows}.sqlite"
+        write_screenpipe(paths[rows], _truncate(bench.records, rows))
+    compiles: dict[int, list[float]] = {rows: [] for rows in sizes}
+    totals: dict[int, list[float]] = {rows: [] for rows in sizes}
+    for _run in range(repeat):
+        for rows in sizes:
+            # Warm, as every timing here is: an untimed call of the same cut first.
+            _compile(_read(paths[rows], bench.day, bench.tz), bench.day, bench.tz)
             gc.collect()
             gc.disable()  # as in time_both
             t0 = time.perf_counter()
-            capture = _read(path, bench.day, bench.tz)
+            capture = _read(paths[rows], bench.day, bench.tz)
             t1 = time.perf_counter()
             _compile(capture, bench.day, bench.tz)
             t2 = time.perf_counter()
             gc.enable()
-            if run:
-                compiles.append((t2 - t1) * 1e3)
-                totals.append((t2 - t0) * 1e3)
-        out.append((rows, median(compiles), median(totals)))
-    return out
+            compiles[rows].append((t2 - t1) * 1e3)
+            totals[rows].append((t2 - t0) * 1e3)
+    return [(rows, median(compiles[rows]), median(totals[rows])) for rows in sizes]
 
 
 # --------------------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from benchmark.synthetic.aw_day import local_day_bounds
 from benchmark.synthetic.native import write_screenpipe
 from compiler.document import day_window
 from compiler.sources import open_source
+from perf import compiler_bench
 from perf.compiler_bench import (
     AW_FIRST_DAY,
     EDGE_S,
@@ -112,6 +113,27 @@ def test_default_sizes_spread_over_the_issue_range() -> None:
 def test_fit_line_recovers_a_line() -> None:
     slope, intercept, r2 = fit_line([1, 2, 3, 4], [3, 5, 7, 9])
     assert (round(slope, 9), round(intercept, 9), round(r2, 9)) == (2, 1, 1)
+
+
+def test_prefix_cuts_take_turns_each_timed_warm(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each round times every cut once, right after an untimed call of the same cut: a slow
+    stretch of the machine then slows all cuts alike, and no timed call is a cold one."""
+    bench = build_day(2_500, MONDAY, tz=TZ)
+    compiled: list[int] = []
+    real = compiler_bench._compile
+
+    def counting(capture: Any, day: date, tz: str, params: Any = None) -> Any:
+        compiled.append(len(capture.snapshots))
+        return real(capture, day, tz, params)
+
+    monkeypatch.setattr(compiler_bench, "_compile", counting)
+    series = compiler_bench.prefix_series(bench, tmp_path, repeat=2)
+    assert [rows for rows, _c, _t in series] == [1_000, 2_000, 2_500]
+    assert all(0 < compile_ms <= total_ms for _r, compile_ms, total_ms in series)
+    one_round = [1_000, 1_000, 2_000, 2_000, 2_500, 2_500]
+    assert compiled == one_round * 2
 
 
 def test_aw_days_are_consecutive_weekdays_with_an_afk_bucket() -> None:
