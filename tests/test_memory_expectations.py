@@ -926,17 +926,42 @@ def test_a_pull_request_late_is_reminded_of_once_then_once_more_at_three_times_a
     )
 
 
-def test_a_reminder_waits_for_a_moment_it_can_be_posted_at() -> None:
+def test_any_event_of_the_repository_is_a_moment_to_remind_of_a_waiting_item() -> None:
     exp = _repository([2, 3, 4])
     opened = datetime(2024, 2, 1, 9, tzinfo=UTC)
     exp.observe_event(_gh(300, opened, "pr_opened", number=77, author="newcomer"))
-    # A push at 30 hours is no moment for a review nudge (it names no open pull request): the
-    # reminder comes at the next event on an open pull request, however late.
-    push = _gh(500, opened + timedelta(hours=30), "PushEvent", ref="refs/heads/main")
-    exp.observe_event(push)
-    assert exp.moment_before("review_nudge", opened + timedelta(hours=40)) == opened
-    decisions = _reminders(exp, opened, (40, 41))
+    # Someone starring the repository names no pull request, but a reminder is posted on the
+    # pull request it is about: it comes at that event, once.
+    decisions = _reminders(exp, opened, (30, 40), kind="WatchEvent", action="started")
     assert [d.action for d in decisions] == ["intervene", "abstain"]
+    assert decisions[0].controlled.proposed.target == "pull_request:77"
+    assert exp.moment_before(opened + timedelta(hours=40)) == opened + timedelta(hours=30)
+
+
+def test_an_item_already_late_when_the_usual_becomes_known_is_reminded_of_at_the_next_event() -> (
+    None
+):
+    exp = _repository([2, 3])  # two answers: this repository has no usual yet
+    opened = datetime(2024, 2, 1, 9, tzinfo=UTC)
+    exp.observe_event(_gh(300, opened, "pr_opened", number=77, author="newcomer"))
+    exp.observe_event(_gh(301, opened + timedelta(hours=20), "pr_opened", number=60, author="d"))
+    stream = MemoryStream("code", ZONE, RulesPolicy())
+    stream.expectations = exp
+    star = {"action": "started"}
+    events = [
+        _gh(401, opened + timedelta(hours=30), "WatchEvent", **star),
+        # The third answer: known from the next event on, when #77 has long been late.
+        _gh(402, opened + timedelta(hours=40), "pr_review", number=60, author="m"),
+        _gh(403, opened + timedelta(hours=41), "WatchEvent", **star),
+        _gh(404, opened + timedelta(hours=42), "WatchEvent", **star),
+    ]
+    decisions = [stream.process(event) for event in events]
+    assert [d.action for d in decisions] == ["abstain", "abstain", "intervene", "abstain"]
+    assert exp.known_since["pull_request"] == opened + timedelta(hours=40)
+    assert decisions[2].controlled.proposed.message == (
+        "Pull request #77 by newcomer has waited 1 day 17 hours for a review or comment from "
+        "anyone else; this repository usually answers within 3 hours (median of 3)."
+    )
 
 
 def test_an_issue_is_reminded_of_once_and_a_maintainer_s_own_issue_never() -> None:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from memory.engine.catalogue import code_kind, failed_run, is_sleep_place, services
+from memory.engine.catalogue import code_kind, failed_run, is_sleep_place
 from memory.engine.extract.home import AMBIENT_TYPES, MOTION_TYPES
 from memory.engine.records import POINT_KIND, EngineEvent
 
@@ -98,9 +98,6 @@ ESCALATE = 3.0
 # GitHub importer writes (GH Archive event types, REST objects).
 _OPENED = {"pr_opened": "pull_request", "issue_opened": "issue"}
 _CLOSED = {"pr_merged": "pull_request", "pr_closed": "pull_request", "issue_closed": "issue"}
-# The kinds of event a code service can act at (catalogue: an event on an open pull request
-# or issue, a failed check run); any other is no moment to post a reminder.
-_MOMENT_KINDS = frozenset({*_OPENED.values(), "ci_run"})
 _ACTION_KIND = {"PullRequestEvent": "pull_request", "IssuesEvent": "issue"}
 _REVIEWS = frozenset(
     {"PullRequestReviewEvent", "PullRequestReviewCommentEvent", "pr_review", "pr_review_comment"}
@@ -332,10 +329,13 @@ class Expectations:
     # maintainer opens is their own tracking of work, not a question waiting for an answer.
     authors: dict[tuple[str, int], str] = field(default_factory=dict)
     maintainers: set[str] = field(default_factory=set)
-    # Per code service (its intent), the last two distinct moments (oldest first) it could act
-    # at by the catalogue's own rule (``moment_before``), so a decision knows when the one
-    # before it was and what became late since then.
-    moments: dict[str, tuple[datetime, ...]] = field(default_factory=dict)
+    # The last two distinct moments (oldest first) of the events seen (``moment_before``): in
+    # a repository every event is a moment to post a reminder on the item it is about, so a
+    # decision knows when the one before it was and what became late since then.
+    moments: tuple[datetime, ...] = ()
+    # When each code usual became known (its CODE_MIN_SAMPLES-th sample), per kind
+    # (pull_request, issue, ci_run): before then no reminder of that kind could be posted.
+    known_since: dict[str, datetime] = field(default_factory=dict)
     # code: failed checks not yet run again ((workflow, branch) -> when, and its name), and
     # the minutes from a failure to the next run of it or a push to its branch
     failed: dict[tuple[str, str], datetime] = field(default_factory=dict)
@@ -369,11 +369,10 @@ class Expectations:
                 and someone_moved(event.payload)
             ):
                 self.out_since = None
+        moments = self.moments
+        if not moments or event.at > moments[-1]:
+            self.moments = (*moments[-1:], event.at)
         kind = code_kind(event)
-        if kind in _MOMENT_KINDS:
-            for service in services("code"):
-                if service.actionable(event):
-                    self._moment(service.intent, event.at)
         change = code_change(event.payload)
         if change is not None:
             self._code(event.at, *change)
@@ -424,7 +423,10 @@ class Expectations:
                 if who != author:
                     del self.waiting[key]
                     minutes = max(0.0, (at - opened).total_seconds() / 60)
-                    self.response_minutes.setdefault(kind, []).append(minutes)
+                    found = self.response_minutes.setdefault(kind, [])
+                    found.append(minutes)
+                    if len(found) == CODE_MIN_SAMPLES:
+                        self.known_since[kind] = at
 
     def _checks(self, event: EngineEvent, kind: str) -> bool:
         """A check run or a push (``kind``: the event's :func:`code_kind`): a failure waits for
@@ -439,7 +441,7 @@ class Expectations:
             )
             failed = self.failed.pop(key, None)
             if failed is not None:
-                self.follow_up_minutes.append(max(0.0, (event.at - failed).total_seconds() / 60))
+                self._followed_up(event.at, failed)
             if failed_run(event):
                 self.failed[key] = event.at
             return True
@@ -447,21 +449,19 @@ class Expectations:
             ref = a.get("ref")
             branch = ref.removeprefix("refs/heads/") if isinstance(ref, str) else ""
             for key in [k for k in self.failed if k[1] == branch]:
-                minutes = (event.at - self.failed.pop(key)).total_seconds() / 60
-                self.follow_up_minutes.append(max(0.0, minutes))
+                self._followed_up(event.at, self.failed.pop(key))
             return True
         return False
 
-    def _moment(self, intent: str, at: datetime) -> None:
-        times = self.moments.get(intent, ())
-        if not times or at > times[-1]:
-            self.moments[intent] = (*times[-1:], at)
+    def _followed_up(self, at: datetime, failed: datetime) -> None:
+        self.follow_up_minutes.append(max(0.0, (at - failed).total_seconds() / 60))
+        if len(self.follow_up_minutes) == CODE_MIN_SAMPLES:
+            self.known_since["ci_run"] = at
 
-    def moment_before(self, intent: str, now: datetime) -> datetime | None:
-        """The latest moment before ``now`` the code service ``intent`` could act at by the
-        catalogue's rule (None: none seen), whether or not the event at ``now`` was observed
-        yet."""
-        return next((t for t in reversed(self.moments.get(intent, ())) if t < now), None)
+    def moment_before(self, now: datetime) -> datetime | None:
+        """The latest moment before ``now`` a code reminder could be posted at: the last event
+        seen before it (None: none), whether or not the event at ``now`` was observed yet."""
+        return next((t for t in reversed(self.moments) if t < now), None)
 
     def follow_up_usual_minutes(self) -> float | None:
         """This repository's median time from a failed check to its follow-up, once it has

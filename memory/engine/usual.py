@@ -563,14 +563,17 @@ def _code(
 ) -> dict[str, Judged]:
     """A pull request or issue that has waited clearly longer than this repository usually
     takes to answer one (twice its median first response, and a day at the least), the
-    longest-waiting first, at the first event after it became late (a pull request also at the
-    first after it had waited :data:`ESCALATE` times as long: a reminder that went unheard),
+    longest-waiting first, at the first event after it became late, whatever the event is on
+    (the reminder is posted on the item), or after the usual became known if it was late
+    before (a pull request also at the first event after it had waited :data:`ESCALATE` times
+    as long: a reminder that went unheard),
     never a maintainer's own issue; a failed check not run again nor pushed over for twice the
     usual time to a follow-up, at the first moment after that. Items of one kind that become
     late at the same moment are named in one reminder, the longest-waiting first."""
     out: dict[str, Judged] = {}
     usual_follow = exp.follow_up_usual_minutes()
-    before = exp.moment_before("ci_follow_up", now)
+    moment = exp.moment_before(now)
+    before = _reminded_at(exp, "ci_run", moment)
     for (name, branch), failed in sorted(exp.failed.items(), key=lambda i: i[1]):
         if usual_follow is None:
             break
@@ -587,10 +590,10 @@ def _code(
             score=share_below(exp.follow_up_minutes, waited),
         )
         break
-    # Per kind, its usual answer and the last moment before now a reminder could be posted at,
-    # worked out once: a busy repository has hundreds of items waiting.
+    # Per kind, its usual answer, worked out once: a busy repository has hundreds of items
+    # waiting.
     usuals = {kind: exp.response_usual_minutes(kind) for kind in _CODE_INTENTS}
-    befores = {kind: exp.moment_before(intent, now) for kind, intent in _CODE_INTENTS.items()}
+    befores = {kind: _reminded_at(exp, kind, moment) for kind in _CODE_INTENTS}
     late_now: dict[str, list[tuple[int, str | None, float, bool]]] = {}
     for (kind, number), (opened, author) in sorted(exp.waiting.items(), key=lambda i: i[1][0]):
         usual = usuals[kind]
@@ -631,6 +634,14 @@ def _code(
 
 def _by(author: str | None) -> str:
     return f" by {author}" if author else ""
+
+
+def _reminded_at(exp: Expectations, kind: str, moment: datetime | None) -> datetime | None:
+    """``moment``, the last one before now, if a reminder of ``kind`` could be posted at it:
+    the repository's usual for the kind was known by then. Else None: an item already late
+    when the usual became known was never reminded of, and is at the first moment after."""
+    known = exp.known_since.get(kind)
+    return moment if moment is not None and known is not None and known < moment else None
 
 
 def _passed(
