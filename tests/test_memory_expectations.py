@@ -1374,23 +1374,58 @@ def test_a_failed_check_not_run_again_past_twice_its_usual_follow_up_is_nudged_o
         assert again.action == "abstain", again.controlled.proposed.message
 
 
-def test_items_late_at_the_same_moment_are_named_in_one_reminder() -> None:
+def test_items_late_at_the_same_moment_are_reminded_of_in_turn_each_on_its_own() -> None:
     exp = _repository([2, 3, 4])
     opened = datetime(2024, 2, 1, 9, tzinfo=UTC)
-    exp.observe_event(_gh(300, opened, "pr_opened", number=77, author="ann"))
-    exp.observe_event(_gh(301, opened + timedelta(minutes=5), "pr_opened", number=78, author="bo"))
-    decisions = _reminders(exp, opened, (30, 31))
-    assert [d.action for d in decisions] == ["intervene", "abstain"]
-    assert decisions[0].controlled.proposed.target == "pull_request:77"
-    assert decisions[0].controlled.proposed.message == (
-        "Pull request #77 by ann has waited 1 day 6 hours for a review or comment from anyone "
-        "else; this repository usually answers within 3 hours (median of 3); also late: #78 by "
-        "bo (1 day 5 hours)."
+    exp.observe_event(_gh(300, opened, "issue_opened", number=90, author="cy"))
+    exp.observe_event(_gh(301, opened, "pr_opened", number=77, author="ann"))
+    exp.observe_event(_gh(302, opened + timedelta(minutes=5), "pr_opened", number=78, author="bo"))
+    exp.observe_event(_gh(303, opened + timedelta(minutes=9), "pr_opened", number=79, author="di"))
+    # The issue has its usual too (three issues answered within hours).
+    t = datetime(2024, 1, 10, tzinfo=UTC)
+    for n in range(3):
+        exp.observe_event(_gh(600 + n, t, "issue_opened", number=20 + n, author="user"))
+        exp.observe_event(
+            _gh(610 + n, t + timedelta(hours=2), "issue_comment", number=20 + n, author="m")
+        )
+    # A day and a half on, all four are late at once: one reminder per event, pull requests
+    # first (finished work blocked on a reviewer), the longest-waiting first; #79 is reviewed
+    # while it waits its turn, so the issue comes next and nothing more after it.
+    stream = MemoryStream("code", ZONE, RulesPolicy())
+    stream.expectations = exp
+    star = {"action": "started"}
+    events = [
+        _gh(401, opened + timedelta(hours=36), "WatchEvent", **star),
+        _gh(402, opened + timedelta(hours=36, minutes=1), "pr_review", number=79, author="m"),
+        _gh(403, opened + timedelta(hours=36, minutes=2), "WatchEvent", **star),
+        _gh(404, opened + timedelta(hours=36, minutes=3), "WatchEvent", **star),
+        _gh(405, opened + timedelta(hours=36, minutes=4), "WatchEvent", **star),
+    ]
+    decisions = [stream.process(event) for event in events]
+    targets = [d.controlled.proposed.target if d.action == "intervene" else None for d in decisions]
+    assert targets == ["pull_request:77", "pull_request:78", "issue:90", None, None]
+    assert decisions[1].controlled.proposed.message == (
+        "Pull request #78 by bo has waited 1 day 11 hours for a review or comment from anyone "
+        "else; this repository usually answers within 3 hours (median of 3)."
     )
-    # After a quiet spell many items are late at once: three are named, the rest counted.
-    for n in range(79, 84):
-        exp.observe_event(_gh(n + 300, opened + timedelta(days=2), "pr_opened", number=n))
-    quiet = _reminders(exp, opened, (80,))[0]
-    assert quiet.controlled.proposed.message.endswith(
-        "also late: #78 by bo (3 days 7 hours), #79 (1 day 8 hours) and 4 more."
-    )
+    assert exp.reminder_queue == ()
+
+
+def test_a_turn_is_the_same_asked_at_the_event_and_at_its_commit() -> None:
+    """Each event serves one turn, decided on or not: memory moves on the same either way."""
+    opened = datetime(2024, 2, 1, 9, tzinfo=UTC)
+
+    def repository() -> Expectations:
+        exp = _repository([2, 3, 4])
+        for n in (77, 78):
+            exp.observe_event(_gh(n, opened + timedelta(minutes=n), "pr_opened", number=n))
+        return exp
+
+    decided, ingested = repository(), repository()
+    at = opened + timedelta(hours=30)
+    assert decided.reminder_turn(at) == ("pull_request", 77, False)
+    for exp in (decided, ingested):
+        exp.observe_event(_gh(500, at, "WatchEvent", action="started"))
+    assert decided.reminder_queue == ingested.reminder_queue == (("pull_request", 78, False),)
+    # A second event at the same instant is a moment for the next in turn, nothing new.
+    assert decided.reminder_turn(at) == ("pull_request", 78, False)

@@ -336,6 +336,9 @@ class Expectations:
     # When each code usual became known (its CODE_MIN_SAMPLES-th sample), per kind
     # (pull_request, issue, ci_run): before then no reminder of that kind could be posted.
     known_since: dict[str, datetime] = field(default_factory=dict)
+    # Code: the waiting items that became late and wait their turn for a reminder, in turn
+    # order (reminder_turn), as (kind, number, again: past the escalation mark).
+    reminder_queue: tuple[tuple[str, int, bool], ...] = ()
     # code: failed checks not yet run again ((workflow, branch) -> when, and its name), and
     # the minutes from a failure to the next run of it or a push to its branch
     failed: dict[tuple[str, str], datetime] = field(default_factory=dict)
@@ -353,6 +356,10 @@ class Expectations:
     _asked: date | None = field(default=None, compare=False, repr=False)
     _past: int = field(default=0, compare=False, repr=False)
     _memo: dict[str, tuple[date, int, Any]] = field(default_factory=dict, compare=False, repr=False)
+    # The last reminder_turn worked out, with the moment asked and the count of events observed
+    # then: a decision at an event and the event's commit ask the same.
+    _observed: int = field(default=0, compare=False, repr=False)
+    _turn: tuple[datetime, int, Any] | None = field(default=None, compare=False, repr=False)
 
     # -- learning -------------------------------------------------------------------------------
 
@@ -369,6 +376,10 @@ class Expectations:
                 and someone_moved(event.payload)
             ):
                 self.out_since = None
+        if self.waiting or self.reminder_queue:
+            # This event was a moment for the item whose turn it was, reminded of or not.
+            self.reminder_queue = self._turn_at(event.at)[1]
+        self._observed += 1
         moments = self.moments
         if not moments or event.at > moments[-1]:
             self.moments = (*moments[-1:], event.at)
@@ -457,6 +468,75 @@ class Expectations:
         self.follow_up_minutes.append(max(0.0, (at - failed).total_seconds() / 60))
         if len(self.follow_up_minutes) == CODE_MIN_SAMPLES:
             self.known_since["ci_run"] = at
+
+    def late_minutes(self, kind: str) -> float | None:
+        """How long an item of ``kind`` waits before it is late here: twice this repository's
+        median first response, and a day at the least (None: no usual yet)."""
+        usual = self.response_usual_minutes(kind)
+        return None if usual is None else max(RESPONSE_FACTOR * usual, WAIT_FLOOR_MIN)
+
+    def reminder_turn(self, now: datetime) -> tuple[str, int, bool] | None:
+        """The waiting pull request or issue whose turn it is to be reminded of at ``now``, an
+        event of the repository, as (kind, number, again); None: nobody's.
+
+        An item's turn comes once it is late (:meth:`late_minutes`), and a pull request's once
+        more at :data:`ESCALATE` times that. Each event of the repository is a moment for one
+        reminder, posted on its item: items that became late since the last moment join those
+        still waiting for their reminder, and one is served per moment, pull requests first
+        (finished work blocked on a reviewer), then the longest-waiting first, so each item is
+        reminded of on its own, in turn, and none is left out. An item answered or closed
+        while it waits leaves the queue. Before its kind's usual is known no item of it is
+        late; an item already late when it becomes known joins at the next moment
+        (:attr:`known_since`). A maintainer's own issue waits for nobody.
+        """
+        return self._turn_at(now)[0]
+
+    def _turn_at(
+        self, now: datetime
+    ) -> tuple[tuple[str, int, bool] | None, tuple[tuple[str, int, bool], ...]]:
+        held = self._turn
+        if held is not None and held[0] == now and held[1] == self._observed:
+            turn: tuple[tuple[str, int, bool] | None, tuple[tuple[str, int, bool], ...]]
+            turn = held[2]
+            return turn
+        queue = [entry for entry in self.reminder_queue if entry[:2] in self.waiting]
+        last = self.moments[-1] if self.moments else None
+        if last is None or now > last:  # a new moment: what became late since the last one
+            queued = {entry[:2] for entry in queue}
+            fresh: list[tuple[float, str, int, bool]] = []  # (waited, kind, number, again)
+            lates = {kind: self.late_minutes(kind) for kind in ("pull_request", "issue")}
+            for (kind, number), (opened, author) in self.waiting.items():
+                late = lates.get(kind)
+                if late is None:
+                    continue
+                waited = (now - opened).total_seconds() / 60
+                if waited < late or (kind == "issue" and author in self.maintainers):
+                    continue
+                known = self.known_since[kind]
+                # The last moment a reminder of this kind could be posted at: the usual known.
+                then = (
+                    (last - opened).total_seconds() / 60
+                    if last is not None and known < last
+                    else -1.0
+                )
+                marks = (late, ESCALATE * late) if kind == "pull_request" else (late,)
+                if not any(then < mark <= waited for mark in marks):
+                    continue
+                # A second reminder only after a first: the first mark passed at a moment before.
+                again = then >= late
+                if again or (kind, number) not in queued:
+                    fresh.append((waited, kind, number, again))
+            renewed = {(kind, number) for _w, kind, number, again in fresh if again}
+            queue = [e for e in queue if e[:2] not in renewed]
+            queue.extend((kind, number, again) for _w, kind, number, again in fresh)
+            queue.sort(key=self._turn_order)
+        turn = (queue[0], tuple(queue[1:])) if queue else (None, ())
+        self._turn = (now, self._observed, turn)
+        return turn
+
+    def _turn_order(self, entry: tuple[str, int, bool]) -> tuple[bool, datetime, int]:
+        kind, number, _again = entry
+        return kind != "pull_request", self.waiting[kind, number][0], number
 
     def moment_before(self, now: datetime) -> datetime | None:
         """The latest moment before ``now`` a code reminder could be posted at: the last event

@@ -30,7 +30,6 @@ from memory.engine.catalogue import is_care_place, is_sleep_place
 from memory.engine.expect import (
     ACTIVE_USUAL_SHARE,
     DEVICE_FACTOR,
-    ESCALATE,
     MIN_DAYS,
     OCCUPANCY,
     PACE_MIN_MEDIAN,
@@ -42,7 +41,6 @@ from memory.engine.expect import (
     SITTING_MIN,
     SITTING_UNUSUAL_SHARE,
     STILL_USUAL_SHARE,
-    WAIT_FLOOR_MIN,
     Expectations,
     as_number,
     minutes_words,
@@ -73,9 +71,6 @@ ROUTINE_RELEVANT_SEGMENTS = 3
 # resident is in meanwhile: control reads a home's moment by the rooms in use, which say
 # nothing about the kitchen that was not.
 ROUTINE_TARGET = "routine/"
-# Code: a reminder names at most this many items late at the same moment (the first and two
-# more), and counts the rest: a long list is read by nobody.
-ALSO_NAMED = 3
 PACE_SLOTS = frozenset({1, 2, 3})  # noon, mid-afternoon and evening: a pace to fall behind
 # Desktop: the baseline's break rule (90 minutes of frames, no gap of 5; decide.py reads these)
 # nudged once per stretch; switching at least the baseline's floor; the main app late past its
@@ -562,14 +557,12 @@ def _code(
     p: Mapping[str, Any], now: datetime, exp: Expectations, rules: Mapping[str, str]
 ) -> dict[str, Judged]:
     """A pull request or issue that has waited clearly longer than this repository usually
-    takes to answer one (twice its median first response, and a day at the least), the
-    longest-waiting first, at the first event after it became late, whatever the event is on
-    (the reminder is posted on the item), or after the usual became known if it was late
-    before (a pull request also at the first event after it had waited :data:`ESCALATE` times
-    as long: a reminder that went unheard),
-    never a maintainer's own issue; a failed check not run again nor pushed over for twice the
-    usual time to a follow-up, at the first moment after that. Items of one kind that become
-    late at the same moment are named in one reminder, the longest-waiting first."""
+    takes to answer one, when its turn comes (:meth:`Expectations.reminder_turn`: one
+    reminder per event of the repository, whatever the event is on, posted on the item it is
+    about; items late at once in turn, the longest-waiting first; a pull request once more
+    after it waited :data:`~memory.engine.expect.ESCALATE` times as long); a failed check not
+    run again nor pushed over for twice the usual time to a follow-up, at the first moment
+    after that."""
     out: dict[str, Judged] = {}
     usual_follow = exp.follow_up_usual_minutes()
     moment = exp.moment_before(now)
@@ -590,43 +583,22 @@ def _code(
             score=share_below(exp.follow_up_minutes, waited),
         )
         break
-    # Per kind, its usual answer, worked out once: a busy repository has hundreds of items
-    # waiting.
-    usuals = {kind: exp.response_usual_minutes(kind) for kind in _CODE_INTENTS}
-    befores = {kind: _reminded_at(exp, kind, moment) for kind in _CODE_INTENTS}
-    late_now: dict[str, list[tuple[int, str | None, float, bool]]] = {}
-    for (kind, number), (opened, author) in sorted(exp.waiting.items(), key=lambda i: i[1][0]):
-        usual = usuals[kind]
-        if usual is None:
-            continue
+    turn = exp.reminder_turn(now)
+    if turn is not None:
+        kind, number, again = turn
+        opened, author = exp.waiting[kind, number]
+        usual = exp.response_usual_minutes(kind)
+        assert usual is not None  # nothing of a kind is late before its usual is known
         waited = (now - opened).total_seconds() / 60
-        late = max(RESPONSE_FACTOR * usual, WAIT_FLOOR_MIN)
-        if waited < late:
-            continue
-        if kind == "issue" and author in exp.maintainers:
-            continue  # a maintainer's own tracking issue waits for nobody
-        marks = (late, ESCALATE * late) if kind == "pull_request" else (late,)
-        before = befores[kind]
-        if _passed(opened, before, waited, marks):
-            again = before is not None and (before - opened).total_seconds() / 60 >= late
-            late_now.setdefault(kind, []).append((number, author, waited, again))
-    for kind, items in late_now.items():
-        usual = usuals[kind]
-        assert usual is not None  # every item of the kind was judged against it
-        number, author, waited, again = items[0]
         what = "Pull request" if kind == "pull_request" else "Issue"
         answer = "a review or comment" if kind == "pull_request" else "a reply"
-        named = [f"#{n}{_by(who)} ({minutes_words(w)})" for n, who, w, _ in items[1:ALSO_NAMED]]
-        more = len(items) - ALSO_NAMED
-        also = f"; also late: {', '.join(named)}" if named else ""
-        also += f" and {more} more" if more > 0 else ""
         out[_CODE_INTENTS[kind]] = Judged(
             True,
             target=f"{kind}:{number}",
             sentence=f"{what} #{number}{_by(author)} has waited {minutes_words(waited)} for "
             f"{answer} from anyone else{' (a second reminder)' if again else ''}; this "
             f"repository usually answers {within_words(usual)} "
-            f"(median of {len(exp.response_minutes[kind])}){also}.",
+            f"(median of {len(exp.response_minutes[kind])}).",
             score=share_below(exp.response_minutes[kind], waited),
         )
     return out
