@@ -193,7 +193,7 @@ class _Reader:
         if plain is None:
             return self.one_by_one(bucket_id, events, low - HEARTBEAT_S, high + HEARTBEAT_S)
         starts, lengths, datas, numbers = plain
-        items = list(zip(starts, lengths, datas, strict=True))
+        items: list[_Keyed] = list(zip(starts, lengths, datas, strict=True))
         if low == -math.inf and high == math.inf:
             return items, []
         low -= HEARTBEAT_S
