@@ -898,6 +898,24 @@ def _reminders(exp: Expectations, opened: datetime, hours: Sequence[float], **on
     return decisions
 
 
+def test_a_draft_waits_for_nobody_until_it_is_marked_ready_for_review() -> None:
+    exp = _repository([2, 3, 4])
+    opened = datetime(2024, 2, 1, 9, tzinfo=UTC)
+    draft = {"action": "opened", "number": 77, "author": "ann", "draft": True}
+    exp.observe_event(_gh(300, opened, "PullRequestEvent", **draft))
+    assert ("pull_request", 77) not in exp.waiting
+    decisions = _reminders(exp, opened, (30,), kind="WatchEvent", action="started")
+    assert [d.action for d in decisions] == ["abstain"]
+    ready = {"action": "ready_for_review", "number": 77, "author": "ann", "draft": False}
+    exp.observe_event(_gh(301, opened + timedelta(hours=40), "PullRequestEvent", **ready))
+    assert exp.waiting[("pull_request", 77)] == (opened + timedelta(hours=40), "ann")
+    # Late a day after it asked for a review, not a day after it was opened as a draft.
+    hours = (50, 65)
+    decisions = _reminders(exp, opened, hours, kind="WatchEvent", action="started")
+    assert [d.action for d in decisions] == ["abstain", "intervene"]
+    assert decisions[1].controlled.proposed.target == "pull_request:77"
+
+
 def test_a_pull_request_late_is_reminded_of_once_then_once_more_at_three_times_as_long() -> None:
     exp = _repository([2, 3, 4])  # median 3 hours; the bots' pull requests are nobody's wait
     assert exp.response_usual_minutes("pull_request") == 180

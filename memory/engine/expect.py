@@ -271,7 +271,8 @@ def _code_kind(
         return "opened", _OPENED[kind_of], number, who
     if kind_of in _CLOSED:
         return "closed", _CLOSED[kind_of], number, who
-    if kind_of in _ACTION_KIND and action in ("opened", "reopened"):
+    # A draft marked ready for review asks for one from then on: it opens its wait.
+    if kind_of in _ACTION_KIND and action in ("opened", "reopened", "ready_for_review"):
         return "opened", _ACTION_KIND[kind_of], number, a.get("author") or who
     if kind_of in _ACTION_KIND and action == "closed":
         return "closed", _ACTION_KIND[kind_of], number, who
@@ -386,7 +387,7 @@ class Expectations:
         kind = code_kind(event)
         change = code_change(event.payload)
         if change is not None:
-            self._code(event.at, *change)
+            self._code(event.at, *change, draft=_attributes(event.payload).get("draft") is True)
             merger = _merger(event.payload)
             if merger is not None:
                 self.maintainers.add(merger)
@@ -413,14 +414,17 @@ class Expectations:
         number: int,
         who: str | None,
         title: str | None,
+        *,
+        draft: bool = False,
     ) -> None:
         key = (kind, number)
         if change == "opened":
             if who is not None:
                 self.authors[key] = who
-            # A bot's item asks nobody, and work in progress asks for no review yet (what
-            # careful annotators skip); neither is waiting on anyone.
-            if who is not None and _BOT.search(who) or _WIP.search(title or ""):
+            # A bot's item asks nobody, and work in progress (by its title, or a pull request
+            # opened as a draft) asks for no review yet (what careful annotators skip); neither
+            # is waiting on anyone.
+            if who is not None and _BOT.search(who) or _WIP.search(title or "") or draft:
                 return
             self.waiting[key] = (at, who)
         elif change == "closed":
