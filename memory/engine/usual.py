@@ -559,10 +559,10 @@ def _code(
     """A pull request or issue that has waited clearly longer than this repository usually
     takes to answer one, when its turn comes (:meth:`Expectations.reminder_turn`: one
     reminder per event of the repository, whatever the event is on, posted on the item it is
-    about; items late at once in turn, the longest-waiting first; a pull request once more
-    after it waited :data:`~memory.engine.expect.ESCALATE` times as long); a failed check not
-    run again nor pushed over for twice the usual time to a follow-up, at the first moment
-    after that."""
+    about; items late at once in turn, pull requests first, then the longest-waiting; a pull
+    request once more after it waited :data:`~memory.engine.expect.ESCALATE` times as long); a
+    failed check not run again nor pushed over for twice the usual time to a follow-up, at
+    the first moment after that."""
     out: dict[str, Judged] = {}
     usual_follow = exp.follow_up_usual_minutes()
     moment = exp.moment_before(now)
