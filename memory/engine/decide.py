@@ -334,11 +334,9 @@ def _judge_point(
         if not verdict.act:
             said.append(f"{service.intent}: {verdict.sentence}")
             continue
-        # A repository's reminder is posted on the item it is about (the waiting pull request
-        # or issue, the failed check), not on the current event's: every event of the
-        # repository is a moment to post it, as every native event is a decision point.
-        on_its_item = ctx.scope == "code" and bool(verdict.target)
-        if not on_its_item and not service.actionable(ctx.current):
+        # A verdict posted on its target itself (a repository's reminder, on the waiting pull
+        # request or issue or the failed check) may be posted at any moment.
+        if not verdict.on_target and not service.actionable(ctx.current):
             continue
         if verdict.score < threshold:
             said.append(

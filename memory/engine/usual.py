@@ -99,6 +99,10 @@ class Judged:
     # message with its reason): a baseline finding memory words in full, saying what it knows
     # and that no history says what is usual yet.
     message: str = ""
+    # Posted on its target itself (a repository's reminder: a comment on the waiting pull
+    # request or issue), so any moment is one to act at, not only one the service's own rule
+    # gives (catalogue.Service.actionable, which reads the current event's object).
+    on_target: bool = False
 
 
 def _left_on(item: Mapping[str, Any]) -> str:
@@ -581,6 +585,7 @@ def _code(
             f"{len(exp.follow_up_minutes)}).",
             target=f"ci:{name}@{branch}@{failed.isoformat()}",
             score=share_below(exp.follow_up_minutes, waited),
+            on_target=True,
         )
         break
     turn = exp.reminder_turn(now)
@@ -600,6 +605,7 @@ def _code(
             f"repository usually answers {within_words(usual)} "
             f"(median of {len(exp.response_minutes[kind])}).",
             score=share_below(exp.response_minutes[kind], waited),
+            on_target=True,
         )
     return out
 
