@@ -285,6 +285,17 @@ def _code_kind(
     return None
 
 
+def passed_mark(
+    since: datetime, before: datetime | None, waited: float, marks: tuple[float, ...]
+) -> bool:
+    """Whether a wait begun at ``since``, ``waited`` minutes long now, passed one of ``marks``
+    (minutes) after ``before``, the last moment before now a reminder could be posted at (None:
+    there was none): only then is now a moment to remind. A mark passed before that moment was
+    reminded of at it."""
+    then = -1.0 if before is None else (before - since).total_seconds() / 60
+    return any(then < mark <= waited for mark in marks)
+
+
 @dataclass(frozen=True, slots=True)
 class Seen:
     """One figure of one earlier day at one time of day (a segment, a slot)."""
@@ -507,8 +518,10 @@ class Expectations:
         last = self.moments[-1] if self.moments else None
         if last is None or now > last:  # a new moment: what became late since the last one
             queued = {entry[:2] for entry in queue}
-            fresh: list[tuple[float, str, int, bool]] = []  # (waited, kind, number, again)
-            lates = {kind: self.late_minutes(kind) for kind in ("pull_request", "issue")}
+            fresh: list[tuple[str, int, bool]] = []
+            kinds = ("pull_request", "issue")
+            lates = {kind: self.late_minutes(kind) for kind in kinds}
+            befores = {kind: self.reminded_moment(kind, now) for kind in kinds}
             for (kind, number), (opened, author) in self.waiting.items():
                 late = lates.get(kind)
                 if late is None:
@@ -516,23 +529,17 @@ class Expectations:
                 waited = (now - opened).total_seconds() / 60
                 if waited < late or (kind == "issue" and author in self.maintainers):
                     continue
-                known = self.known_since[kind]
-                # The last moment a reminder of this kind could be posted at: the usual known.
-                then = (
-                    (last - opened).total_seconds() / 60
-                    if last is not None and known < last
-                    else -1.0
-                )
+                before = befores[kind]
                 marks = (late, ESCALATE * late) if kind == "pull_request" else (late,)
-                if not any(then < mark <= waited for mark in marks):
+                if not passed_mark(opened, before, waited, marks):
                     continue
                 # A second reminder only after a first: the first mark passed at a moment before.
-                again = then >= late
+                again = before is not None and (before - opened).total_seconds() / 60 >= late
                 if again or (kind, number) not in queued:
-                    fresh.append((waited, kind, number, again))
-            renewed = {(kind, number) for _w, kind, number, again in fresh if again}
-            queue = [e for e in queue if e[:2] not in renewed]
-            queue.extend((kind, number, again) for _w, kind, number, again in fresh)
+                    fresh.append((kind, number, again))
+            renewed = {entry[:2] for entry in fresh if entry[2]}
+            queue = [entry for entry in queue if entry[:2] not in renewed]
+            queue.extend(fresh)
             queue.sort(key=self._turn_order)
         turn = (queue[0], tuple(queue[1:])) if queue else (None, ())
         self._turn = (now, self._observed, turn)
@@ -541,6 +548,15 @@ class Expectations:
     def _turn_order(self, entry: tuple[str, int, bool]) -> tuple[bool, datetime, int]:
         kind, number, _again = entry
         return kind != "pull_request", self.waiting[kind, number][0], number
+
+    def reminded_moment(self, kind: str, now: datetime) -> datetime | None:
+        """The last moment before ``now`` a reminder of ``kind`` (pull_request, issue, ci_run)
+        could be posted at: the last event before it, if this repository's usual for the kind
+        was known by then. Else None: an item already late when the usual became known was never
+        reminded of, and is at the first moment after."""
+        moment = self.moment_before(now)
+        known = self.known_since.get(kind)
+        return moment if moment is not None and known is not None and known < moment else None
 
     def moment_before(self, now: datetime) -> datetime | None:
         """The latest moment before ``now`` a code reminder could be posted at: the last event

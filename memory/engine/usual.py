@@ -44,6 +44,7 @@ from memory.engine.expect import (
     Expectations,
     as_number,
     minutes_words,
+    passed_mark,
     share_below,
     since_minutes,
     within_words,
@@ -569,13 +570,12 @@ def _code(
     the first moment after that."""
     out: dict[str, Judged] = {}
     usual_follow = exp.follow_up_usual_minutes()
-    moment = exp.moment_before(now)
-    before = _reminded_at(exp, "ci_run", moment)
+    before = exp.reminded_moment("ci_run", now)
     for (name, branch), failed in sorted(exp.failed.items(), key=lambda i: i[1]):
         if usual_follow is None:
             break
         waited = (now - failed).total_seconds() / 60
-        if not _passed(failed, before, waited, (RESPONSE_FACTOR * usual_follow,)):
+        if not passed_mark(failed, before, waited, (RESPONSE_FACTOR * usual_follow,)):
             continue
         out["ci_follow_up"] = Judged(
             True,
@@ -612,25 +612,6 @@ def _code(
 
 def _by(author: str | None) -> str:
     return f" by {author}" if author else ""
-
-
-def _reminded_at(exp: Expectations, kind: str, moment: datetime | None) -> datetime | None:
-    """``moment``, the last one before now, if a reminder of ``kind`` could be posted at it:
-    the repository's usual for the kind was known by then. Else None: an item already late
-    when the usual became known was never reminded of, and is at the first moment after."""
-    known = exp.known_since.get(kind)
-    return moment if moment is not None and known is not None and known < moment else None
-
-
-def _passed(
-    since: datetime, before: datetime | None, waited: float, marks: tuple[float, ...]
-) -> bool:
-    """Whether a wait begun at ``since``, ``waited`` minutes long now, passed one of ``marks``
-    (minutes) after ``before``, the last moment before now a reminder could be posted at (None:
-    there was none): only then is now a moment to remind. A mark passed before that moment was
-    reminded of at it."""
-    then = -1.0 if before is None else (before - since).total_seconds() / 60
-    return any(then < mark <= waited for mark in marks)
 
 
 def _clock(text: str) -> int:
