@@ -53,7 +53,6 @@ from __future__ import annotations
 import json
 from bisect import bisect_left
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
 from datetime import date, datetime, time
 
 from memory.engine.canonical import Canonical, canonical, is_scalar
@@ -93,12 +92,10 @@ READABLE = {
 _PredKey = tuple[Path, Canonical]
 
 
-@dataclass(frozen=True, slots=True)
-class _Day:
-    """One day's times per considered predicate: wall-clock times of day, sorted."""
-
-    day: date
-    times: dict[_PredKey, list[time]]
+# Per predicate, the days it was observed on: the day's position among the days read, to its
+# wall-clock times that day, sorted (positions ascending). A pair's days are found from the
+# trigger's own days, never by walking every day for every pair.
+_Days = dict[int, list[time]]
 
 
 def mine(
@@ -113,7 +110,7 @@ def mine(
     if limit <= 0:
         return ()
     days = one_per_date(records)
-    preds, index = _scan(days)
+    preds, weekdays, seen = _scan(days)
     known_keys = frozenset(known)
     skipped_ids = frozenset(known_ids)
     found: dict[str, tuple[int, Proposal]] = {}
@@ -121,25 +118,22 @@ def mine(
         for beh in preds:
             if trig == beh or _same_segment_fields(trig, beh):
                 continue
-            supporting = [
-                (d, *pair)
-                for d in index
-                if (pair := _first_pair(d, trig, beh, time.min, time.max)) is not None
-            ]
+            on_trig, on_beh = seen[trig], seen[beh]
+            _, supporting = _first_pairs(on_trig, on_beh, time.min, time.max, weekdays)
             if len(supporting) < MIN_SUPPORT_DAYS or all(f == a for _, f, a in supporting):
                 continue
             pt, pb = preds[trig], preds[beh]
-            for weekdays in (None, *_concentrated(index, trig, beh, supporting)):
-                chosen = [
-                    s for s in supporting if weekdays is None or s[0].day.weekday() in weekdays
-                ]
+            for group in (None, *_concentrated(on_trig, on_beh, weekdays, supporting)):
+                chosen = [s for s in supporting if group is None or weekdays[s[0]] in group]
                 window = _window(_modal_hour([(f, a) for _, f, a in chosen]))
-                proposal = Proposal(pt, pb, window, weekdays)
-                support = _support(index, trig, beh, window, weekdays)
+                proposal = Proposal(pt, pb, window, group)
+                _, fulfilled = _first_pairs(on_trig, on_beh, *window, weekdays, group)
+                support = len(fulfilled)
+                if support < MIN_SUPPORT_DAYS:
+                    continue
                 key = proposal_key(proposal)
                 if (
-                    support < MIN_SUPPORT_DAYS
-                    or key in known_keys
+                    key in known_keys
                     or validate_proposal(proposal)
                     or (skipped_ids and regularity_id(proposal) in skipped_ids)
                 ):
@@ -149,9 +143,12 @@ def mine(
     return tuple(p for _, (_, p) in ranked[:limit])
 
 
-def _scan(days: Sequence[DayRecord]) -> tuple[dict[_PredKey, Predicate], list[_Day]]:
-    """The ``MAX_PREDICATES`` best supported predicates (each with a representative value) and,
-    per day, the sorted wall-clock times of each of them. One pass over the observations."""
+def _scan(
+    days: Sequence[DayRecord],
+) -> tuple[dict[_PredKey, Predicate], list[int], dict[_PredKey, _Days]]:
+    """The ``MAX_PREDICATES`` best supported predicates (each with a representative value),
+    each day's weekday by position, and the days each of those predicates was seen on with its
+    sorted wall-clock times there. One pass over the observations."""
     first: dict[_PredKey, tuple[date, datetime, str, Predicate]] = {}
     support: dict[_PredKey, int] = {}
     per_day: list[tuple[date, dict[_PredKey, list[time]]]] = []
@@ -169,10 +166,13 @@ def _scan(days: Sequence[DayRecord]) -> tuple[dict[_PredKey, Predicate], list[_D
     eligible.sort(key=lambda k: (-support[k], _sort_text(shown[k])))
     chosen = sorted(eligible[:MAX_PREDICATES], key=lambda k: _sort_text(shown[k]))
     preds = {k: shown[k] for k in chosen}
-    index = [
-        _Day(day, {k: sorted(v) for k, v in times.items() if k in preds}) for day, times in per_day
-    ]
-    return preds, index
+    seen_on: dict[_PredKey, _Days] = {k: {} for k in preds}
+    for position, (_, times) in enumerate(per_day):
+        for key, found in times.items():
+            on = seen_on.get(key)
+            if on is not None:
+                on[position] = sorted(found)
+    return preds, [day.weekday() for day, _ in per_day], seen_on
 
 
 def _scan_day(
@@ -245,21 +245,35 @@ def _same_segment_fields(a: _PredKey, b: _PredKey) -> bool:
     return a[0][0] == b[0][0] and a[0] != b[0]
 
 
-def _first_pair(
-    d: _Day, trig: _PredKey, beh: _PredKey, start: time, end: time
-) -> tuple[time, time] | None:
-    """Replay's rule on one day: the first trigger in [start, end), then the first behavior at
-    or after it and before ``end``; None when either is missing."""
-    t_times, b_times = d.times.get(trig), d.times.get(beh)
-    if not t_times or not b_times:
-        return None
-    i = bisect_left(t_times, start)
-    if i == len(t_times) or t_times[i] >= end:
-        return None
-    j = bisect_left(b_times, t_times[i])
-    if j == len(b_times) or b_times[j] >= end:
-        return None
-    return t_times[i], b_times[j]
+def _first_pairs(
+    on_trig: _Days,
+    on_beh: _Days,
+    start: time,
+    end: time,
+    weekdays: Sequence[int],
+    group: frozenset[int] | None = None,
+) -> tuple[int, list[tuple[int, time, time]]]:
+    """Replay's rule on each day of ``group`` (every day for None): the first trigger in
+    [start, end), then the first behavior at or after it and before ``end``. Returns how many
+    days had a trigger in the window and, for those that also had the behavior, (the day's
+    position, the trigger's time, the behavior's time) in day order."""
+    triggered = 0
+    pairs: list[tuple[int, time, time]] = []
+    for position, t_times in on_trig.items():
+        if group is not None and weekdays[position] not in group:
+            continue
+        i = bisect_left(t_times, start)
+        if i == len(t_times) or t_times[i] >= end:
+            continue
+        triggered += 1
+        b_times = on_beh.get(position)
+        if not b_times:
+            continue
+        first = t_times[i]
+        j = bisect_left(b_times, first)
+        if j < len(b_times) and b_times[j] < end:
+            pairs.append((position, first, b_times[j]))
+    return triggered, pairs
 
 
 def _modal_hour(pairs: Sequence[tuple[time, time]]) -> Sequence[tuple[time, time]]:
@@ -286,37 +300,22 @@ def _window(pairs: Sequence[tuple[time, time]]) -> tuple[time, time]:
     return start, time(last.hour + 1)
 
 
-def _support(
-    index: Sequence[_Day],
-    trig: _PredKey,
-    beh: _PredKey,
-    window: tuple[time, time],
-    weekdays: frozenset[int] | None,
-) -> int:
-    return sum(
-        1
-        for d in index
-        if (weekdays is None or d.day.weekday() in weekdays)
-        and _first_pair(d, trig, beh, *window) is not None
-    )
-
-
 def _concentrated(
-    index: Sequence[_Day],
-    trig: _PredKey,
-    beh: _PredKey,
-    supporting: Sequence[tuple[_Day, time, time]],
+    on_trig: _Days,
+    on_beh: _Days,
+    weekdays: Sequence[int],
+    supporting: Sequence[tuple[int, time, time]],
 ) -> list[frozenset[int]]:
     """The weekday groups the pair's support clearly concentrates in (module docstring, 5)."""
     out: list[frozenset[int]] = []
     for group in WEEKDAY_GROUPS:
         other = frozenset(range(7)) - group
-        inside = [(f, a) for d, f, a in supporting if d.day.weekday() in group]
+        inside = [(f, a) for position, f, a in supporting if weekdays[position] in group]
         if len(inside) < MIN_SUPPORT_DAYS:
             continue
         window = _window(inside)
-        rate = _rate(index, trig, beh, window, group)
-        other_rate = _rate(index, trig, beh, window, other)
+        rate = _rate(on_trig, on_beh, weekdays, window, group)
+        other_rate = _rate(on_trig, on_beh, weekdays, window, other)
         if rate is None or other_rate is None:
             continue  # the other group shows too few triggered days to tell a difference
         if other_rate * CONCENTRATION <= rate:
@@ -325,26 +324,15 @@ def _concentrated(
 
 
 def _rate(
-    index: Sequence[_Day],
-    trig: _PredKey,
-    beh: _PredKey,
+    on_trig: _Days,
+    on_beh: _Days,
+    weekdays: Sequence[int],
     window: tuple[time, time],
     group: frozenset[int],
 ) -> float | None:
     """Fulfilled / triggered days of ``group`` in ``window``; None under MIN_SUPPORT_DAYS
     triggered days."""
-    triggered = fulfilled = 0
-    for d in index:
-        if d.day.weekday() not in group:
-            continue
-        t_times = d.times.get(trig)
-        if not t_times:
-            continue
-        i = bisect_left(t_times, window[0])
-        if i == len(t_times) or t_times[i] >= window[1]:
-            continue
-        triggered += 1
-        fulfilled += _first_pair(d, trig, beh, *window) is not None
+    triggered, fulfilled = _first_pairs(on_trig, on_beh, *window, weekdays, group)
     if triggered < MIN_SUPPORT_DAYS:
         return None
-    return fulfilled / triggered
+    return len(fulfilled) / triggered
