@@ -41,6 +41,7 @@ from memory.engine.decide import (
     prompt_context,
     reads,
 )
+from memory.engine.memo import IdentityMemo
 from memory.engine.records import DayRecord, EngineEvent, Observation, Predicate, Proposal
 from memory.engine.refs import regularity_id
 from memory.engine.regularities import wilson_lower
@@ -946,11 +947,12 @@ def test_desktop_break_comes_before_switching() -> None:
 
 
 @pytest.fixture(autouse=True)
-def _firsts_afresh() -> Iterator[None]:
-    # _firsts caches per record; mutmut forks each mutant from a process that ran the tests.
-    decide._FIRSTS.clear()
+def _firsts_afresh(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    # _firsts and _habits cache per record; mutmut forks each mutant from a process that ran
+    # the tests.
+    monkeypatch.setattr(decide, "_firsts", IdentityMemo(decide._day_firsts, limit=4096))
+    monkeypatch.setattr(decide, "_HABITS", {})
     yield
-    decide._FIRSTS.clear()
 
 
 KITCHEN = ("room_presence", "room")
@@ -1090,20 +1092,31 @@ def test_firsts_keeps_the_earliest_and_skips_values_that_equal_nothing() -> None
     assert decide._firsts(record) is found  # cached for the same record
 
 
-def test_firsts_cache_tells_a_reused_id_apart_and_stays_bounded() -> None:
-    record = day_of(1, ("07:20", KITCHEN, "Kitchen"))
-    decide._FIRSTS[id(record)] = (day_of(2), {})  # another record under the same id
-    assert decide._firsts(record) == {
-        (KITCHEN, ("str", "kitchen")): (time(7, 20), "fact:2026-03-01/s/07:20/0")
-    }
-    decide._FIRSTS.clear()
-    keep = [day_of(1) for _ in range(300)]
-    sizes = []
-    for r in keep:
-        decide._firsts(r)
-        sizes.append(len(decide._FIRSTS))
-    assert max(sizes) == 256 and sizes[256] == 1  # full at 256 records, then emptied
-    assert decide._FIRSTS[id(keep[-1])][0] is keep[-1]
+def test_habits_are_read_again_when_any_of_the_last_days_is_another() -> None:
+    kitchen = ("07:20", KITCHEN, "Kitchen")
+    a, b, c = day_of(3, kitchen), day_of(2, kitchen), day_of(1, kitchen)
+    habits = decide._habits((a, b, c))
+    assert habits is not None
+    assert habits.in_order == (((KITCHEN, ("str", "kitchen")), time(7, 20)),)
+    assert decide._habits((a, b, c)) is habits  # the same three days: worked out once
+    # The same last day after another first day (another set of days): read again.
+    other = decide._habits((day_of(3), b, c))
+    assert other is not None and other.in_order == () and not other.any_by(time(23))
+    # A stale entry under the last day's id never answers for other days.
+    decide._HABITS[id(c)] = habits
+    assert decide._habits((day_of(3), b, c)).in_order == ()  # type: ignore[union-attr]
+
+
+def test_something_is_habitual_by_a_clock_only_once_it_happened_by_then_on_every_day() -> None:
+    days = (
+        day_of(3, ("07:00", KITCHEN, "Kitchen")),
+        day_of(2, ("08:30", KITCHEN, "Kitchen")),
+        day_of(1, ("07:45", KITCHEN, "Kitchen")),
+    )
+    habits = decide._habits(days)
+    assert habits is not None and habits.earliest == time(8, 30)
+    assert not habits.any_by(time(8, 29)) and habits.any_by(time(8, 30))
+    assert decide._habits(days[1:]) is None  # fewer than three closed days
 
 
 # -- llm: the prompts, each fail-closed reason in full, the accepted reply ------------------------

@@ -41,6 +41,7 @@ from memory.engine.catalogue import (
 )
 from memory.engine.control import Proposed, Scope
 from memory.engine.expect import Expectations, as_number, minutes_words
+from memory.engine.memo import IdentityMemo
 from memory.engine.records import DayRecord, EngineEvent, Path, Predicate
 from memory.engine.refs import current_ref, regularity_id
 from memory.engine.regularities import assess_day
@@ -609,17 +610,21 @@ class RecentMemoryPolicy:
         """Whether the decision at ``now`` reads today's observations: only where something
         happened by now on each of the last days (else it abstains without them), so the
         callers skip the open day's extraction (:func:`reads_today`)."""
-        found = _habitual(trajectories, now)
-        return found is not None and bool(found[0])
+        habits = _habits(trajectories)
+        return habits is not None and habits.any_by(now.time().replace(tzinfo=None))
 
     def decide(self, ctx: DecisionContext) -> Proposed:
-        found = _habitual(ctx.trajectories, ctx.now)
-        if found is None:
+        habits = _habits(ctx.trajectories)
+        if habits is None:
             return ctx.abstain(f"fewer than {RECENT_MEMORY_DAYS} closed days in memory")
-        habitual, firsts = found
         clock = ctx.now.time().replace(tzinfo=None)
-        done = {key for key, (at, _) in _firsts(ctx.today).items() if at <= clock}
-        for path, key in sorted(habitual - done, key=repr):
+        today = _firsts(ctx.today)
+        for (path, key), latest in habits.in_order:
+            if latest > clock:
+                continue  # not yet by now on every one of those days
+            seen = today.get((path, key))
+            if seen is not None and seen[0] <= clock:
+                continue  # happened today already
             service = _applying(ctx, path)
             if service is None:
                 continue
@@ -632,37 +637,63 @@ class RecentMemoryPolicy:
                     f"{clock.strftime('%H:%M')} on each of the last {RECENT_MEMORY_DAYS} days, "
                     "not yet today)"
                 ),
-                evidence_ids=(current_ref(ctx.current), firsts[-1][(path, key)][1]),
+                evidence_ids=(current_ref(ctx.current), habits.last[(path, key)][1]),
             )
         return ctx.abstain("recent_memory: nothing usual by now is missing today")
 
 
-def _habitual(
-    trajectories: tuple[DayRecord, ...], now: datetime
-) -> tuple[set[tuple[Path, Canonical]], list[_Firsts]] | None:
-    """What was observed by ``now``'s clock time on each of the last ``RECENT_MEMORY_DAYS``
-    closed days, with those days' first occurrences; None with fewer closed days."""
+@dataclass(frozen=True, slots=True)
+class _Habits:
+    """What was observed on each of the last ``RECENT_MEMORY_DAYS`` closed days: every
+    (path, canonical value) seen on all of them, with the latest of its first times of day
+    (it happened by a clock time on each day when that clock is at or after this), in
+    (path, value) order by ``repr``; and the last day's first occurrences (the facts cited)."""
+
+    days: tuple[DayRecord, ...]
+    in_order: tuple[tuple[tuple[Path, Canonical], time], ...]
+    earliest: time | None  # the least of those latest times: nothing is habitual before it
+    last: _Firsts
+
+    def any_by(self, clock: time) -> bool:
+        return self.earliest is not None and self.earliest <= clock
+
+
+def _habits(trajectories: tuple[DayRecord, ...]) -> _Habits | None:
+    """The habits of the last ``RECENT_MEMORY_DAYS`` closed days; None with fewer. Worked out
+    once per set of days (memory closes a day, then decides many times on the same three)."""
     days = trajectories[-RECENT_MEMORY_DAYS:]
     if len(days) < RECENT_MEMORY_DAYS:
         return None
-    clock = now.time().replace(tzinfo=None)
+    held = _HABITS.get(id(days[-1]))
+    if held is not None and all(a is b for a, b in zip(held.days, days, strict=True)):
+        return held
+    made = _habits_over(days)
+    if len(_HABITS) >= 4096:
+        _HABITS.clear()
+    _HABITS[id(days[-1])] = made  # held with its days: a reused id never matches
+    return made
+
+
+_HABITS: dict[int, _Habits] = {}
+
+
+def _habits_over(days: tuple[DayRecord, ...]) -> _Habits:
     firsts = [_firsts(record) for record in days]
-    habitual = set.intersection(
-        *({key for key, (at, _) in found.items() if at <= clock} for found in firsts)
-    )
-    return habitual, firsts
+    common = set(firsts[0]).intersection(*firsts[1:])
+    latest = {key: max(found[key][0] for found in firsts) for key in common}
+    in_order = tuple(sorted(latest.items(), key=lambda item: repr(item[0])))
+    return _Habits(days, in_order, min(latest.values(), default=None), firsts[-1])
 
 
 # Per day record: the earliest local time of day of each (path, canonical value), with its
-# fact id. Records are immutable; the cache holds the record to tell a reused id apart.
+# fact id. Records are immutable, so each is read once while held (memo.IdentityMemo): the
+# closed days a decision reads stay the same from close to close, while today's record is new
+# whenever the day gained an event; the bound holds a month of closed days of many entities
+# besides the open days' records.
 _Firsts = dict[tuple[Path, Canonical], tuple[time, str]]
-_FIRSTS: dict[int, tuple[DayRecord, _Firsts]] = {}
 
 
-def _firsts(record: DayRecord) -> _Firsts:
-    held = _FIRSTS.get(id(record))
-    if held is not None and held[0] is record:
-        return held[1]
+def _day_firsts(record: DayRecord) -> _Firsts:
     found: dict[tuple[Path, Canonical], tuple[time, str]] = {}
     for o in record.observations:
         key = canonical(o.value)
@@ -671,10 +702,10 @@ def _firsts(record: DayRecord) -> _Firsts:
         seen = (o.at.time().replace(tzinfo=None), o.fact_id)
         if (o.path, key) not in found or seen < found[(o.path, key)]:
             found[(o.path, key)] = seen
-    if len(_FIRSTS) >= 256:
-        _FIRSTS.clear()
-    _FIRSTS[id(record)] = (record, found)
     return found
+
+
+_firsts: IdentityMemo[DayRecord, _Firsts] = IdentityMemo(_day_firsts, limit=4096)
 
 
 def _applying(ctx: DecisionContext, path: Path) -> Service | None:
