@@ -1392,6 +1392,26 @@ def test_a_failed_check_not_run_again_past_twice_its_usual_follow_up_is_nudged_o
         assert again.action == "abstain", again.controlled.proposed.message
 
 
+def test_every_kind_of_check_run_is_followed_up_and_other_events_touch_no_wait() -> None:
+    t = datetime(2024, 3, 4, 9, tzinfo=UTC)
+    ci_types = ["ci_run", *(k for k, v in catalogue.CODE_KINDS.items() if v == "ci_run")]
+    assert {"workflow_run", "CheckRunEvent", "StatusEvent"} <= set(ci_types)
+    for n, kind in enumerate(ci_types):
+        exp = Expectations()
+        exp.observe_event(_gh(2 * n, t, kind, name="ci", branch="main", conclusion="failure"))
+        assert ("ci", "main") in exp.failed, kind
+        again = t + timedelta(minutes=25)
+        exp.observe_event(_gh(2 * n + 1, again, kind, name="ci", branch="main", conclusion="ok"))
+        assert exp.follow_up_minutes == [25.0] and not exp.failed, kind
+    # A sensor's or a wearable's event naming a number and a conclusion is no pull request,
+    # issue or check: it opens, answers and fails nothing.
+    exp = Expectations()
+    for n, kind in enumerate(("motion", "steps", "door", "window", None, 7)):
+        exp.observe_event(_gh(50 + n, t, kind, number=3, author="a", name="ci",
+                              conclusion="failure", action="opened"))  # fmt: skip
+    assert not exp.waiting and not exp.failed and not exp.authors
+
+
 def test_items_late_at_the_same_moment_are_reminded_of_in_turn_each_on_its_own() -> None:
     exp = _repository([2, 3, 4])
     opened = datetime(2024, 2, 1, 9, tzinfo=UTC)

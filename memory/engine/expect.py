@@ -27,7 +27,13 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from memory.engine.catalogue import code_kind, failed_run, is_sleep_place
+from memory.engine.catalogue import (
+    OBJECT_OF_KIND,
+    code_kind,
+    failed_run,
+    is_sleep_place,
+)
+from memory.engine.extract.code import KINDS as CODE_KINDS
 from memory.engine.extract.home import AMBIENT_TYPES, MOTION_TYPES
 from memory.engine.records import POINT_KIND, EngineEvent
 
@@ -103,6 +109,22 @@ _REVIEWS = frozenset(
     {"PullRequestReviewEvent", "PullRequestReviewCommentEvent", "pr_review", "pr_review_comment"}
 )
 _COMMENTS = frozenset({"IssueCommentEvent", "issue_comment"})
+# The event types that may open, answer or close a wait (code_change) or run or follow up a
+# check (Expectations._checks); an event of any other type (a home's sensor, a wearable's
+# hour) is looked at for a device alone.
+_CODE_TYPES = frozenset(
+    {
+        *_OPENED,
+        *_CLOSED,
+        *_ACTION_KIND,
+        "issue_event",
+        *_REVIEWS,
+        *_COMMENTS,
+        "PushEvent",
+        "ci_run",
+        *(t for t, k in CODE_KINDS.items() if OBJECT_OF_KIND.get(k) == "ci_run"),
+    }
+)
 _BOT = re.compile(r"(\[bot\]|-bot|-robot)$", re.IGNORECASE)
 # Work in progress waits for its author, a cherry-pick for a release: neither for a reviewer.
 _WIP = re.compile(r"^\s*[\[(]?\s*(wip|draft|do not merge|dnm)\b|cherry[- ]?pick", re.IGNORECASE)
@@ -395,16 +417,18 @@ class Expectations:
         moments = self.moments
         if not moments or event.at > moments[-1]:
             self.moments = (*moments[-1:], event.at)
-        kind = code_kind(event)
-        change = code_change(event.payload)
-        if change is not None:
-            self._code(event.at, *change, draft=_attributes(event.payload).get("draft") is True)
-            merger = _merger(event.payload)
-            if merger is not None:
-                self.maintainers.add(merger)
-            return
-        if self._checks(event, kind):
-            return
+        kind_of = event.payload.get("type")
+        if type(kind_of) is str and kind_of in _CODE_TYPES:
+            change = code_change(event.payload)
+            if change is not None:
+                draft = _attributes(event.payload).get("draft") is True
+                self._code(event.at, *change, draft=draft)
+                merger = _merger(event.payload)
+                if merger is not None:
+                    self.maintainers.add(merger)
+                return
+            if self._checks(event, code_kind(event)):
+                return
         device = device_of(event.payload)
         value = event.payload.get("value")
         if device is None or not isinstance(value, str):
