@@ -5,13 +5,15 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any
+from unittest.mock import patch
 from zoneinfo import ZoneInfo
 
 import pytest
 
+from memory.engine import day as day_module
 from memory.engine.catalogue import control_context
 from memory.engine.control import ControlState, Proposed, control, signature
-from memory.engine.day import ClosedDay, Tracked, close_day
+from memory.engine.day import ClosedDay, DayCache, Tracked, close_day
 from memory.engine.decide import (
     POLICIES,
     REGULARITIES,
@@ -563,6 +565,30 @@ def test_today_record_is_the_days_events_up_to_now_extracted() -> None:
     assert s.today_record(START + timedelta(days=1), stream[-1].at) == DayRecord(
         START + timedelta(days=1)
     )
+
+
+def test_a_stay_growing_through_the_open_day_reads_as_the_day_extracted_afresh() -> None:
+    # An hour in the kitchen, a motion event a minute (one stay that grows at every read), then
+    # the hall: each read of the open day equals extracting and validating its events whole,
+    # and the stay's earlier events are not checked again at each read.
+    s = MemoryStream("home", ZONE, POLICIES["rules"])
+    stream = [motion(n, START, 9 + n // 60, n % 60, "kitchen") for n in range(60)]
+    stream += [motion(60 + n, START, 10, 30 + n, "hall") for n in range(3)]
+    checked: list[int] = []
+    real = day_module.validate_extension
+
+    def counted(prior: Any, segment: Any, *rest: Any) -> Any:
+        checked.append(len(segment.citations) - len(prior.segment.citations))
+        return real(prior, segment, *rest)
+
+    with patch.object(day_module, "validate_extension", counted):
+        for cut, e in enumerate(stream, start=1):
+            s.ingest(e)
+            read = s._close(START, stream[:cut], cache=s._day_caches.setdefault(START, DayCache()))
+            afresh = close_day("home", stream[:cut], START, ZONE)
+            assert read.record == afresh.record
+            assert [c.verdict for c in read.segments] == [c.verdict for c in afresh.segments]
+    assert checked and set(checked) == {1}  # each read checked the one event the stay gained
 
 
 def test_an_event_late_within_its_open_day_is_read_in_time_order() -> None:

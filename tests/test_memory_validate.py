@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from types import MappingProxyType
 from typing import Any
@@ -12,7 +13,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memory.engine.records import EngineEvent, Fact, Path, Scalar, Segment
-from memory.engine.validate import Grounding, IndexCache, Verdict, leaves, validate_segment
+from memory.engine.validate import (
+    Grounding,
+    IndexCache,
+    Verdict,
+    accepted,
+    leaves,
+    validate_extension,
+    validate_segment,
+)
 
 ZONE = ZoneInfo("Europe/Berlin")  # UTC+2 in May
 DAY = date(2024, 5, 1)
@@ -547,3 +556,76 @@ def test_the_index_of_any_payload_is_what_leaves_walks(payload: dict[str, Any]) 
         if key is not None and expected.get(key, [()])[-1] != path:
             expected.setdefault(key, []).append(path)
     assert _index(event(1, local(10), payload)) == expected
+
+
+# -- a stretch that grew: only its new citations are checked -------------------------------------
+
+
+def _motion(id: int, at: datetime, room: str = "Kitchen") -> EngineEvent:
+    return event(id, at, {"type": "motion", "value": "ON", "attributes": {"room": room}})
+
+
+def _stretch(*events: EngineEvent, end: datetime | None = None) -> Segment:
+    room = (fact("f0", ("room",), "Kitchen", events[0].at),)
+    return Segment(
+        events[0].at, end or events[-1].at, room, tuple(e.id for e in events), "room_presence"
+    )
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    gaps=st.lists(st.integers(min_value=0, max_value=600), min_size=2, max_size=12),
+    cut=st.integers(min_value=1, max_value=11),
+    rooms=st.lists(st.sampled_from(["Kitchen", "kitchen ", "Hall"]), min_size=12, max_size=12),
+    lost=st.sets(st.integers(min_value=0, max_value=11), max_size=2),
+    late=st.booleans(),
+)
+def test_a_grown_stretch_gets_the_verdict_a_whole_validation_gives_it(
+    gaps: list[int], cut: int, rooms: list[str], lost: set[int], late: bool
+) -> None:
+    # A stretch of motion events (some in another room, some missing from the day's events,
+    # one possibly past midnight), validated as it stood after `cut` events, then grown.
+    at = local(22)
+    events = []
+    for n, gap in enumerate(gaps):
+        at += timedelta(seconds=gap)
+        events.append(_motion(n + 1, at + timedelta(hours=3) if late and n == len(gaps) - 1
+                              else at, rooms[n]))  # fmt: skip
+    cut = min(cut, len(events) - 1)
+    day = {e.id: e for i, e in enumerate(events) if i not in lost}
+    before, grown = _stretch(*events[:cut]), _stretch(*events)
+    prior = accepted(before, validate_segment(before, day, DAY, ZONE), day)
+    whole = validate_segment(grown, day, DAY, ZONE)
+    if prior is None:
+        return  # a rejected stretch is never extended: the whole validation words its reason
+    found = validate_extension(prior, grown, day, DAY, ZONE)
+    if found is None:
+        return  # no extension (or a new citation with a problem): validated whole
+    assert found.verdict == whole and whole.accepted
+    assert found.latest == max((day[i].at, i) for i in grown.citations)
+
+
+def test_only_a_stretch_that_extends_an_accepted_one_skips_its_earlier_citations() -> None:
+    a, b, c = _motion(1, local(9)), _motion(2, local(9, 5)), _motion(3, local(9, 9))
+    day = {e.id: e for e in (a, b, c)}
+    before = _stretch(a, b)
+    prior = accepted(before, validate_segment(before, day, DAY, ZONE), day)
+    assert prior is not None and prior.latest == (local(9, 5), 2)
+    grown = validate_extension(prior, _stretch(a, b, c), day, DAY, ZONE)
+    assert grown is not None and grown.verdict is prior.verdict and grown.latest == (c.at, 3)
+    # Not an extension: other facts, another start, an earlier end, the same citations, other
+    # earlier citations, a new event no later than the last one.
+    other_room = replace(_stretch(a, b, c), facts=(fact("f0", ("room",), "Hall", a.at),))
+    assert validate_extension(prior, other_room, day, DAY, ZONE) is None
+    assert validate_extension(prior, _stretch(b, c), day, DAY, ZONE) is None
+    assert validate_extension(prior, _stretch(a, b, c, end=local(9, 4)), day, DAY, ZONE) is None
+    assert validate_extension(prior, _stretch(a, b), day, DAY, ZONE) is None
+    assert validate_extension(prior, _stretch(a, c, b), day, DAY, ZONE) is None
+    early = _motion(0, local(9, 5))  # the same time as b, a lower id: it sorts before b
+    assert validate_extension(prior, _stretch(a, b, early), {**day, 0: early}, DAY, ZONE) is None
+    # A new citation with a problem leaves the verdict to the whole validation, worded as ever.
+    missing = replace(_stretch(a, b, c), citations=(1, 2, 4))
+    assert validate_extension(prior, missing, day, DAY, ZONE) is None
+    assert "Citation 4 is unknown" in (validate_segment(missing, day, DAY, ZONE).reason or "")
+    # A rejected segment is never one to extend.
+    assert accepted(missing, validate_segment(missing, day, DAY, ZONE), day) is None

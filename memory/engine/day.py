@@ -33,14 +33,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime
 from operator import attrgetter
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from memory.engine.extract import OpenDay, day_events, extract_day, grounding_view
 from memory.engine.mine import mine
-from memory.engine.records import DayRecord, EngineEvent, Observation, Proposal, Segment
+from memory.engine.records import DayRecord, EngineEvent, Fact, Observation, Proposal, Segment
 from memory.engine.refs import fact_ref, regularity_id
 from memory.engine.regularities import (
     Assessment,
@@ -53,8 +53,16 @@ from memory.engine.regularities import (
     proposal_key,
     validate_proposal,
 )
-from memory.engine.validate import IndexCache, Verdict, validate_segment
+from memory.engine.validate import (
+    Accepted,
+    IndexCache,
+    Verdict,
+    accepted,
+    validate_extension,
+    validate_segment,
+)
 
+GrownKey = tuple[str, datetime, tuple[Fact, ...]]  # a segment's kind, start and facts
 MINING_DAYS = 28  # our choice: four weeks of closed days feed the miner
 # Our choice: a new proposal is replayed over the last thirteen weeks of closed days (every
 # weekday thirteen times, a season's routines). Reading every closed day would make each close
@@ -87,6 +95,9 @@ class DayCache:
     # every fact of the day at every read. The segment is held, so a reused id never matches.
     checked: dict[int, CheckedSegment] = field(default_factory=dict)
     observed: dict[int, tuple[Segment, str, tuple[Observation, ...]]] = field(default_factory=dict)
+    # The last accepted segment of each kind, start and facts: a stretch still growing at the
+    # open day's end is checked again only for the events it gained (validate_extension).
+    grown: dict[GrownKey, Accepted] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,12 +147,14 @@ def check_segments(
     index_cache: IndexCache | None = None,
     verdicts: dict[Segment, Verdict] | None = None,
     known: dict[int, CheckedSegment] | None = None,
+    grown: dict[GrownKey, Accepted] | None = None,
 ) -> tuple[CheckedSegment, ...]:
     """Validate each segment on its own; one bad segment never takes another down.
 
     ``verdicts`` (by value) and ``known`` (the last call's, by segment identity; replaced by
     this call's) hold verdicts already given; a segment's verdict depends only on it, its
-    cited events and the day.
+    cited events and the day. ``grown`` holds the last accepted segment of each kind, start
+    and facts, which a segment that extends it is checked against (validate_extension).
     """
     checked = []
     seen: dict[int, CheckedSegment] = {}
@@ -153,7 +166,7 @@ def check_segments(
         else:
             verdict = verdicts.get(s) if verdicts is not None else None
             if verdict is None:
-                verdict = validate_segment(s, events_by_id, day, zone, index_cache=index_cache)
+                verdict = _verdict(s, events_by_id, day, zone, index_cache, grown)
                 if verdicts is not None:
                     verdicts[s] = verdict
             held = CheckedSegment(i, s, verdict, key)
@@ -163,6 +176,28 @@ def check_segments(
         known.clear()
         known.update(seen)
     return tuple(checked)
+
+
+def _verdict(
+    segment: Segment,
+    events_by_id: Mapping[int, EngineEvent],
+    day: date,
+    zone: ZoneInfo,
+    index_cache: IndexCache | None,
+    grown: dict[GrownKey, Accepted] | None,
+) -> Verdict:
+    if grown is None:
+        return validate_segment(segment, events_by_id, day, zone, index_cache=index_cache)
+    key = (segment.kind, segment.start, segment.facts)
+    prior = grown.get(key)
+    found = None if prior is None else validate_extension(prior, segment, events_by_id, day, zone)
+    if found is None:
+        verdict = validate_segment(segment, events_by_id, day, zone, index_cache=index_cache)
+        found = accepted(segment, verdict, events_by_id)
+        if found is None:
+            return verdict
+    grown[key] = found
+    return found.verdict
 
 
 def unchecked_segments(segments: Sequence[Segment]) -> tuple[CheckedSegment, ...]:
@@ -268,7 +303,14 @@ def close_day(
     known = cache.checked if cache is not None else None
     if validate:
         checked = check_segments(
-            segments, by_id, day, zone, index_cache=indexes, verdicts=verdicts, known=known
+            segments,
+            by_id,
+            day,
+            zone,
+            index_cache=indexes,
+            verdicts=verdicts,
+            known=known,
+            grown=cache.grown if cache is not None else None,
         )
     else:
         checked = unchecked_segments(segments)

@@ -500,6 +500,7 @@ class MemoryStream:
                 viewed=cache.viewed,
                 checked=dict(cache.checked),
                 observed=dict(cache.observed),
+                grown=dict(cache.grown),
             )
             for day, cache in self._day_caches.items()
         }

@@ -155,6 +155,70 @@ def validate_segment(
     return Verdict(accepted=True, reason=None, grounding=MappingProxyType(grounding))
 
 
+@dataclass(frozen=True, slots=True)
+class Accepted:
+    """An accepted segment, its verdict, and the latest of its cited events by (time, id)."""
+
+    segment: Segment
+    verdict: Verdict
+    latest: tuple[datetime, int]
+
+
+def accepted(
+    segment: Segment, verdict: Verdict, events_by_id: Mapping[int, EngineEvent]
+) -> Accepted | None:
+    """``segment`` as an :class:`Accepted` one to extend (:func:`validate_extension`); None
+    when the verdict rejected it."""
+    if not verdict.accepted:
+        return None
+    latest = max((events_by_id[i].at, i) for i in segment.citations)
+    return Accepted(segment, verdict, latest)
+
+
+def validate_extension(
+    prior: Accepted,
+    segment: Segment,
+    events_by_id: Mapping[int, EngineEvent],
+    day: date,
+    zone: ZoneInfo,
+) -> Accepted | None:
+    """``segment``'s verdict where it only extends ``prior`` (an open day's stretch that grew
+    by later events): :func:`validate_segment`'s, found by checking the new citations alone.
+
+    It extends the prior segment when it has the same kind, start and facts, ends no earlier,
+    and cites the same events followed by events later in (time, id) than every one of them.
+    Then every earlier citation still lies inside the interval (the same start, an end no
+    earlier) and on the day; each fact still lies inside it; and each fact's grounding, the
+    earliest cited event holding it, is still the one found before, as every new event comes
+    after it. So the verdict is the prior one once each new citation passes its own checks.
+    None where the segment is no such extension or a new citation has a problem: the whole
+    validation then gives the verdict, worded as ever.
+    """
+    before = prior.segment
+    n = len(before.citations)
+    if (
+        segment.kind != before.kind
+        or segment.start != before.start
+        or segment.end < before.end
+        or len(segment.citations) <= n
+        or segment.citations[:n] != before.citations
+        or segment.facts != before.facts
+        or _segment_problem(segment, day, zone) is not None
+    ):
+        return None
+    latest = prior.latest
+    for event_id in segment.citations[n:]:
+        event = events_by_id.get(event_id)
+        if _citation_problem(event_id, event, segment, day, zone) is not None:
+            return None
+        assert event is not None  # _citation_problem reports a missing event
+        order = (event.at, event_id)
+        if order <= latest:
+            return None
+        latest = order
+    return Accepted(segment, prior.verdict, latest)
+
+
 def _segment_problem(segment: Segment, day: date, zone: ZoneInfo) -> str | None:
     if not (_is_aware(segment.start) and _is_aware(segment.end)):
         return "The segment's start and end must be aware datetimes (with a time zone)."
