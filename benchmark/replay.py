@@ -243,11 +243,15 @@ class _Memories:
         return self.shared and variant == UNVALIDATED and self.mark() != mark
 
     def ingest(self, event: EngineEvent, steps: Sequence[Step], number: int) -> None:
-        mark = self.mark()
-        for memory in self.distinct():
+        if self.shared:  # one memory, validated: the unvalidated one shares it until it rejects
+            standard = self.own[STANDARD]
+            mark = standard.rejections
+            standard.ingest(event)
+            if standard.rejections != mark:
+                self.split(steps, number + 1)
+            return
+        for memory in self.own.values():
             memory.ingest(event)
-        if self.shared and self.mark() != mark:
-            self.split(steps, number + 1)
 
     def note_point(self, point: EngineEvent) -> None:
         for memory in self.distinct():

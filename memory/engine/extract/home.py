@@ -70,6 +70,9 @@ VOCABULARY: Mapping[str, tuple[Path, ...]] = MappingProxyType(
 
 def _attributes(event: EngineEvent) -> Mapping[str, Any]:
     attributes = event.payload.get("attributes")
+    # A plain dict, the common case, before the abstract type's check.
+    if type(attributes) is dict:
+        return attributes
     return attributes if isinstance(attributes, Mapping) else {}
 
 
