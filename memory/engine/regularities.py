@@ -518,15 +518,17 @@ def advance(state: RegularityState, a: Assessment) -> RegularityState:
         return state
     if state.last_day is not None and a.day <= state.last_day:
         return state
-    s = _lifecycle(replace(state, last_day=a.day), a)
+    # The lifecycle never reads the last day processed: it is set with the trial count, in
+    # one new state, after the lifecycle moved (a regularity is advanced at every close).
+    s = _lifecycle(state, a)
     if s.state != "candidate":
-        return replace(s, trial_days=0) if s.trial_days else s
+        return replace(s, last_day=a.day, trial_days=0)
     # The trial starts at the first fulfilled day as a candidate (a routine replayed over days
     # before it began is not on trial yet), and again whenever it becomes a candidate anew.
     held = state.trial_days if state.state == "candidate" else 0
     on_trial = a.outcome in OBSERVABLE and (held > 0 or a.outcome == "fulfilled")
     trial = held + 1 if on_trial else held
-    s = replace(s, trial_days=trial)
+    s = replace(s, last_day=a.day, trial_days=trial)
     if trial >= RETIRE_AFTER_DAYS:
         reason = (
             f"not activated {RETIRE_AFTER_DAYS} observable days after it was first fulfilled: "
