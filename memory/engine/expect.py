@@ -415,8 +415,10 @@ class Expectations:
             self.reminder_queue = self._turn_at(event.at)[1]
         self._observed += 1
         moments = self.moments
-        if not moments or event.at > moments[-1]:
-            self.moments = (*moments[-1:], event.at)
+        if not moments:
+            self.moments = (event.at,)
+        elif event.at > moments[-1]:
+            self.moments = (moments[-1], event.at)
         kind_of = event.payload.get("type")
         if type(kind_of) is str and kind_of in _CODE_TYPES:
             change = code_change(event.payload)

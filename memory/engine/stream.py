@@ -380,8 +380,11 @@ class MemoryStream:
         self.expectations.observe_event(event)
         # Kept in (time, id) order, so the day's events up to a moment are a prefix of the list
         # whatever order they arrived in (an event may come late within its open day).
-        todays = self._open.setdefault(day, [])
-        if not todays or _order(todays[-1]) <= _order(event):
+        todays = self._open.get(day)
+        if todays is None:
+            todays = self._open[day] = []
+        last = todays[-1] if todays else None
+        if last is None or last.at < event.at or (last.at == event.at and last.id <= event.id):
             todays.append(event)  # the usual case: a stream in time order
         else:
             insort(todays, event, key=_order)
@@ -425,9 +428,9 @@ class MemoryStream:
 
     def close_through(self, before: date) -> list[date]:
         """Close every open local day before ``before``, oldest first; return the days closed."""
-        done: list[date] = []
         if len(self._open) == 1 and before in self._open:
-            return done  # run at every event: usually only the event's own day is open
+            return []  # run at every event: usually only the event's own day is open
+        done: list[date] = []
         due = [d for d in self._open if d < before]
         due.sort()
         for day in due:

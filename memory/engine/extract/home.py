@@ -117,8 +117,10 @@ class HomeDay:
         for event in events:
             self.fed += 1
             kind = _text(event.payload, "type")
+            if kind is None or not _active(event):
+                continue
             where = _where(event)
-            if kind is None or where is None or not _active(event):
+            if where is None:
                 continue
             kind = kind.lower()
             if kind in AMBIENT_TYPES:
