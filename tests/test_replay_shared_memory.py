@@ -290,3 +290,56 @@ def test_the_replay_keeps_what_was_alive_before_it_out_of_the_collectors_scans_u
         assert gc.get_freeze_count() > 0
     finally:
         gc.unfreeze()
+
+
+def test_what_the_replay_builds_to_keep_is_frozen_as_it_goes_and_given_back_at_the_end(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import gc
+
+    import benchmark.replay as replay_module
+
+    monkeypatch.setattr(replay_module, "KEEP_EVERY", 4)
+    seen: list[tuple[bool, bool, bool]] = []
+    first: list[object] = []
+    ingest = _Memories.ingest
+
+    def spy(self: _Memories, event: object, steps: list[Step], number: int) -> None:
+        if not first:
+            first.append(event)  # memory keeps it (its recent events, the open day)
+        tracked = gc.get_objects()
+        seen.append(
+            (
+                any(o is steps for o in tracked),
+                any(o is first[0] for o in tracked),
+                gc.isenabled(),
+            )
+        )
+        ingest(self, event, steps, number)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_Memories, "ingest", spy)
+    stream = _stream(3)
+    gc.unfreeze()  # whatever an earlier test in this process left frozen
+    assert gc.isenabled()
+    run = replay(stream, methods_named(["proactmem", "event_only"]))
+    # The steps are built before the first step and kept out of every generation; the first
+    # event memory took in is still in one when it is taken in, and frozen a few steps later.
+    assert len(seen) > 8 and not any(steps for steps, _, _ in seen)
+    assert seen[0][1] and not seen[-1][1]
+    assert all(enabled for _, _, enabled in seen)  # paused only while the steps were built
+    assert gc.get_freeze_count() == 0 and gc.isenabled()
+    assert any(o is first[0] for o in gc.get_objects())  # given back to the collector
+    # A collector the caller switched off stays off.
+    gc.disable()
+    try:
+        again = replay(stream, methods_named(["proactmem", "event_only"]))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    # Freezing changes nothing a method decides: as a replay that does not own the freeze.
+    gc.freeze()
+    try:
+        other = replay(stream, methods_named(["proactmem", "event_only"]))
+    finally:
+        gc.unfreeze()
+    assert run.decisions == again.decisions == other.decisions
