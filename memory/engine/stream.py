@@ -39,7 +39,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from copy import deepcopy
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -252,6 +252,14 @@ def _reachable(view: MemoryView, gate: bool) -> list[tuple[Proposal, RegularityS
         view.shared[key] = view.reachable(gate=gate)
     found: list[tuple[Proposal, RegularityState]] = view.shared[key]
     return found
+
+
+@lru_cache(maxsize=8192)
+def _rows_of(runs: str) -> frozenset[int]:
+    """The capture rows a frame rests on, from its evidence's runs (``12-15,19``): an open
+    day's frames are compiled again and again through the day, most of them unchanged, and
+    each list of runs is read once."""
+    return frozenset(expand_runs(runs))
 
 
 @dataclass
@@ -529,7 +537,7 @@ class MemoryStream:
                 day,
                 newest,
                 tuple(
-                    (f, frozenset(expand_runs(str((f.get("evidence") or {}).get("rows") or ""))))
+                    (f, _rows_of(str((f.get("evidence") or {}).get("rows") or "")))
                     for f in self.frame_source(events, day, self.zone)
                 ),
             )
