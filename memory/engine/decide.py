@@ -696,12 +696,14 @@ _Firsts = dict[tuple[Path, Canonical], tuple[time, str]]
 def _day_firsts(record: DayRecord) -> _Firsts:
     found: dict[tuple[Path, Canonical], tuple[time, str]] = {}
     for o in record.observations:
-        key = canonical(o.value)
-        if key is None:
+        value = canonical(o.value)
+        if value is None:
             continue
-        seen = (o.at.time().replace(tzinfo=None), o.fact_id)
-        if (o.path, key) not in found or seen < found[(o.path, key)]:
-            found[(o.path, key)] = seen
+        key = (o.path, value)
+        seen = (o.at.time(), o.fact_id)  # the wall clock, without a zone
+        held = found.get(key)
+        if held is None or seen < held:
+            found[key] = seen
     return found
 
 
