@@ -584,3 +584,29 @@ def test_a_closed_day_is_scanned_once_however_many_closes_mine_it(monkeypatch) -
     assert first == mine(records[:4])
     monkeypatch.setattr(module, "_day_scan", IdentityMemo(module._scan_day, limit=4096))
     assert again == mine(records)  # the same as from scratch
+
+
+def test_a_pair_proposed_again_is_the_very_proposal_given_before_and_unlike_parts_never_share() -> (
+    None
+):
+    from memory.engine.mine import _proposal
+
+    days = [walk_day(MONDAY + timedelta(days=i)) for i in range(6)]
+    first, again = the(mine(days)), the(mine(list(reversed(days))))
+    assert again is first  # its key, id and problems are worked out once
+    window = (time(9), time(10))
+    held = _proposal(TRIGGER, BEHAVIOR, window, None)
+    assert _proposal(Predicate(DP, True), Predicate(WALK, "steps"), window, None) is held
+    # Values that compare equal but are different values of a predicate stay apart.
+    for other in (1, "True", 1.0):
+        made = _proposal(Predicate(DP, other), BEHAVIOR, window, None)
+        assert made is not held and type(made.trigger.value) is type(other)
+    zero, negative = Predicate(WALK, 0.0), Predicate(WALK, -0.0)
+    assert repr(_proposal(TRIGGER, negative, window, None).behavior.value) == "-0.0"
+    assert _proposal(TRIGGER, zero, window, None) is not _proposal(TRIGGER, zero, window, None)
+    folded = (time(1, fold=1), time(2))
+    assert _proposal(TRIGGER, BEHAVIOR, folded, None).window[0].fold == 1
+    assert _proposal(TRIGGER, BEHAVIOR, (time(1), time(2)), None).window[0].fold == 0
+    weekdays = frozenset(range(5))
+    assert _proposal(TRIGGER, BEHAVIOR, window, weekdays) is not held
+    assert _proposal(TRIGGER, BEHAVIOR, window, weekdays).weekdays == weekdays

@@ -54,6 +54,7 @@ import json
 from bisect import bisect_left
 from collections.abc import Collection, Sequence
 from datetime import date, datetime, time
+from functools import lru_cache
 
 from memory.engine.canonical import Canonical, canonical, is_scalar
 from memory.engine.memo import IdentityMemo
@@ -63,7 +64,7 @@ from memory.engine.regularities import (
     MIN_FULFILLED,
     one_per_date,
     proposal_key,
-    validate_proposal,
+    proposal_problem,
 )
 
 MIN_SUPPORT_DAYS = MIN_FULFILLED  # ProactMem: a regularity needs n_f >= 3, so a pair needs 3 days
@@ -126,7 +127,7 @@ def mine(
             for group in (None, *_concentrated(on_trig, on_beh, weekdays, supporting)):
                 chosen = [s for s in supporting if group is None or weekdays[s[0]] in group]
                 window = _window(_modal_hour([(f, a) for _, f, a in chosen]))
-                proposal = Proposal(pt, pb, window, group)
+                proposal = _proposal(pt, pb, window, group)
                 _, fulfilled = _first_pairs(on_trig, on_beh, *window, weekdays, group)
                 support = len(fulfilled)
                 if support < MIN_SUPPORT_DAYS:
@@ -134,7 +135,7 @@ def mine(
                 key = proposal_key(proposal)
                 if (
                     key in known_keys
-                    or validate_proposal(proposal)
+                    or proposal_problem(proposal)
                     or (skipped_ids and regularity_id(proposal) in skipped_ids)
                 ):
                     continue
@@ -238,7 +239,53 @@ def _pred_key(path: Path, value: Scalar) -> _PredKey | None:
 
 
 def _sort_text(pred: Predicate) -> str:
-    return json.dumps([list(pred.path), list(canonical(pred.value) or ())], default=str)
+    return _key_text(pred.path, canonical(pred.value))
+
+
+@lru_cache(maxsize=16384)
+def _key_text(path: Path, value: Canonical | None) -> str:
+    # A stream's predicates recur close after close: each is written out once.
+    return json.dumps([list(path), list(value or ())], default=str)
+
+
+def _proposal(
+    trigger: Predicate,
+    behavior: Predicate,
+    window: tuple[time, time],
+    weekdays: frozenset[int] | None,
+) -> Proposal:
+    """``Proposal(trigger, behavior, window, weekdays)``, the very object given before for the
+    same parts: the miner proposes most pairs again at every close, and what is worked out of
+    a proposal (its key, its id, its problems) is kept by the proposal's identity. Parts that
+    compare equal yet read differently (``-0.0`` and ``0.0``, a time's fold) never share one."""
+    if type(trigger.value) is float or type(behavior.value) is float:
+        return Proposal(trigger, behavior, window, weekdays)
+    start, end = window
+    return _held_proposal(
+        trigger.path, trigger.value, behavior.path, behavior.value,
+        start, start.fold, end, end.fold, weekdays,
+    )  # fmt: skip
+
+
+# typed: 1, True and "1" are different values of a predicate, and so of a proposal.
+@lru_cache(maxsize=16384, typed=True)
+def _held_proposal(
+    trigger_path: Path,
+    trigger_value: Scalar,
+    behavior_path: Path,
+    behavior_value: Scalar,
+    start: time,
+    start_fold: int,
+    end: time,
+    end_fold: int,
+    weekdays: frozenset[int] | None,
+) -> Proposal:
+    return Proposal(
+        Predicate(trigger_path, trigger_value),
+        Predicate(behavior_path, behavior_value),
+        (start, end),
+        weekdays,
+    )
 
 
 def _same_segment_fields(a: _PredKey, b: _PredKey) -> bool:
