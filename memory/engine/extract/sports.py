@@ -44,6 +44,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta
+from itertools import groupby
 from types import MappingProxyType
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -158,6 +159,11 @@ class _Runs:
         when it stops growing (no row reads it in between: a row that does not follow the one
         before starts a run).
         """
+        if rows and rows[-1][0] - rows[0][0] == len(rows) - 1:
+            # No row missing between the first and the last (offsets only grow): the usual
+            # hour of sixty counts.
+            self.add_flags(start, rows[0][0], [kept for _, kept in rows], event)
+            return
         period = self.period
         run = self.runs[-1] if self.open else None
         reached = -1  # the offset ``run`` reached in this list; -1: it came from before
@@ -183,6 +189,45 @@ class _Runs:
                 end = start + period * (offset + 1)
                 run, reached = _Run(end, end, 1, [event]), offset
                 self.runs.append(run)
+        if run is not None and reached >= 0:
+            run.last = start + period * (reached + 1)
+        self.open = run is not None
+
+    def add_flags(
+        self, start: datetime, first: int, flags: Sequence[bool], event: EngineEvent
+    ) -> None:
+        """:meth:`add_rows` of rows at offsets ``first``, ``first + 1``, ... with no row missing
+        between them, each kept or not by ``flags``: taken a stretch of equal flags at a time
+        (an hour of minutes holds a few), not row by row."""
+        period = self.period
+        run = self.runs[-1] if self.open else None
+        reached = -1  # as in add_rows: the offset ``run`` reached in this list
+        offset = first
+        for kept, same in groupby(flags):
+            count = len(list(same))
+            if not kept:
+                if run is not None and reached >= 0:
+                    run.last = start + period * (reached + 1)
+                run, reached = None, -1
+            else:
+                # The stretch's first row follows the row before it in this list (the row before
+                # was not kept, so ``run`` is None there), or goes on a run from before when it
+                # ends a period after that run's last row.
+                if run is not None and (
+                    offset > first
+                    or (reached < 0 and start + period * (offset + 1) - run.last == period)
+                ):
+                    run.rows += count
+                    if run.events[-1] is not event:
+                        run.events.append(event)
+                else:
+                    if run is not None and reached >= 0:
+                        run.last = start + period * (reached + 1)
+                    end = start + period * (offset + 1)
+                    run = _Run(end, end, count, [event])
+                    self.runs.append(run)
+                reached = offset + count - 1
+            offset += count
         if run is not None and reached >= 0:
             run.last = start + period * (reached + 1)
         self.open = run is not None
@@ -251,8 +296,13 @@ class SportsDay:
         self.streams.setdefault(key, None)
         brisk = self.brisk.setdefault(key, _Runs(MINUTE))
         still = self.still.setdefault(key, _Runs(MINUTE))
-        brisk.add_rows(start, [(o, v >= BOUT_MIN_STEPS_PER_MIN) for o, v in rows], event)
-        still.add_rows(start, [(o, v < SEDENTARY_STEPS_PER_MIN) for o, v in rows], event)
+        if rows and rows[-1][0] - rows[0][0] == len(rows) - 1:  # no minute missing between
+            counts = [v for _, v in rows]
+            brisk.add_flags(start, rows[0][0], [v >= BOUT_MIN_STEPS_PER_MIN for v in counts], event)
+            still.add_flags(start, rows[0][0], [v < SEDENTARY_STEPS_PER_MIN for v in counts], event)
+        else:
+            brisk.add_rows(start, [(o, v >= BOUT_MIN_STEPS_PER_MIN) for o, v in rows], event)
+            still.add_rows(start, [(o, v < SEDENTARY_STEPS_PER_MIN) for o, v in rows], event)
         if self.started is None:
             for offset, value in rows:
                 if value >= UP_STEPS_PER_MIN:
