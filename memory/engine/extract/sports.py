@@ -154,51 +154,27 @@ class _Runs:
         list order, row ``offset`` ending ``offset + 1`` periods after ``start``, and a row
         follows the one before it when their offsets are consecutive.
 
-        A wearable's hour holds sixty minutes, each read by every replayed memory: a run
-        extended within the list keeps its reach as an offset, and its end time is made once,
-        when it stops growing (no row reads it in between: a row that does not follow the one
-        before starts a run).
+        A wearable's hour holds sixty minutes, each read by every replayed memory: the rows
+        are taken a piece without a missing row at a time (:meth:`add_flags`), usually the
+        whole hour.
         """
-        if rows and rows[-1][0] - rows[0][0] == len(rows) - 1:
-            # No row missing between the first and the last (offsets only grow): the usual
-            # hour of sixty counts.
-            self.add_flags(start, rows[0][0], [kept for _, kept in rows], event)
-            return
-        period = self.period
-        run = self.runs[-1] if self.open else None
-        reached = -1  # the offset ``run`` reached in this list; -1: it came from before
-        before = -2  # the offset of the row before, in this list
-        for offset, kept in rows:
-            follows = before == offset - 1
-            before = offset
-            if not kept:
-                if run is not None and reached >= 0:
-                    run.last = start + period * (reached + 1)
-                run, reached = None, -1
-                continue
-            if run is not None and (
-                follows or (reached < 0 and start + period * (offset + 1) - run.last == period)
-            ):
-                reached = offset
-                run.rows += 1
-                if run.events[-1] is not event:
-                    run.events.append(event)
-            else:
-                if run is not None and reached >= 0:
-                    run.last = start + period * (reached + 1)
-                end = start + period * (offset + 1)
-                run, reached = _Run(end, end, 1, [event]), offset
-                self.runs.append(run)
-        if run is not None and reached >= 0:
-            run.last = start + period * (reached + 1)
-        self.open = run is not None
+        first = 0
+        for index in range(1, len(rows) + 1):
+            if index == len(rows) or rows[index][0] != rows[index - 1][0] + 1:
+                # A row missing before ``index``: the rows up to it are one piece. The next
+                # piece's first row never goes on a run of this piece (it ends two periods or
+                # more after that run's last row), as a row that does not follow never does.
+                piece = rows[first:index]
+                self.add_flags(start, piece[0][0], [kept for _, kept in piece], event)
+                first = index
 
     def add_flags(
         self, start: datetime, first: int, flags: Sequence[bool], event: EngineEvent
     ) -> None:
         """:meth:`add_rows` of rows at offsets ``first``, ``first + 1``, ... with no row missing
         between them, each kept or not by ``flags``: taken a stretch of equal flags at a time
-        (an hour of minutes holds a few), not row by row."""
+        (an hour of minutes holds a few), not row by row. A run extended here keeps its reach
+        as an offset, and its end time is made once, when it stops growing."""
         period = self.period
         run = self.runs[-1] if self.open else None
         reached = -1  # as in add_rows: the offset ``run`` reached in this list
