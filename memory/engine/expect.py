@@ -225,10 +225,10 @@ def _attributes(payload: Mapping[str, Any]) -> Mapping[str, Any]:
 def device_of(payload: Mapping[str, Any]) -> str | None:
     """The door or appliance an event reports on (its sensor), None for motion and readings."""
     kind = payload.get("type")
+    if not isinstance(kind, str) or kind in NOT_DEVICES:
+        return None  # most of a home's events: motion, before its attributes are read
     sensor = _attributes(payload).get("sensor")
-    if not isinstance(kind, str) or kind in NOT_DEVICES or not isinstance(sensor, str):
-        return None
-    return sensor
+    return sensor if isinstance(sensor, str) else None
 
 
 def is_outer_door(payload: Mapping[str, Any]) -> bool:

@@ -381,7 +381,8 @@ class MemoryStream:
         """
         day = self._check_event(event)
         self._commit(event, day)
-        self.close_through(day)
+        if len(self._open) > 1:  # the event's own day is open now; any other is due to close
+            self.close_through(day)
 
     def _commit(self, event: EngineEvent, day: date) -> None:
         self._recent.append(event)
