@@ -310,3 +310,38 @@ def test_a_bad_range_is_one_line_and_exit_2(
     argv = ["day", "--source", f"activitywatch:{export}", "--tz", "Europe/Berlin"]
     assert main([*argv, "--date", "2026-03-02", "--to", last]) == 2
     assert capsys.readouterr().err.strip() == f"error: {message}"
+
+
+@pytest.mark.parametrize("columns", ["57", "133"])
+def test_help_wraps_as_argparse_would_at_the_terminals_width(
+    columns: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import argparse
+
+    from compiler.__main__ import build_parser
+
+    monkeypatch.setenv("COLUMNS", columns)
+    parser = build_parser()
+    (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    ours = [parser.format_help()] + [sub.format_help() for sub in commands.choices.values()]
+    # The same parsers with argparse's own formatters, which find the width themselves.
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    for sub in commands.choices.values():
+        sub.formatter_class = argparse.HelpFormatter
+    theirs = [parser.format_help()] + [sub.format_help() for sub in commands.choices.values()]
+    assert ours == theirs
+    assert max(len(line) for text in ours for line in text.splitlines()) > 50
+
+
+def test_a_call_reads_the_terminals_width_without_importing_shutil() -> None:
+    # argparse imports shutil for every formatter it sizes itself: a few ms of a one-shot call.
+    code = (
+        "import sys; from compiler.__main__ import build_parser; "
+        "build_parser().parse_args("
+        "['day', '--source', 'jsonl:x', '--date', '2026-03-02', '--tz', 'UTC']); "
+        "print('shutil' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    assert done.stdout.strip() == "False"
