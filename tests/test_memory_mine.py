@@ -586,9 +586,7 @@ def test_a_closed_day_is_scanned_once_however_many_closes_mine_it(monkeypatch) -
     assert again == mine(records)  # the same as from scratch
 
 
-def test_a_pair_proposed_again_is_the_very_proposal_given_before_and_unlike_parts_never_share() -> (
-    None
-):
+def test_the_miner_gives_the_same_proposal_again_and_unlike_parts_never_share() -> None:
     from memory.engine.mine import _proposal
 
     days = [walk_day(MONDAY + timedelta(days=i)) for i in range(6)]

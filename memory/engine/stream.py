@@ -254,11 +254,11 @@ def _reachable(view: MemoryView, gate: bool) -> list[tuple[Proposal, RegularityS
     return found
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=2048)
 def _rows_of(runs: str) -> frozenset[int]:
     """The capture rows a frame rests on, from its evidence's runs (``12-15,19``): an open
     day's frames are compiled again and again through the day, most of them unchanged, and
-    each list of runs is read once."""
+    each list of runs is read once (the bound holds a few days of frames of a few entities)."""
     return frozenset(expand_runs(runs))
 
 
@@ -381,7 +381,7 @@ class MemoryStream:
         """
         day = self._check_event(event)
         self._commit(event, day)
-        if len(self._open) > 1:  # the event's own day is open now; any other is due to close
+        if len(self._open) > 1:  # the event's own day is open now: only another can be due
             self.close_through(day)
 
     def _commit(self, event: EngineEvent, day: date) -> None:
