@@ -163,9 +163,9 @@ def _scan(
                 first[key] = seen
         per_day.append((record.day, times))
     shown = {k: v[3] for k, v in first.items()}
-    eligible = _distinct([k for k, n in support.items() if n >= MIN_SUPPORT_DAYS], per_day, shown)
-    eligible.sort(key=lambda k: (-support[k], _sort_text(shown[k])))
-    chosen = sorted(eligible[:MAX_PREDICATES], key=lambda k: _sort_text(shown[k]))
+    eligible = _distinct([k for k, n in support.items() if n >= MIN_SUPPORT_DAYS], per_day)
+    eligible.sort(key=lambda k: (-support[k], _sort_text(k)))
+    chosen = sorted(eligible[:MAX_PREDICATES], key=_sort_text)
     preds = {k: shown[k] for k in chosen}
     seen_on: dict[_PredKey, _Days] = {k: {} for k in preds}
     for position, (_, times) in enumerate(per_day):
@@ -209,7 +209,6 @@ _day_scan = IdentityMemo(_scan_day, limit=4096)
 def _distinct(
     keys: list[_PredKey],
     per_day: Sequence[tuple[date, dict[_PredKey, list[time]]]],
-    shown: dict[_PredKey, Predicate],
 ) -> list[_PredKey]:
     """One predicate of each group of equivalent ones (module docstring, 1)."""
     firsts: dict[_PredKey, dict[date, int]] = {k: {} for k in keys}
@@ -218,7 +217,7 @@ def _distinct(
             if key in firsts:
                 first = min(found)
                 firsts[key][day] = first.hour * 60 + first.minute
-    order = sorted(keys, key=lambda k: (READABLE.get(k[0][-1], 4), _sort_text(shown[k])))
+    order = sorted(keys, key=lambda k: (READABLE.get(k[0][-1], 4), _sort_text(k)))
     kept: list[_PredKey] = []
     for key in order:
         mine = firsts[key]
@@ -238,14 +237,12 @@ def _pred_key(path: Path, value: Scalar) -> _PredKey | None:
     return None if found is None else (path, found)
 
 
-def _sort_text(pred: Predicate) -> str:
-    return _key_text(pred.path, canonical(pred.value))
-
-
 @lru_cache(maxsize=16384)
-def _key_text(path: Path, value: Canonical | None) -> str:
-    # A stream's predicates recur close after close: each is written out once.
-    return json.dumps([list(path), list(value or ())], default=str)
+def _sort_text(key: _PredKey) -> str:
+    """A predicate's text to sort by: its path and canonical value, written once (a stream's
+    predicates recur close after close)."""
+    path, value = key
+    return json.dumps([list(path), list(value)], default=str)
 
 
 def _proposal(
