@@ -218,18 +218,17 @@ def _prepared(stream: Stream, strip_private: bool, owner: bool) -> tuple[Stream,
     collection ever scans them: on a SYNTHETIC month of a dense home, the collections while
     they were built were half of what the replay spent outside its loop (measured).
     """
-    if not owner:
-        seen = stream.without_private() if strip_private else stream
-        return seen, list(seen.steps())
-    paused = gc.isenabled()
-    gc.disable()
+    paused = owner and gc.isenabled()
+    if paused:
+        gc.disable()
     try:
         seen = stream.without_private() if strip_private else stream
         steps = list(seen.steps())
     finally:
         if paused:
             gc.enable()
-    gc.freeze()
+    if owner:
+        gc.freeze()
     return seen, steps
 
 
