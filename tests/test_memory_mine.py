@@ -608,3 +608,74 @@ def test_the_miner_gives_the_same_proposal_again_and_unlike_parts_never_share() 
     weekdays = frozenset(range(5))
     assert _proposal(TRIGGER, BEHAVIOR, window, weekdays) is not held
     assert _proposal(TRIGGER, BEHAVIOR, window, weekdays).weekdays == weekdays
+
+
+def test_a_pair_seen_again_on_the_same_days_and_times_is_not_worked_out_again(monkeypatch) -> None:
+    # The miner's last 28 days move one day at each close; a pair whose predicates were seen
+    # at the same times on the same days gives the same proposals, kept from the close before.
+    import memory.engine.mine as module
+
+    worked: list[tuple[Predicate, Predicate]] = []
+    pair = module._pair
+
+    def counted(pt, pb, *rest):
+        worked.append((pt, pb))
+        return pair(pt, pb, *rest)
+
+    monkeypatch.setattr(module, "_pair", counted)
+    rng = random.Random(7)
+    apps = [("app_focus", "app"), ("visit", "site")]
+    history = [
+        day(
+            MONDAY + timedelta(days=i),
+            ("09:10", DP, True),
+            ("09:40", WALK, "steps"),
+            *[
+                (f"{rng.randrange(8, 18):02d}:{rng.randrange(60):02d}", p, v)
+                for p in apps
+                for v in ("a", "b")
+                if rng.random() < 0.7
+            ],
+        )  # fmt: skip
+        for i in range(40)
+    ]
+    for end in range(5, 41):
+        window = history[max(0, end - 28) : end]
+        kept = mine(window)
+        worked.clear()
+        assert mine(window) == kept
+        assert worked == []  # every pair of plain values came from the close before
+        module._PAIRS.clear()
+        assert mine(window) == kept  # and is what working it out afresh gives
+        assert worked
+
+
+def test_a_kept_pair_never_answers_for_values_that_only_compare_equal() -> None:
+    # True and 1 (and 1.0) at one path, at the same times on the same days: each mined as
+    # itself, whichever was mined first.
+    for first, second in ((True, 1), (1, True), (1, 1.0), (1.0, 1)):
+        records = [
+            day(MONDAY + timedelta(days=i), ("09:10", DP, first), ("09:40", WALK, "steps"))
+            for i in range(4)
+        ]
+        again = [
+            day(MONDAY + timedelta(days=i), ("09:10", DP, second), ("09:40", WALK, "steps"))
+            for i in range(4)
+        ]
+        [mined] = {type(p.trigger.value) for p in mine(records) if p.behavior == BEHAVIOR}
+        [then] = {type(p.trigger.value) for p in mine(again) if p.behavior == BEHAVIOR}
+        assert (mined, then) == (type(first), type(second))
+
+
+def test_times_in_a_repeated_hour_are_never_kept_for_a_pair() -> None:
+    # fold does not take part in comparing times, so a DST night's repeated hour is mined
+    # afresh each time, and its window keeps the fold it was mined with.
+    from memory.engine.mine import _signature
+
+    dates = [MONDAY + timedelta(days=i) for i in range(3)]
+    plain = {i: [time(2, 30)] for i in range(3)}
+    folded = {i: [time(2, 30, fold=1)] for i in range(3)}
+    assert isinstance(_signature(plain, dates), int)
+    assert _signature(plain, dates) == _signature({i: [time(2, 30)] for i in range(3)}, dates)
+    assert _signature(folded, dates) is None
+    assert _signature({0: [time(2, 30)]}, dates) != _signature({1: [time(2, 30)]}, dates)

@@ -55,6 +55,7 @@ from bisect import bisect_left
 from collections.abc import Collection, Sequence
 from datetime import date, datetime, time
 from functools import lru_cache
+from itertools import count
 
 from memory.engine.canonical import Canonical, canonical, is_scalar
 from memory.engine.memo import IdentityMemo
@@ -111,7 +112,9 @@ def mine(
     if limit <= 0:
         return ()
     days = one_per_date(records)
-    preds, weekdays, seen = _scan(days)
+    preds, dates, seen = _scan(days)
+    weekdays = [day.weekday() for day in dates]
+    signature = {key: _signature(on, dates) for key, on in seen.items()}
     known_keys = frozenset(known)
     skipped_ids = frozenset(known_ids)
     found: dict[str, tuple[int, Proposal]] = {}
@@ -119,36 +122,85 @@ def mine(
         for beh in preds:
             if trig == beh or _same_segment_fields(trig, beh):
                 continue
-            on_trig, on_beh = seen[trig], seen[beh]
-            _, supporting = _first_pairs(on_trig, on_beh, time.min, time.max, weekdays)
-            if len(supporting) < MIN_SUPPORT_DAYS or all(f == a for _, f, a in supporting):
-                continue
             pt, pb = preds[trig], preds[beh]
-            for group in (None, *_concentrated(on_trig, on_beh, weekdays, supporting)):
-                chosen = [s for s in supporting if group is None or weekdays[s[0]] in group]
-                window = _window(_modal_hour([(f, a) for _, f, a in chosen]))
-                proposal = _proposal(pt, pb, window, group)
-                _, fulfilled = _first_pairs(on_trig, on_beh, *window, weekdays, group)
-                support = len(fulfilled)
-                if support < MIN_SUPPORT_DAYS:
-                    continue
-                key = proposal_key(proposal)
-                if (
-                    key in known_keys
-                    or proposal_problem(proposal)
-                    or (skipped_ids and regularity_id(proposal) in skipped_ids)
-                ):
+            held = _pair_key(pt, pb, signature[trig], signature[beh])
+            pair = _PAIRS.get(held) if held is not None else None
+            if pair is None:
+                pair = _pair(pt, pb, seen[trig], seen[beh], weekdays)
+                if held is not None:
+                    if len(_PAIRS) >= PAIRS_HELD:
+                        _PAIRS.clear()
+                    _PAIRS[held] = pair
+            for key, support, proposal in pair:
+                if key in known_keys or (skipped_ids and regularity_id(proposal) in skipped_ids):
                     continue
                 found[key] = (support, proposal)
     ranked = sorted(found.items(), key=lambda kv: (-kv[1][0], kv[0]))
     return tuple(p for _, (_, p) in ranked[:limit])
 
 
+def _pair(
+    pt: Predicate, pb: Predicate, on_trig: _Days, on_beh: _Days, weekdays: Sequence[int]
+) -> tuple[tuple[str, int, Proposal], ...]:
+    """Steps 2 to 5 of the module docstring for the pair (``pt``, ``pb``): each proposal it
+    gives, every day and weekday variant, as (key, support, proposal), problems left out."""
+    _, supporting = _first_pairs(on_trig, on_beh, time.min, time.max, weekdays)
+    if len(supporting) < MIN_SUPPORT_DAYS or all(f == a for _, f, a in supporting):
+        return ()
+    out: list[tuple[str, int, Proposal]] = []
+    for group in (None, *_concentrated(on_trig, on_beh, weekdays, supporting)):
+        chosen = [s for s in supporting if group is None or weekdays[s[0]] in group]
+        window = _window(_modal_hour([(f, a) for _, f, a in chosen]))
+        proposal = _proposal(pt, pb, window, group)
+        _, fulfilled = _first_pairs(on_trig, on_beh, *window, weekdays, group)
+        support = len(fulfilled)
+        if support < MIN_SUPPORT_DAYS or proposal_problem(proposal):
+            continue
+        out.append((proposal_key(proposal), support, proposal))
+    return tuple(out)
+
+
+# A pair's proposals (_pair) follow from its two predicates and their times on each day (a
+# day's weekday follows from its date). The miner reads its last 28 days again at every close,
+# one day in and one out, so most pairs are seen again unchanged: their proposals are kept by
+# what they follow from. Each predicate's days and times are numbered once per call
+# (_signature); numbers are never reused, so an entry can only be found for the same days
+# and times. Only predicates of plain values are kept (a str, an int, a bool or None, told
+# apart by type): values that compare equal yet read differently never share an entry.
+PAIRS_HELD = 65536  # our bound on the entries kept (all are dropped at once when it is reached)
+_PAIRS: dict[tuple[object, ...], tuple[tuple[str, int, Proposal], ...]] = {}
+_SIGNATURES: dict[tuple[tuple[date, tuple[time, ...]], ...], int] = {}
+_NUMBERS = count()
+_PLAIN = (str, int, bool, type(None))
+
+
+def _signature(on: _Days, dates: Sequence[date]) -> int | None:
+    """A number for a predicate's days and wall-clock times on each (None: not kept, a time
+    in a repeated hour of a DST change, whose ``fold`` equality does not see)."""
+    days = tuple((dates[position], tuple(times)) for position, times in on.items())
+    if any(t.fold for _, times in days for t in times):
+        return None
+    number = _SIGNATURES.get(days)
+    if number is None:
+        if len(_SIGNATURES) >= PAIRS_HELD:
+            _SIGNATURES.clear()
+        number = _SIGNATURES[days] = next(_NUMBERS)
+    return number
+
+
+def _pair_key(
+    pt: Predicate, pb: Predicate, trig: int | None, beh: int | None
+) -> tuple[object, ...] | None:
+    if trig is None or beh is None or type(pt.value) not in _PLAIN or type(pb.value) not in _PLAIN:
+        return None
+    return (pt.path, type(pt.value), pt.value, pb.path, type(pb.value), pb.value, trig, beh)
+
+
 def _scan(
     days: Sequence[DayRecord],
-) -> tuple[dict[_PredKey, Predicate], list[int], dict[_PredKey, _Days]]:
+) -> tuple[dict[_PredKey, Predicate], list[date], dict[_PredKey, _Days]]:
     """The ``MAX_PREDICATES`` best supported predicates (each with a representative value),
-    each day's weekday by position, and the days each of those predicates was seen on with its
+    each day's date by position, and the days each of those predicates was seen on with its
     sorted wall-clock times there. One pass over the observations."""
     first: dict[_PredKey, tuple[date, datetime, str, Predicate]] = {}
     support: dict[_PredKey, int] = {}
@@ -173,7 +225,7 @@ def _scan(
             on = seen_on.get(key)
             if on is not None:
                 on[position] = sorted(found)
-    return preds, [day.weekday() for day, _ in per_day], seen_on
+    return preds, [day for day, _ in per_day], seen_on
 
 
 def _scan_day(
