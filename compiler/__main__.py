@@ -66,7 +66,9 @@ def _read_day(
     tz = _zone(args.tz)
     start, end = day_window(day, ZoneInfo(tz))
     try:
-        capture = open_source(args.source, start, end, input_context=input_context)
+        capture = open_source(
+            args.source, start, end, input_context=input_context, index=not args.no_index
+        )
     except SourceError as err:
         raise CliError(str(err)) from None
     return capture, day, tz, start, end
@@ -163,7 +165,7 @@ def _compile_range(args: argparse.Namespace) -> list[Compiled]:
     generated_at = _generated_at(args)
     try:
         span = (day_window(first, zone)[0], day_window(last, zone)[1])
-        reader = open_reader(args.source, input_context=False, span=span)
+        reader = open_reader(args.source, input_context=False, span=span, index=not args.no_index)
         compiled = []
         for offset in range(count):
             day = first + timedelta(days=offset)
@@ -405,6 +407,15 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--date", required=True, help="local day, YYYY-MM-DD")
         sub.add_argument("--tz", required=True, help="IANA time zone of the day")
         sub.add_argument("--min-minutes", type=float, default=MIN_MINUTES_DEFAULT)
+        index_option(sub)
+
+    def index_option(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument(
+            "--no-index",
+            action="store_true",
+            help="read an ActivityWatch export whole, without its index (kept in "
+            "$AFRAMES_CACHE_DIR, else ~/.cache/aframes: times and offsets only)",
+        )
 
     day = commands.add_parser("day", help="compile one local day, or each day of a range")
     day_options(day)
@@ -457,6 +468,7 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--tz", required=True, help="IANA time zone of the days")
         sub.add_argument("--min-minutes", type=float, default=MIN_MINUTES_DEFAULT)
         sub.add_argument("-f", "--format", choices=("json", "md"), default="json")
+        index_option(sub)
 
     routines = commands.add_parser(
         "routines", help="recurring action sequences of a range of days, with replay plans"

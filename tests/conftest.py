@@ -42,6 +42,20 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         session.exitstatus = 1
 
 
+@pytest.fixture(autouse=True, scope="session")
+def compiler_index_apart(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The compiler's command line keeps an index of each ActivityWatch export it reads
+    (compiler/sources/aw_index.py) in the user's cache folder: the suite's calls, in process
+    and in child processes, keep theirs in a folder of the run's own."""
+    before = os.environ.get("AFRAMES_CACHE_DIR")
+    os.environ["AFRAMES_CACHE_DIR"] = str(tmp_path_factory.mktemp("aframes-cache"))
+    yield
+    if before is None:
+        os.environ.pop("AFRAMES_CACHE_DIR", None)
+    else:
+        os.environ["AFRAMES_CACHE_DIR"] = before
+
+
 @pytest.fixture(autouse=True)
 def own_cache(settings: Any) -> None:
     """Each test counts requests in a cache of its own (a fresh key prefix on the configured

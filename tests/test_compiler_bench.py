@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from benchmark.synthetic import aw_day
 from benchmark.synthetic.aw_day import local_day_bounds
 from benchmark.synthetic.native import write_screenpipe
 from compiler.document import day_window
@@ -236,3 +237,18 @@ def test_wall_medians_time_every_command_and_keep_what_it_printed() -> None:
     assert printed == {"a": "a\n", "b": "b\n"}
     with pytest.raises(SystemExit, match="exited with 3"):
         wall_medians({"bad": [sys.executable, "-c", "raise SystemExit(3)"]}, 1, {})
+
+
+def test_our_first_call_on_an_export_is_timed_with_the_index_it_writes(tmp_path: Path) -> None:
+    from perf.compiler_bench import first_call_ms
+
+    export = tmp_path / "aw.json"
+    export.write_text(json.dumps(aw_day.generate(MONDAY, TZ).export), encoding="utf-8")
+    env = cli_env(TZ, tmp_path / "pycache", tmp_path / "index")
+    assert env["AFRAMES_CACHE_DIR"] == str(tmp_path / "index")
+    argv = [sys.executable, "-m", "compiler", "day", "--source", f"activitywatch:{export}",
+            "--date", MONDAY.isoformat(), "--tz", TZ, "-f", "context"]  # fmt: skip
+    assert first_call_ms(argv, env) > 0
+    assert len(list((tmp_path / "index" / "activitywatch").iterdir())) == 1
+    with pytest.raises(SystemExit, match="exited with 2"):
+        first_call_ms([*argv[:-2], "-f", "nonsense"], env)

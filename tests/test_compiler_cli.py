@@ -284,7 +284,12 @@ def test_a_range_of_days_prints_each_days_own_document_and_parses_the_export_onc
     loads = []
     real_load = activitywatch._load
     monkeypatch.setattr(activitywatch, "_load", lambda name: loads.append(name) or real_load(name))
-    assert main(["day", *source, "--date", "2026-03-02", "--to", "2026-03-04"]) == 0
+    argv = ["day", *source, "--date", "2026-03-02", "--to", "2026-03-04"]
+    assert main([*argv, "--no-index"]) == 0
+    assert json.loads(capsys.readouterr().out) == alone
+    assert loads == [str(export)]
+    # Through the export's index (made by the calls above), the same days, nothing parsed whole.
+    assert main(argv) == 0
     assert json.loads(capsys.readouterr().out) == alone
     assert loads == [str(export)]
     assert alone[1]["frames"] and alone[1]["window"]["day"] == "2026-03-03"

@@ -424,7 +424,13 @@ def parsed(*argv: str) -> dict:
 
 def test_each_commands_defaults() -> None:
     source = ["--source", "jsonl:x", "--date", DAY, "--tz", "UTC"]
-    common = {"source": "jsonl:x", "date": DAY, "tz": "UTC", "min_minutes": MIN_MINUTES_DEFAULT}
+    common = {
+        "source": "jsonl:x",
+        "date": DAY,
+        "tz": "UTC",
+        "min_minutes": MIN_MINUTES_DEFAULT,
+        "no_index": False,
+    }
     assert parsed("day", *source) == {
         **common,
         "command": "day",
@@ -775,9 +781,11 @@ def test_only_tokens_reads_each_input_events_own_context(
     asked: list[bool] = []
     real = compiler.sources.open_source
 
-    def spy(spec: str, start: float, end: float, *, input_context: bool = True) -> Capture:
+    def spy(
+        spec: str, start: float, end: float, *, input_context: bool = True, index: bool = False
+    ) -> Capture:
         asked.append(input_context)
-        return real(spec, start, end, input_context=input_context)
+        return real(spec, start, end, input_context=input_context, index=index)
 
     monkeypatch.setattr(cli, "open_source", spy)
     for command in ("day", "apps", "comms"):
@@ -793,10 +801,12 @@ def test_only_tokens_reads_each_input_events_own_context(
 
     spans: list[object] = []
 
-    def reader_spy(spec: str, *, input_context: bool = True, span: object = None):
+    def reader_spy(
+        spec: str, *, input_context: bool = True, span: object = None, index: bool = False
+    ):
         ranged.append(input_context)
         spans.append(span)
-        return real_reader(spec, input_context=input_context, span=span)
+        return real_reader(spec, input_context=input_context, span=span, index=index)
 
     monkeypatch.setattr(cli, "open_reader", reader_spy)
     ok("day", *day_args(day_file), "--to", DAY)

@@ -41,18 +41,27 @@ def open_source(
     end: float | None = None,
     *,
     input_context: bool = True,
+    index: bool = False,
 ) -> Capture:
     """Read ``FORMAT:PATH`` (screenpipe, activitywatch or jsonl) for the window [start, end).
 
     ``input_context=False`` lets a reader leave out each input event's own app, window title
     and URL, which compiling never uses; the screenpipe reader then reads less (the other
-    formats are read whole anyway and keep them).
+    formats are read whole anyway and keep them). ``index``: an ActivityWatch export's window
+    is read through the export's index, made at the first such read (the command line's
+    reads: ``compiler.sources.aw_index``).
     """
-    return open_reader(spec, input_context=input_context, span=span_of(start, end))(start, end)
+    return open_reader(spec, input_context=input_context, span=span_of(start, end), index=index)(
+        start, end
+    )
 
 
 def open_reader(
-    spec: str, *, input_context: bool = True, span: tuple[float, float] | None = None
+    spec: str,
+    *,
+    input_context: bool = True,
+    span: tuple[float, float] | None = None,
+    index: bool = False,
 ) -> Callable[[Window, Window], Capture]:
     """A reader of ``FORMAT:PATH`` for any number of windows: ``reader(start, end)`` gives what
     :func:`open_source` gives. An ActivityWatch export is parsed here, once for all windows,
@@ -80,7 +89,7 @@ def open_reader(
     if name == "activitywatch":
         from compiler.sources import activitywatch
 
-        return activitywatch.open_export(path, span=span).read
+        return activitywatch.open_export(path, span=span, index=index).read
     from compiler.sources import jsonl
 
     return lambda start, end: jsonl.read(path, start, end)

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from itertools import compress, groupby
 from operator import itemgetter, not_
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from compiler.capture import Absence, Capture, Snapshot, normalise_title
 from compiler.sources._common import (
@@ -45,6 +45,9 @@ from compiler.sources._common import (
     require_file,
     span_of,
 )
+
+if TYPE_CHECKING:
+    from compiler.sources import aw_index
 
 RECORDER = "ActivityWatch"
 # Activity frames' emulation of interval sources: one row per 30 s heartbeat, the cadence at
@@ -124,18 +127,29 @@ def _kind(bucket: Mapping[str, Any]) -> str | None:
 
 
 def _load(name: str) -> Any:
+    raw, _gzipped = _raw(name)
+    return _parsed(name, raw)
+
+
+def _raw(name: str) -> tuple[bytes, bool]:
+    """The export's bytes (unpacked where gzipped) and whether it was gzipped."""
     try:
         with open(name, "rb") as probe:
             gzipped = probe.read(2) == b"\x1f\x8b"
         if not gzipped:
             with open(name, "rb") as handle:
-                return json.load(handle)
+                return handle.read(), False
         with gzip.open(name, "rb") as handle:
-            return json.load(handle)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise SourceError(f"{name}: not a JSON ActivityWatch export ({exc}).") from None
+            return handle.read(), True
     except (OSError, EOFError) as exc:
         raise SourceError(f"{name}: cannot read the file ({exc}).") from None
+
+
+def _parsed(name: str, raw: bytes) -> Any:
+    try:
+        return json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise SourceError(f"{name}: not a JSON ActivityWatch export ({exc}).") from None
 
 
 def _buckets(name: str, data: Any) -> list[Mapping[str, Any]]:
@@ -434,11 +448,55 @@ def read(path: PathLike, start: float | None = None, end: float | None = None) -
     return open_export(path, span=span_of(start, end)).read(start, end)
 
 
-def open_export(path: PathLike, *, span: tuple[float, float] | None = None) -> Export:
+def open_export(
+    path: PathLike, *, span: tuple[float, float] | None = None, index: bool = False
+) -> Export:
     """The export at ``path``, parsed once for any number of windows (:class:`Export`), or
-    for the windows within ``span``."""
+    for the windows within ``span``.
+
+    ``index`` (the command line's reads): a read of a ``span`` uses the export's index where
+    one was made from this very file, and makes it where none was (:mod:`aw_index`); what it
+    reads is what a read without the index gives.
+    """
     name = require_file(path)
-    return Export(_load(name), name=name, span=span)
+    if not index or span is None:
+        return Export(_load(name), name=name, span=span)
+    from compiler.sources import aw_index
+
+    directory = aw_index.cache_dir()
+    held = aw_index.read(directory, name)
+    if held is not None:
+        indexed = Export.from_index(held, name=name, span=span)
+        if indexed is not None:
+            return indexed
+    try:
+        made_from = aw_index.identity(name)
+    except OSError as exc:
+        raise SourceError(f"{name}: cannot read the file ({exc}).") from None
+    raw, gzipped = _raw(name)
+    text = walked = None
+    if not gzipped and json.detect_encoding(raw) == "utf-8":
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            text = None
+    if text is not None:
+        walked = aw_index.parse(text)
+    if (
+        text is None or walked is None
+    ):  # not of the usual shape: read as every read does, without an index
+        return Export(_parsed(name, raw), name=name, span=span)
+    data, places = walked
+    whole = Export(data, name=name)  # a broken event fails here: no index is written
+    try:
+        unchanged = aw_index.identity(name) == made_from
+    except OSError:
+        unchanged = False
+    made = whole.indexed(places, text)
+    if unchanged:
+        aw_index.write(directory, name, made_from, made)
+    # The window is read as later calls read it: only the rows near it are emulated.
+    return Export.from_index(made, name=name, span=span, blob=raw) or whole
 
 
 def read_export(
@@ -519,6 +577,110 @@ class Export:
         self.seen = seen
         self.ignored = ignored
         self.naive = reader.naive
+
+    @classmethod
+    def from_index(
+        cls,
+        held: aw_index.Index,
+        *,
+        name: str,
+        span: tuple[float, float],
+        blob: bytes | None = None,
+    ) -> Export | None:
+        """The export at ``name`` (whose bytes are ``blob``, where already read) for the
+        windows within ``span``, from its index ``held``: only the window and web events near
+        the span are parsed (:mod:`aw_index`); None where the file does not hold what the
+        index says (it is then read whole)."""
+        from compiler.sources import aw_index
+
+        low, high = span[0] - HEARTBEAT_S, span[1] + HEARTBEAT_S
+        windows, pages = held.windows, held.pages
+        near_windows = aw_index.near(windows, low, high)
+        near_pages = aw_index.near(pages, low, high)
+        spans = [(windows["lo"][k], windows["hi"][k]) for k in near_windows]
+        spans += [(pages["lo"][k], pages["hi"][k]) for k in near_pages]
+        try:
+            events = aw_index.events_at(name, spans, blob)
+        except (OSError, ValueError):
+            return None
+        datas: list[Mapping[str, Any]] = []
+        for event in events:
+            data = event.get("data", {}) if type(event) is dict else None
+            if type(data) is not dict:
+                return None
+            datas.append(data)
+        found = iter(datas)
+        export = cls.__new__(cls)
+        export.span = span
+        export.windows = [
+            _Interval(windows["id"][k], windows["start"][k], windows["end"][k], next(found))
+            for k in near_windows
+        ]
+        export.pages = _Pages(
+            [
+                (
+                    _Interval(pages["id"][k], pages["start"][k], pages["end"][k], next(found)),
+                    held.families[pages["family"][k]],
+                )
+                for k in near_pages
+            ]
+        )
+        away = held.away
+        export.away = [
+            _Interval(away["id"][k], away["start"][k], away["end"][k], {})
+            for k in range(len(away["id"]))
+        ]
+        export.seen = held.seen
+        export.ignored = held.ignored
+        export.naive = held.naive
+        return export
+
+    def indexed(self, places: aw_index.Places, text: str) -> aw_index.Index:
+        """This export's index (:mod:`aw_index`), for a whole read (no span) of the file whose
+        UTF-8 text is ``text``, with ``places`` the offsets of its events in it."""
+        from compiler.sources import aw_index
+
+        if self.span is not None:
+            raise ValueError("an index is made from a whole read of the export")
+        at: dict[int, tuple[int, int]] = {}  # an event's data, by identity: the event's place
+        for events, starts, ends in places.values():
+            for event, lo, hi in zip(events, starts, ends, strict=True):
+                if type(event) is dict and type(event.get("data")) is dict:
+                    at[id(event["data"])] = (lo, hi)
+        if not text.isascii():  # places in the text, made places in its UTF-8 bytes
+            marks = sorted({mark for place in at.values() for mark in place})
+            as_bytes = dict(zip(marks, aw_index.byte_offsets(text, marks), strict=True))
+            at = {key: (as_bytes[lo], as_bytes[hi]) for key, (lo, hi) in at.items()}
+
+        def place(data: Mapping[str, Any]) -> tuple[int, int]:
+            # An event without data was given an empty object of its own: nothing to parse.
+            return at.get(id(data), (-1, -1))
+
+        families: list[str | None] = []
+        number: dict[str | None, int] = {}
+        for _page, family in self.pages.pages:
+            if family not in number:
+                number[family] = len(families)
+                families.append(family)
+        windows = sorted(self.windows, key=lambda interval: interval.start)
+        return aw_index.Index(
+            windows=aw_index.table(
+                aw_index.WINDOW_COLUMNS,
+                [(i.start, i.end, 0.0, i.id, *place(i.data)) for i in windows],
+            ),
+            pages=aw_index.table(
+                aw_index.PAGE_COLUMNS,
+                [
+                    (page.start, page.end, 0.0, page.id, *place(page.data), number[family])
+                    for page, family in self.pages.pages
+                ],
+            ),
+            away=aw_index.table(aw_index.AWAY_COLUMNS, [(i.start, i.end, i.id) for i in self.away]),
+            families=families,
+            seen=self.seen,
+            ignored=self.ignored,
+            naive=self.naive,
+        )
 
     def read(self, start: float | None = None, end: float | None = None) -> Capture:
         """The rows and absences of [start, end), as :func:`read` gives them."""
