@@ -317,3 +317,21 @@ def test_the_command_line_keeps_its_index_in_the_cache_folder_unless_told_not_to
     assert [o.stdout for o in outputs] == [plain.stdout] * 2
     assert len(list((tmp_path / "cache" / "activitywatch").iterdir())) == 1
     assert open_source(f"activitywatch:{path}", *day_window(LAST)) is not None
+
+
+def test_an_index_made_by_other_reader_code_is_made_anew(tmp_path, cache, monkeypatch) -> None:
+    # Ids and times come from the reader's code: a changed reader never trusts an old index.
+    path = write(tmp_path / "aw.json", export(days=2))
+    start, end = day_window(LAST)
+    expected = indexed(path, start, end)
+    [made] = cache.iterdir()
+    before = made.read_bytes()
+    monkeypatch.setattr(aw_index, "reader", lambda: "another reader")
+    assert aw_index.read(str(cache), str(path)) is None
+    assert indexed(path, start, end) == expected
+    assert made.read_bytes() != before  # written again, by this reader
+    assert aw_index.read(str(cache), str(path)) is not None
+    monkeypatch.setattr(aw_index, "reader", lambda: None)  # its source unreadable: no index
+    made.unlink()
+    assert indexed(path, start, end) == expected
+    assert not made.exists()

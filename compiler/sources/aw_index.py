@@ -15,9 +15,10 @@ What the index holds and what it does not:
 - **No titles, apps or URLs.** Those are read from the export itself at every call; the index
   holds times, ids and offsets. Deleting the export leaves no copy of what was on screen.
 - **The file it was made from**, by device, inode, size and modification and change times
-  (``os.stat``). Any write to the file changes its change time, so an index is read only for
-  the very file it was made from; otherwise the file is read whole again and the index made
-  anew. A broken event anywhere in a file still fails its first read, and no index is written.
+  (``os.stat``), and the reader's code that made it (a fingerprint of its source files). Any
+  write to the file changes its change time, so an index is read only for the very file and
+  reader it was made by; otherwise the file is read whole again and the index made anew. A
+  broken event anywhere in a file still fails its first read, and no index is written.
 - **Plain UTF-8 files of the usual shape** (``{"buckets": {id: {..., "events": [...]}}}``)
   only. A gzipped export, another encoding or another shape is read whole at every call.
 
@@ -76,6 +77,23 @@ def cache_dir() -> str:
 def identity(name: str) -> Identity:
     st = os.stat(name)
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+# The code that gives an index its ids and times: an index made by other code is made anew.
+_READER_FILES = ("activitywatch.py", "aw_index.py", "_common.py")
+
+
+def reader() -> str | None:
+    """A fingerprint of the reader's code (:data:`_READER_FILES`), or None where its source
+    cannot be read (then no index is written or read)."""
+    digest = hashlib.sha256()
+    try:
+        for file in _READER_FILES:
+            with open(os.path.join(os.path.dirname(__file__), file), "rb") as handle:
+                digest.update(handle.read())
+    except OSError:
+        return None
+    return digest.hexdigest()[:32]
 
 
 def index_path(directory: str, name: str) -> str:
@@ -240,8 +258,12 @@ def table(
 def write(directory: str, name: str, made_from: Identity, index: Index) -> bool:
     """Write ``index`` of the export at ``name`` (``made_from``: the file it was read from)
     atomically; False where it cannot be written (nothing is left behind)."""
+    code = reader()
+    if code is None:
+        return False
     header = {
         "version": VERSION,
+        "reader": code,
         "identity": list(made_from),
         "byteorder": sys.byteorder,
         "families": index.families,
@@ -292,6 +314,7 @@ def read(directory: str, name: str) -> Index | None:
         at += size
         if (
             header.get("version") != VERSION
+            or header.get("reader") != reader()
             or header.get("byteorder") != sys.byteorder
             or tuple(header.get("identity", ())) != made_from
         ):
