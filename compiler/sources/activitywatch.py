@@ -482,9 +482,8 @@ def open_export(
             text = None
     if text is not None:
         walked = aw_index.parse(text)
-    if (
-        text is None or walked is None
-    ):  # not of the usual shape: read as every read does, without an index
+    if text is None or walked is None:
+        # Gzipped, another encoding or another shape: read as every read does, unindexed.
         return Export(_parsed(name, raw), name=name, span=span)
     data, places = walked
     whole = Export(data, name=name)  # a broken event fails here: no index is written
