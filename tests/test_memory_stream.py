@@ -9,6 +9,8 @@ from unittest.mock import patch
 from zoneinfo import ZoneInfo
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memory.engine import day as day_module
 from memory.engine.catalogue import control_context
@@ -901,3 +903,52 @@ def test_a_fork_has_every_part_of_memory_in_its_own_containers() -> None:
     copy.run(later)
     s.run(later)
     assert copy.decisions == s.decisions and copy._today_cache == s._today_cache
+
+
+# Zones with a DST change at midnight or a half hour, one far east, one without DST.
+_ZONES = ["Europe/Paris", "America/Santiago", "Asia/Beirut", "Australia/Lord_Howe",
+          "Pacific/Kiritimati", "America/Havana", "UTC"]  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    zone=st.sampled_from(_ZONES),
+    first=st.integers(1_546_300_800, 1_798_675_200),  # 2019 to 2026, in Unix seconds
+    steps=st.lists(st.integers(0, 6 * 3600 * 10**6), min_size=1, max_size=40),
+    offset=st.sampled_from([UTC, ZoneInfo("America/New_York"), None]),
+)
+def test_each_event_is_of_its_local_day_across_dst_changes(zone, first, steps, offset) -> None:
+    # An event's local day is known from the last event's day while both share one UTC offset
+    # all day (local_day_span); across a DST day each event is converted itself.
+    from memory.engine.stream import local_day_span
+
+    stream = MemoryStream("home", ZoneInfo(zone), POLICIES["rules"])
+    at = datetime.fromtimestamp(first, UTC)
+    for number, step in enumerate(steps, start=1):
+        at += timedelta(microseconds=step)
+        shown = at if offset is None else at.astimezone(offset)
+        event = EngineEvent(number, shown, "observation", {"type": "motion", "value": "ON"})
+        expected = at.astimezone(ZoneInfo(zone)).date()
+        assert stream._check(event) == expected
+        span = local_day_span(expected, ZoneInfo(zone))
+        if span is not None:
+            start, end, day = span
+            assert day == expected and start <= at < end
+            assert (start - timedelta(microseconds=1)).astimezone(ZoneInfo(zone)).date() < day
+            assert end.astimezone(ZoneInfo(zone)).date() > day
+
+
+def test_a_dst_day_is_not_known_by_its_bounds() -> None:
+    from memory.engine.stream import local_day_span
+
+    paris = ZoneInfo("Europe/Paris")
+    assert local_day_span(date(2024, 3, 31), paris) is None  # 23 hours long
+    assert local_day_span(date(2024, 10, 27), paris) is None  # 25 hours long
+    start, end, _ = local_day_span(date(2024, 3, 30), paris)  # type: ignore[misc]
+    assert end - start == timedelta(hours=24)
+    # Santiago's clocks jump from 00:00 to 01:00: the day starts at 01:00 and keeps one offset
+    # through its 23 hours, which are then known by their bounds.
+    santiago = ZoneInfo("America/Santiago")
+    start, end, _ = local_day_span(date(2022, 9, 11), santiago)  # type: ignore[misc]
+    assert end - start == timedelta(hours=23)
+    assert start.astimezone(santiago).time() == time(1)

@@ -38,7 +38,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from copy import deepcopy
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from functools import lru_cache, partial
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -166,6 +166,23 @@ def _reaches(tracked: Mapping[str, Tracked]) -> list[tuple[float, float, Tracked
     return table
 
 
+@lru_cache(maxsize=1024)
+def local_day_span(day: date, zone: ZoneInfo) -> tuple[datetime, datetime, date] | None:
+    """The instants of the local ``day`` in ``zone`` as [start, end) in UTC, with the day; None
+    where the day's UTC offset changes (a DST day), whose instants are each converted.
+
+    Where the offset is the same at the day's first and last instant, every instant between
+    them is of that day: local time is UTC shifted by that offset (no zone changes its offset
+    twice within a day and back).
+    """
+    start = datetime.combine(day, time(), zone).astimezone(UTC)
+    end = datetime.combine(day + timedelta(days=1), time(), zone).astimezone(UTC)
+    first, last = start.astimezone(zone), (end - timedelta(microseconds=1)).astimezone(zone)
+    if first.date() != day or last.date() != day or first.utcoffset() != last.utcoffset():
+        return None
+    return start, end, day
+
+
 def decide_on(
     view: MemoryView,
     policy: Any,
@@ -283,6 +300,7 @@ class MemoryStream:
     )
     _open: dict[date, list[EngineEvent]] = field(default_factory=dict)  # (time, id) order
     _today_cache: tuple[date, int, int, DayRecord] | None = None
+    _day_span: tuple[datetime, datetime, date] | None = None  # the last event's local day
     # The open desktop day's last compiled frames, each with the event ids it rests on.
     _frames_cache: (
         tuple[date, datetime, tuple[tuple[Mapping[str, Any], frozenset[int]], ...]] | None
@@ -364,9 +382,17 @@ class MemoryStream:
         return self._check(event)
 
     def _check(self, event: EngineEvent) -> date:
-        if event.at.tzinfo is None or event.at.utcoffset() is None:
+        at = event.at
+        if at.tzinfo is None or at.utcoffset() is None:
             raise ValueError(f"event {event.id}: its time must be aware")
-        day = event.at.astimezone(self.zone).date()
+        # Events come in time order, nearly all of one local day after another: the day's
+        # instants are known once (local_day_span), not converted to local time one by one.
+        span = self._day_span
+        if span is not None and span[0] <= at < span[1]:
+            day = span[2]
+        else:
+            day = at.astimezone(self.zone).date()
+            self._day_span = local_day_span(day, self.zone)
         # Days close oldest first and never before a closed one, so the latest closed day is
         # the last one in; a stream is checked at every event, whatever its history.
         if self.closed and day <= next(reversed(self.closed)):
