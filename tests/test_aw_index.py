@@ -48,21 +48,20 @@ def export(days: int = 4, last: date = LAST) -> dict[str, Any]:
     window = next(b for k, b in buckets.items() if k.startswith("aw-watcher-window"))
     for event in window["events"][::50]:
         event["data"] = {**event["data"], "title": "Grüße – café ☕ " + event["data"]["title"]}
-    # A late night into the last day: its rows after midnight are the last day's.
-    start = aw_day.local_day_bounds(last, TZ)[0] - 600
-    window["events"].insert(0, {
-        "timestamp": datetime.fromtimestamp(start, UTC).isoformat(),
-        "duration": 1500.0,
-        "data": {"app": "Terminal", "title": "late night"},
-    })  # fmt: skip
-    # And one that ends 15 s into a day, its second heartbeat the day's first row.
-    for day in (last, last - timedelta(days=1)):
-        start = aw_day.local_day_bounds(day, TZ)[0] - 20
+
+    def terminal(before_midnight: float, day: date, duration: float, title: str) -> None:
+        start = aw_day.local_day_bounds(day, TZ)[0] - before_midnight
         window["events"].insert(0, {
             "timestamp": datetime.fromtimestamp(start, UTC).isoformat(),
-            "duration": 35.0,
-            "data": {"app": "Terminal", "title": "just past midnight"},
+            "duration": duration,
+            "data": {"app": "Terminal", "title": title},
         })  # fmt: skip
+
+    # A late night into the last day: its rows after midnight are the last day's.
+    terminal(600, last, 1500.0, "late night")
+    # And one that ends 15 s into a day, its second heartbeat the day's first row.
+    for day in (last, last - timedelta(days=1)):
+        terminal(20, day, 35.0, "just past midnight")
     return {"buckets": buckets}
 
 

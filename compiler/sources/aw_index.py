@@ -177,14 +177,9 @@ def _object(text: str, i: int, depth: int, places: Places) -> tuple[dict[str, An
         else:
             value, i = _SCAN(text, i)
         out[key] = value  # a repeated key: the last wins, as json.loads has it
-        i = _SPACE.match(text, i).end()  # type: ignore[union-attr]
-        closes = text[i : i + 1]
-        if closes == ",":
-            i = _SPACE.match(text, i + 1).end()  # type: ignore[union-attr]
-        elif closes == "}":
-            return out, i + 1
-        else:
-            raise _Unusual
+        i, done = _after(text, i, "}")
+        if done:
+            return out, i
 
 
 def _events(text: str, i: int, places: Places) -> tuple[list[Any], int]:
@@ -200,14 +195,21 @@ def _events(text: str, i: int, places: Places) -> tuple[list[Any], int]:
         value, i = _SCAN(text, i)
         ends.append(i)
         out.append(value)
-        i = _SPACE.match(text, i).end()  # type: ignore[union-attr]
-        closes = text[i : i + 1]
-        if closes == ",":
-            i = _SPACE.match(text, i + 1).end()  # type: ignore[union-attr]
-        elif closes == "]":
-            return out, i + 1
-        else:
-            raise _Unusual
+        i, done = _after(text, i, "]")
+        if done:
+            return out, i
+
+
+def _after(text: str, i: int, closer: str) -> tuple[int, bool]:
+    """Past a member ending at ``i``: after its comma and the space that follows (False), or
+    after ``closer``, the end of its object or array (True)."""
+    i = _SPACE.match(text, i).end()  # type: ignore[union-attr]
+    follows = text[i : i + 1]
+    if follows == ",":
+        return _SPACE.match(text, i + 1).end(), False  # type: ignore[union-attr]
+    if follows == closer:
+        return i + 1, True
+    raise _Unusual
 
 
 def byte_offsets(text: str, offsets: Sequence[int]) -> list[int]:
