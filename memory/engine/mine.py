@@ -167,7 +167,12 @@ def _pair(
 # (_signature); numbers are never reused, so an entry can only be found for the same days
 # and times. Only predicates of plain values are kept (a str, an int, a bool or None, told
 # apart by type): values that compare equal yet read differently never share an entry.
-PAIRS_HELD = 65536  # our bound on the entries kept (all are dropped at once when it is reached)
+# Our bounds on what is kept, each dropped whole when reached. A close needs only the close
+# before it: at most MAX_PREDICATES (40) days-and-times and 40 * 39 pairs. 4,096 and 16,384
+# keep far more than that, for streams replayed one after another, in a few megabytes (a
+# day-and-times entry holds up to 28 days' times).
+SIGNATURES_HELD = 4096
+PAIRS_HELD = 16384
 _PAIRS: dict[tuple[object, ...], tuple[tuple[str, int, Proposal], ...]] = {}
 _SIGNATURES: dict[tuple[tuple[date, tuple[time, ...]], ...], int] = {}
 _NUMBERS = count()
@@ -182,7 +187,7 @@ def _signature(on: _Days, dates: Sequence[date]) -> int | None:
         return None
     number = _SIGNATURES.get(days)
     if number is None:
-        if len(_SIGNATURES) >= PAIRS_HELD:
+        if len(_SIGNATURES) >= SIGNATURES_HELD:
             _SIGNATURES.clear()
         number = _SIGNATURES[days] = next(_NUMBERS)
     return number
